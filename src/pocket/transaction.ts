@@ -1,0 +1,141 @@
+// Transactions: canonical signable bytes, signing, hashing, and V1's stage-A admission checks.
+import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
+import type { Any } from '@bufbuild/protobuf/wkt';
+import { bytesToHex } from './bytes.ts';
+import { sha3Digest, verifyEd25519 } from './crypto.ts';
+import { SignatureSchema, TransactionSchema, type Transaction } from './gen/core/transaction_pb.js';
+import { addressHexOf, type ValidatorKey } from './keys.ts';
+import { packMessage, unpackMessage, UnpackError, type PocketMessage } from './messages.ts';
+import { randomNonce } from './nonce.ts';
+import { v1Errors, V1Error } from './v1-errors.ts';
+
+export type { Transaction };
+
+/** A signed transaction ready to broadcast. */
+export interface SignedTransaction {
+  /** The serialized `core.Transaction`. */
+  bytes: Uint8Array;
+  /** `bytes` as lowercase hex: the `raw_hex_bytes` of a broadcast. */
+  hex: string;
+  /** Hex SHA3-256 of `bytes`: how the chain indexes the transaction. */
+  hash: string;
+  nonce: string;
+  /** Address of the signing key, hex. */
+  signer: string;
+  message: PocketMessage;
+}
+
+/**
+ * The bytes V1 signs: the deterministic encoding of the transaction with `signature` unset,
+ * i.e. fields 1 (`msg`) and 2 (`nonce`) in order. `Any.value` is kept verbatim.
+ */
+export function signableBytes(tx: { msg?: Any | undefined; nonce: string }): Uint8Array {
+  return toBinary(
+    TransactionSchema,
+    create(TransactionSchema, { ...(tx.msg ? { msg: tx.msg } : {}), nonce: tx.nonce }),
+  );
+}
+
+/** Hex SHA3-256 of a serialized transaction (V1 `TxHash`). */
+export function transactionHash(bytes: Uint8Array): string {
+  return bytesToHex(sha3Digest(bytes));
+}
+
+export interface SignOptions {
+  message: PocketMessage;
+  key: ValidatorKey;
+  /** Decimal uint64; a CSPRNG nonce when omitted. */
+  nonce?: string | undefined;
+}
+
+/** Builds, signs and serializes a transaction exactly as V1's client does. */
+export function signTransaction(options: SignOptions): SignedTransaction {
+  const nonce = options.nonce ?? randomNonce();
+  const msg = packMessage(options.message);
+  const signature = options.key.sign(signableBytes({ msg, nonce }));
+  const tx = create(TransactionSchema, {
+    msg,
+    nonce,
+    signature: create(SignatureSchema, { publicKey: options.key.publicKey, signature }),
+  });
+  const bytes = toBinary(TransactionSchema, tx);
+  return {
+    bytes,
+    hex: bytesToHex(bytes),
+    hash: transactionHash(bytes),
+    nonce,
+    signer: options.key.address,
+    message: options.message,
+  };
+}
+
+/** A transaction that passed stage A: decoded, well-formed, correctly signed. */
+export interface AdmittedTransaction {
+  tx: Transaction;
+  message: PocketMessage;
+  /** Hex SHA3-256 of the bytes as received (the mempool's key). */
+  hash: string;
+  nonce: string;
+  signerPublicKey: Uint8Array;
+  /** Address of `signerPublicKey`, hex. */
+  signerAddress: string;
+}
+
+/**
+ * V1's stateless admission (`HandleTransaction` after the duplicate checks): protobuf decode (26),
+ * then `ValidateBasic` in V1's order: nonce (30), signature struct (136), signature (32), public
+ * key present (31) and 32 bytes (8), message decodable (4), signature valid over the re-encoded
+ * `{msg, nonce}` (10). Throws the matching `V1Error`; performs no stateful check.
+ */
+export function admitTransaction(bytes: Uint8Array): AdmittedTransaction {
+  const tx = decodeTransaction(bytes);
+  if (tx.nonce === '') throw v1Errors.emptyNonce();
+  const sig = tx.signature;
+  if (sig === undefined) throw v1Errors.emptySignatureStructure();
+  if (sig.signature.length === 0) throw v1Errors.emptySignature();
+  if (sig.publicKey.length === 0) throw v1Errors.emptyPublicKey();
+  if (sig.publicKey.length !== 32) {
+    throw v1Errors.newPublicKeyFromBytes(
+      `the public key length is not valid: expected 32, got ${sig.publicKey.length}`,
+    );
+  }
+  const message = decodeTransactionMessage(tx.msg);
+  if (
+    !verifyEd25519(sig.signature, signableBytes({ msg: tx.msg, nonce: tx.nonce }), sig.publicKey)
+  ) {
+    throw v1Errors.signatureVerificationFailed();
+  }
+  return {
+    tx,
+    message,
+    hash: transactionHash(bytes),
+    nonce: tx.nonce,
+    signerPublicKey: sig.publicKey,
+    signerAddress: addressHexOf(sig.publicKey),
+  };
+}
+
+/** Decodes `core.Transaction` bytes; malformed wire data is V1 error 26. */
+export function decodeTransaction(bytes: Uint8Array): Transaction {
+  try {
+    return fromBinary(TransactionSchema, bytes);
+  } catch (error: unknown) {
+    throw v1Errors.protoUnmarshal(error instanceof Error ? error.message : String(error));
+  }
+}
+
+/** Unpacks a transaction's `Any`; unknown or undecodable messages are V1 error 4. */
+export function decodeTransactionMessage(msg: Any | undefined): PocketMessage {
+  if (msg === undefined) throw v1Errors.decodeMessage('proto: invalid empty type URL');
+  try {
+    return unpackMessage(msg);
+  } catch (error: unknown) {
+    if (error instanceof UnpackError) throw v1Errors.decodeMessage(error.message);
+    throw error;
+  }
+}
+
+/** True when `error` is a V1 admission error rather than a bug. */
+export function isAdmissionError(error: unknown): error is V1Error {
+  return error instanceof V1Error;
+}
