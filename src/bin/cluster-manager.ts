@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // Entry point of `cluster-manager`: wires the commands of each part into one program.
 import { createProgram, runProgram } from '../cli/program.ts';
+import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
+import { registerTxCommands } from '../manager/cli/tx-commands.ts';
 
 const program = createProgram(
   'cluster-manager',
   "Keeps a localnet chain's staked validators in step with its Kubernetes StatefulSet.",
 );
+registerKeysCommands(program);
+registerTxCommands(program);
 
 await runProgram(program, process.argv);

@@ -1,0 +1,101 @@
+// `cluster-manager keys inspect|generate`: offline tools for validator keys and their Secret.
+import { writeFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { stringify } from 'yaml';
+import { readSecretArgument } from '../../cli/input.ts';
+import { UsageError } from '../../cli/program.ts';
+import {
+  generateKeys,
+  isPocketError,
+  parsePrivateKey,
+  type ValidatorKey,
+} from '../../pocket/index.ts';
+
+/** Default name of the keys Secret, as on Pocket's LocalNet. */
+export const DEFAULT_KEYS_SECRET = 'validators-private-keys';
+
+export function registerKeysCommands(program: Command): void {
+  const keys = program
+    .command('keys')
+    .description('Inspect and generate validator keys (offline).');
+
+  keys
+    .command('inspect')
+    .description(
+      'Print the public key and address of a private key. Use `-` to read it from standard input.',
+    )
+    .argument('<key>', '`-` (standard input) or a file holding the 128-hex key')
+    .action(async (source: string) => {
+      const key = parseKey(await readSecretArgument(source, 'key'));
+      process.stdout.write(
+        `${JSON.stringify({ publicKey: key.publicKeyHex, address: key.address })}\n`,
+      );
+    });
+
+  keys
+    .command('generate')
+    .description(
+      "Write a Kubernetes Secret manifest of validator keys in the layout of Pocket's LocalNet.",
+    )
+    .requiredOption('--count <n>', 'number of keys, ids "001" onwards (1-999)', parseCount)
+    .option('--seed <phrase>', 'derive the keys deterministically from this phrase')
+    .option('--name <name>', 'Secret name', DEFAULT_KEYS_SECRET)
+    .option('--namespace <ns>', 'Secret namespace (omitted when not given)')
+    .option('--out <file>', 'write to this file (mode 0600) instead of standard output')
+    .action(
+      async (options: {
+        count: number;
+        seed?: string;
+        name: string;
+        namespace?: string;
+        out?: string;
+      }) => {
+        const manifest = renderKeysSecret({
+          keys: generateKeys({ count: options.count, seed: options.seed }),
+          name: options.name,
+          namespace: options.namespace,
+        });
+        if (options.out === undefined) process.stdout.write(manifest);
+        else await writeFile(options.out, manifest, { mode: 0o600 });
+      },
+    );
+}
+
+/** Parses a key for a command, turning a malformed key into a usage error (exit 2). */
+export function parseKey(text: string): ValidatorKey {
+  try {
+    return parsePrivateKey(text);
+  } catch (error: unknown) {
+    if (isPocketError(error)) throw new UsageError(`${error.code}: ${error.message}`);
+    throw error;
+  }
+}
+
+function parseCount(value: string): number {
+  const count = Number(value);
+  if (!/^\d+$/.test(value) || count < 1 || count > 999)
+    throw new UsageError(`--count must be an integer from 1 to 999, got ${JSON.stringify(value)}`);
+  return count;
+}
+
+export interface KeysSecretOptions {
+  keys: ReadonlyMap<string, ValidatorKey>;
+  name: string;
+  namespace?: string | undefined;
+}
+
+/**
+ * Renders the Secret as Pocket's LocalNet writes it: `stringData` keyed "001"…, 128-hex values,
+ * each line followed by the address and public key in a comment.
+ */
+export function renderKeysSecret(options: KeysSecretOptions): string {
+  const metadata = {
+    name: options.name,
+    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+  };
+  const head = stringify({ apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque' });
+  const lines = [...options.keys].map(
+    ([id, key]) => `  "${id}": ${key.exportPrivateKeyHex()} # ${key.address} (${key.publicKeyHex})`,
+  );
+  return `${head}stringData:\n${lines.join('\n')}\n`;
+}

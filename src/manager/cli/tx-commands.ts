@@ -1,0 +1,95 @@
+// `cluster-manager tx build|decode`: offline tools to make and read V1 transactions.
+import type { Command } from 'commander';
+import { readStdin, readSecretArgument, stripFinalNewline } from '../../cli/input.ts';
+import { UsageError } from '../../cli/program.ts';
+import {
+  describeTransaction,
+  hexToBytes,
+  isHex,
+  isValidNonce,
+  signTransaction,
+  stakeMessage,
+  unstakeMessage,
+  V1Error,
+} from '../../pocket/index.ts';
+import { parseKey } from './keys-commands.ts';
+
+/** Stake amount (uPOKT) used when none is given: what Pocket's own cluster-manager stakes. */
+export const DEFAULT_STAKE_AMOUNT = '150000000001';
+export const DEFAULT_CHAINS = '0001';
+
+interface BuildOptions {
+  key: string;
+  amount: string;
+  chains: string;
+  serviceUrl?: string;
+  nonce?: string;
+}
+
+export function registerTxCommands(program: Command): void {
+  const tx = program
+    .command('tx')
+    .description('Build and decode Pocket V1 transactions (offline).');
+
+  tx.command('build')
+    .description(
+      "Sign a stake or unstake transaction and print it as hex (the broadcast's raw_hex_bytes).",
+    )
+    .argument('<kind>', 'stake or unstake')
+    .requiredOption(
+      '--key <source>',
+      '`-` to read the private key from standard input, or a file holding it',
+    )
+    .option('--amount <upokt>', 'stake amount in uPOKT (stake only)', DEFAULT_STAKE_AMOUNT)
+    .option('--chains <ids>', 'comma-separated relay chain ids (stake only)', DEFAULT_CHAINS)
+    .option('--service-url <host:port>', "the validator's service URL (stake only; required)")
+    .option('--nonce <uint64>', 'decimal nonce (random when omitted)')
+    .action(async (kind: string, options: BuildOptions) => {
+      if (kind !== 'stake' && kind !== 'unstake')
+        throw new UsageError(`<kind> must be stake or unstake, got ${JSON.stringify(kind)}`);
+      if (options.nonce !== undefined && !isValidNonce(options.nonce)) {
+        throw new UsageError(
+          `--nonce must be a decimal uint64, got ${JSON.stringify(options.nonce)}`,
+        );
+      }
+      const key = parseKey(await readSecretArgument(options.key, 'key'));
+      let message;
+      if (kind === 'stake') {
+        if (options.serviceUrl === undefined || options.serviceUrl === '')
+          throw new UsageError('stake needs --service-url <host:port>');
+        if (!/^[1-9]\d*$/.test(options.amount))
+          throw new UsageError(
+            `--amount must be a positive integer of uPOKT, got ${JSON.stringify(options.amount)}`,
+          );
+        message = stakeMessage({
+          publicKey: key.publicKey,
+          amount: options.amount,
+          chains: options.chains.split(',').filter((chain) => chain !== ''),
+          serviceUrl: options.serviceUrl,
+          outputAddress: key.addressBytes,
+          signer: key.addressBytes,
+        });
+      } else {
+        message = unstakeMessage({ address: key.addressBytes, signer: key.addressBytes });
+      }
+      const signed = signTransaction({ message, key, nonce: options.nonce });
+      process.stdout.write(`${signed.hex}\n`);
+    });
+
+  tx.command('decode')
+    .description(
+      'Print a transaction (hex) as JSON: type, message, nonce, signer, signature validity, hash.',
+    )
+    .argument('<hex>', 'the transaction as hex, or `-` to read it from standard input')
+    .action(async (source: string) => {
+      const text = source === '-' ? stripFinalNewline(await readStdin()).trim() : source;
+      if (text === '' || !isHex(text))
+        throw new UsageError('expected the transaction as an even number of hex digits');
+      try {
+        process.stdout.write(`${JSON.stringify(describeTransaction(hexToBytes(text)), null, 2)}\n`);
+      } catch (error: unknown) {
+        if (error instanceof V1Error) throw new UsageError(error.text);
+        throw error;
+      }
+    });
+}
