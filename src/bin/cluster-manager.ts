@@ -3,11 +3,13 @@
 import { createProgram, runProgram } from '../cli/program.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerTxCommands } from '../manager/cli/tx-commands.ts';
+import { registerRunCommand } from '../manager/run.ts';
 
 const program = createProgram(
   'cluster-manager',
   "Keeps a localnet chain's staked validators in step with its Kubernetes StatefulSet.",
 );
+registerRunCommand(program);
 registerKeysCommands(program);
 registerTxCommands(program);
 

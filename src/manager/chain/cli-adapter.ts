@@ -1,0 +1,206 @@
+// CLI mode: run the node's CLI (`p1` syntax) as Pocket's own cluster-manager did, but bounded and
+// cancellable, by absolute path with an args array, no shell and an explicit environment. The key
+// reaches the CLI only through a private temporary keybase (0700 dir, 0600 file) removed in all
+// cases; never argv, never a log. `p1` exits 0 even on HTTP errors, so the outcome is read from
+// its `HTTP status code: N` line.
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { execa } from 'execa';
+import { parseV1ErrorText, V1Code } from '../../pocket/index.ts';
+import { ManagerError } from '../errors.ts';
+import { ActionKind, type ActionRecord } from '../model.ts';
+import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from './adapter.ts';
+
+export interface CliChainAdapterOptions {
+  /** Absolute path of the CLI (p1 or localnet-cli). */
+  cliPath: string;
+  /** The chain RPC the CLI talks to (`--remote_cli_url`). */
+  rpcUrl: string;
+  timeoutMs: number;
+  /** Folder for the private temporary keybases (default: the OS temp folder). */
+  tempRoot?: string;
+  /** PATH given to the CLI (its only inherited variable). */
+  path?: string | undefined;
+}
+
+const STATUS_RE = /HTTP status code: (\d+)\s*\n?([\s\S]*)$/;
+const KILL_AFTER_MS = 2_000;
+
+/** What a finished CLI call left behind. */
+interface CliResult {
+  exitCode: number;
+  stdout: string;
+  stderr: string;
+}
+const MAX_BUFFER = 1024 * 1024;
+
+/** Removes anything that looks like key material (long hex runs) from CLI output. */
+export function scrubOutput(text: string): string {
+  return text
+    .replace(/[0-9a-fA-F]{64,}/g, '[redacted]')
+    .slice(-400)
+    .trim();
+}
+
+export class CliChainAdapter implements ChainAdapter {
+  readonly mode = 'cli' as const;
+  readonly #options: CliChainAdapterOptions;
+
+  constructor(options: CliChainAdapterOptions) {
+    this.#options = options;
+  }
+
+  prepare(_request: TxRequest): PreparedTx {
+    return {}; // the CLI signs with its own random nonce; the hash is learnt from the chain
+  }
+
+  async send(request: TxRequest, _prepared: PreparedTx, signal: AbortSignal): Promise<SendOutcome> {
+    const dir = await mkdtemp(join(this.#options.tempRoot ?? tmpdir(), 'cm-keybase-'));
+    try {
+      const dataDir = join(dir, '.pocket');
+      const keyFile = join(dir, 'key');
+      await writeFile(keyFile, request.key.exportPrivateKeyHex(), { mode: 0o600, flag: 'wx' });
+      const imported = await this.#run(
+        dir,
+        [
+          '--data_dir',
+          dataDir,
+          '--non_interactive=true',
+          'Keys',
+          'Import',
+          '--input_file',
+          keyFile,
+          '--import_format',
+          'raw',
+        ],
+        signal,
+      );
+      await rm(keyFile, { force: true });
+      if (imported.exitCode !== 0 && !/already/i.test(`${imported.stdout}\n${imported.stderr}`)) {
+        throw new ManagerError(
+          'CLI_FAILED',
+          `the CLI could not import the key: ${scrubOutput(imported.stderr || imported.stdout)}`,
+        );
+      }
+      const address = request.key.address;
+      const args =
+        request.kind === ActionKind.stake
+          ? [
+              'Validator',
+              'Stake',
+              address,
+              request.amount,
+              request.chains.join(','),
+              request.serviceUrl,
+            ]
+          : ['Validator', 'Unstake', address];
+      const result = await this.#run(
+        dir,
+        [
+          '--data_dir',
+          dataDir,
+          `--remote_cli_url=${this.#options.rpcUrl}`,
+          '--non_interactive=true',
+          ...args,
+        ],
+        signal,
+      );
+      return interpret(result, request.kind);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  resend(_record: ActionRecord, _signal: AbortSignal): undefined {
+    return undefined; // a new CLI call signs a new transaction: not idempotent
+  }
+
+  async triggerView(signal: AbortSignal): Promise<void> {
+    const dir = await mkdtemp(join(this.#options.tempRoot ?? tmpdir(), 'cm-cli-'));
+    try {
+      const result = await this.#run(
+        dir,
+        [
+          `--remote_cli_url=${this.#options.rpcUrl}`,
+          '--non_interactive=true',
+          'Debug',
+          'TriggerView',
+        ],
+        signal,
+      );
+      if (result.exitCode !== 0)
+        throw new ManagerError(
+          'CLI_FAILED',
+          `Debug TriggerView failed: ${scrubOutput(result.stderr || result.stdout)}`,
+        );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+
+  async #run(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
+    const result = await execa(this.#options.cliPath, args, {
+      shell: false,
+      extendEnv: false,
+      env: { HOME: home, PATH: this.#options.path ?? process.env.PATH ?? '/usr/bin:/bin' },
+      cwd: home,
+      stdin: 'ignore',
+      timeout: this.#options.timeoutMs,
+      forceKillAfterDelay: KILL_AFTER_MS,
+      maxBuffer: MAX_BUFFER,
+      cancelSignal: signal,
+      reject: false,
+      stripFinalNewline: true,
+    });
+    if (result.isCanceled) throw new ManagerError('CANCELLED', 'the CLI call was cancelled');
+    if (result.timedOut)
+      throw new ManagerError(
+        'CLI_TIMEOUT',
+        `the CLI did not finish within ${this.#options.timeoutMs} ms`,
+      );
+    if (result.isMaxBuffer)
+      throw new ManagerError('CLI_FAILED', 'the CLI wrote more output than allowed');
+    if (result.exitCode === undefined) {
+      throw new ManagerError(
+        'CLI_FAILED',
+        `the CLI could not run or was killed (${result.signal ?? 'no exit code'})`,
+      );
+    }
+    return {
+      exitCode: result.exitCode,
+      stdout: result.stdout,
+      stderr: result.stderr,
+    };
+  }
+}
+
+/** Reads `p1`'s outcome: the status line, then the body (a V1 error text on failure). */
+function interpret(result: CliResult, kind: string): SendOutcome {
+  const stdout = result.stdout;
+  if (result.exitCode !== 0) {
+    throw new ManagerError(
+      'CLI_FAILED',
+      `the CLI exited with ${result.exitCode}: ${scrubOutput(result.stderr || stdout)}`,
+    );
+  }
+  const match = STATUS_RE.exec(stdout);
+  if (match?.[1] === undefined)
+    throw new ManagerError('CLI_FAILED', `the CLI printed no HTTP status: ${scrubOutput(stdout)}`);
+  const status = Number(match[1]);
+  if (status === 200) return 'admitted';
+  const v1 = parseV1ErrorText((match[2] ?? '').trim());
+  if (v1?.code === V1Code.duplicateTransaction) return 'in-mempool';
+  if (v1?.code === V1Code.transactionAlreadyCommitted) return 'committed';
+  if (v1 !== undefined) {
+    throw new ManagerError(
+      'TX_REJECTED',
+      `the node refused the ${kind}: V1 error ${v1.code} (${v1.detail})`,
+      { details: { v1Code: v1.code } },
+    );
+  }
+  throw new ManagerError(
+    'CLI_FAILED',
+    `the node answered the ${kind} with HTTP ${status}: ${scrubOutput(match[2] ?? '')}`,
+  );
+}

@@ -1,0 +1,105 @@
+// Kubernetes access through @kubernetes/client-node: in-cluster config when running in a pod,
+// else KUBECONFIG; the namespace resolved once.
+import { existsSync } from 'node:fs';
+import {
+  ApiException,
+  AppsV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  KubeConfig,
+  Watch,
+} from '@kubernetes/client-node';
+import { ManagerError } from '../errors.ts';
+
+export interface KubeClients {
+  readonly kubeConfig: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly coordination: CoordinationV1Api;
+  readonly watch: Watch;
+  readonly namespace: string;
+  /** Where the configuration came from, for the start-up log. */
+  readonly source: 'in-cluster' | 'kubeconfig';
+  readonly server: string;
+}
+
+const TOKEN_PATH = '/var/run/secrets/kubernetes.io/serviceaccount/token';
+
+export interface LoadKubeOptions {
+  /** Namespace from configuration; wins over the kubeconfig's. */
+  namespace: string | undefined;
+  env: NodeJS.ProcessEnv;
+  /** A ready KubeConfig (tests); otherwise in-cluster or $KUBECONFIG/~/.kube/config. */
+  kubeConfig?: KubeConfig;
+}
+
+/** Builds the API clients. In a pod (service-account token present) it uses the in-cluster path. */
+export function loadKubeClients(options: LoadKubeOptions): KubeClients {
+  let kubeConfig = options.kubeConfig;
+  let source: KubeClients['source'] = 'kubeconfig';
+  if (kubeConfig === undefined) {
+    kubeConfig = new KubeConfig();
+    const inCluster = options.env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(TOKEN_PATH);
+    try {
+      if (inCluster) {
+        kubeConfig.loadFromCluster();
+        source = 'in-cluster';
+      } else {
+        kubeConfig.loadFromDefault();
+      }
+    } catch (error: unknown) {
+      throw new ManagerError(
+        'CONFIG_INVALID',
+        `cannot load the Kubernetes configuration (${String(error)})`,
+        { cause: error },
+      );
+    }
+  }
+  const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
+  const namespace =
+    options.namespace ?? context?.namespace ?? options.env.KUBERNETES_NAMESPACE ?? 'default';
+  const server = kubeConfig.getCurrentCluster()?.server ?? '(none)';
+  return {
+    kubeConfig,
+    core: kubeConfig.makeApiClient(CoreV1Api),
+    apps: kubeConfig.makeApiClient(AppsV1Api),
+    coordination: kubeConfig.makeApiClient(CoordinationV1Api),
+    watch: new Watch(kubeConfig),
+    namespace,
+    source,
+    server,
+  };
+}
+
+/** HTTP status of a client-node failure, when there is one. */
+export function apiStatus(error: unknown): number | undefined {
+  if (error instanceof ApiException) return error.code;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+/** The Status `reason` of a client-node failure (e.g. "Conflict"), when the body has one. */
+export function apiReason(error: unknown): string | undefined {
+  if (!(error instanceof ApiException)) return undefined;
+  const body: unknown = error.body;
+  try {
+    const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as {
+      reason?: unknown;
+    } | null;
+    return typeof parsed?.reason === 'string' ? parsed.reason : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One line describing a Kubernetes API failure, without its body. */
+export function describeApiError(error: unknown): string {
+  const status = apiStatus(error);
+  if (status !== undefined)
+    return `HTTP ${status}${apiReason(error) === undefined ? '' : ` ${apiReason(error)}`}`;
+  if (error instanceof Error)
+    return error.cause instanceof Error
+      ? `${error.message} (${error.cause.message})`
+      : error.message;
+  return String(error);
+}

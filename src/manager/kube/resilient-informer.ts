@@ -1,0 +1,149 @@
+// A client-node informer (ListWatch) wrapped so that it survives: client-node stops an informer
+// for good after any error other than 410 or its own 30 s timeout; this restarts it with capped
+// exponential backoff, reports "synced" only after a first successful list, and counts restarts.
+import {
+  ListWatch,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type Watch,
+} from '@kubernetes/client-node';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../logger.ts';
+import { describeApiError } from './client.ts';
+
+export interface ResilientInformerOptions<T extends KubernetesObject> {
+  /** Short name for logs and metrics ("pods"). */
+  name: string;
+  /** API path of the collection, e.g. `/api/v1/namespaces/ns/pods`. */
+  path: string;
+  list: () => Promise<KubernetesListObject<T>>;
+  watch: Watch;
+  labelSelector?: string | undefined;
+  fieldSelector?: string | undefined;
+  /** Called for every add, update and delete, and with no object after each relist. */
+  onChange: (object: T | undefined) => void;
+  logger: Logger;
+  clock: Clock;
+  /** First and largest restart delay (500 ms, 30 s). */
+  backoff?: { initialMs: number; maxMs: number };
+  /** Called on each restart after an error (metrics). */
+  onRestart?: (name: string) => void;
+}
+
+/**
+ * The informer cache of one collection. `start()` resolves once the first list has succeeded
+ * (retrying until then); afterwards failures never stop it, they only delay it.
+ */
+export class ResilientInformer<T extends KubernetesObject> {
+  readonly name: string;
+  readonly #options: ResilientInformerOptions<T>;
+  readonly #informer: ListWatch<T>;
+  #synced = false;
+  #stopped = false;
+  #delayMs: number;
+  #restarts = 0;
+  #cancelRestart: (() => void) | undefined;
+  #lastError: string | undefined;
+  #syncedWaiters: (() => void)[] = [];
+
+  constructor(options: ResilientInformerOptions<T>) {
+    this.name = options.name;
+    this.#options = options;
+    this.#delayMs = options.backoff?.initialMs ?? 500;
+    const listAndMark = async (): Promise<KubernetesListObject<T>> => {
+      const result = await options.list();
+      this.#markSynced();
+      return result;
+    };
+    this.#informer = new ListWatch<T>(
+      options.path,
+      options.watch,
+      listAndMark,
+      false,
+      options.labelSelector,
+      options.fieldSelector,
+    );
+    const notify = (object: T): void => options.onChange(object);
+    this.#informer.on('add', notify);
+    this.#informer.on('update', notify);
+    this.#informer.on('delete', notify);
+    this.#informer.on('connect', () =>
+      options.logger.debug({ informer: this.name }, 'informer (re)connecting'),
+    );
+    this.#informer.on('error', (error: unknown) => this.#onError(error));
+  }
+
+  /** Starts the informer; resolves after the first successful list (or when stopped). */
+  async start(): Promise<void> {
+    this.#stopped = false;
+    const synced = this.waitSynced();
+    await this.#informer.start();
+    await synced;
+  }
+
+  /** Resolves once the first list has succeeded. */
+  waitSynced(): Promise<void> {
+    if (this.#synced || this.#stopped) return Promise.resolve();
+    return new Promise((resolve) => this.#syncedWaiters.push(resolve));
+  }
+
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  get restarts(): number {
+    return this.#restarts;
+  }
+
+  get lastError(): string | undefined {
+    return this.#lastError;
+  }
+
+  list(): readonly T[] {
+    return this.#informer.list();
+  }
+
+  get(name: string, namespace?: string): T | undefined {
+    return this.#informer.get(name, namespace);
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#cancelRestart?.();
+    this.#cancelRestart = undefined;
+    for (const resolve of this.#syncedWaiters.splice(0)) resolve();
+    await this.#informer.stop();
+  }
+
+  #markSynced(): void {
+    const wasSynced = this.#synced;
+    this.#synced = true;
+    this.#delayMs = this.#options.backoff?.initialMs ?? 500;
+    this.#lastError = undefined;
+    for (const resolve of this.#syncedWaiters.splice(0)) resolve();
+    if (wasSynced) this.#options.onChange(undefined);
+  }
+
+  #onError(error: unknown): void {
+    if (this.#stopped) return;
+    this.#lastError = describeApiError(error);
+    const delay = this.#delayMs;
+    this.#delayMs = Math.min(this.#delayMs * 2, this.#options.backoff?.maxMs ?? 30_000);
+    this.#restarts++;
+    this.#options.onRestart?.(this.name);
+    this.#options.logger.warn(
+      { informer: this.name, error: this.#lastError, retryInMs: delay, restarts: this.#restarts },
+      'informer failed; restarting',
+    );
+    this.#cancelRestart = this.#options.clock.setTimer(() => {
+      this.#cancelRestart = undefined;
+      if (this.#stopped) return;
+      this.#informer.start().catch((startError: unknown) => this.#onError(startError));
+    }, jitter(delay));
+  }
+}
+
+/** ±20 % jitter so that several informers do not retry in lockstep. */
+function jitter(ms: number): number {
+  return Math.round(ms * (0.8 + Math.random() * 0.4));
+}

@@ -1,0 +1,52 @@
+// The one root logger (pino, JSON lines). Components take children of it; nothing imports a
+// logger singleton. Key-bearing fields are redacted wherever they appear.
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { LogLevel } from './config.ts';
+
+export type { Logger };
+
+/** Paths redacted in every log line: anything that could carry a private key or a token. */
+export const REDACT_PATHS = [
+  'key',
+  'privateKey',
+  'private_key',
+  'seed',
+  'secret',
+  'token',
+  'authorization',
+  'env',
+  'data',
+  'stringData',
+  '*.key',
+  '*.privateKey',
+  '*.private_key',
+  '*.seed',
+  '*.secret',
+  '*.token',
+  '*.authorization',
+  '*.env',
+  '*.data',
+  '*.stringData',
+  'req.headers.authorization',
+];
+
+export interface CreateLoggerOptions {
+  level: LogLevel;
+  /** Where lines go (default: stdout). Tests pass a capturing stream. */
+  destination?: DestinationStream;
+  name?: string;
+}
+
+export function createLogger(options: CreateLoggerOptions): Logger {
+  return pino(
+    {
+      name: options.name ?? 'cluster-manager',
+      level: options.level,
+      redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    options.destination ?? pino.destination({ dest: 1, sync: false }),
+  );
+}

@@ -1,0 +1,585 @@
+// The composition root of `cluster-manager run`: informers, keys, chain view, journal, planner,
+// work queue, reconciler and (optionally) leader election, wired so that every change only
+// enqueues validator ids, and with a lifecycle: start informers, wait for sync, start workers;
+// on stop, stop intake, finish or cancel in-flight work, release the lease, close.
+import { EventEmitter } from 'node:events';
+import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import { PocketRpcClient } from '../pocket/index.ts';
+import type { ChainAdapter } from './chain/adapter.ts';
+import { ChainView } from './chain/chain-view.ts';
+import { CliChainAdapter } from './chain/cli-adapter.ts';
+import { RpcChainAdapter } from './chain/rpc-adapter.ts';
+import { systemClock, type Clock } from './clock.ts';
+import { TxMode, type Config } from './config.ts';
+import { computeDesiredState, DiscoveryMemory } from './discovery/desired-state.ts';
+import { createIdMapper, type IdMapper } from './discovery/id-mapping.ts';
+import { describeError } from './errors.ts';
+import { Journal } from './journal/journal.ts';
+import type { KubeClients } from './kube/client.ts';
+import { EventRecorder, type EventTarget } from './kube/event-recorder.ts';
+import { compileLabelSelector, type LabelMatcher } from './kube/label-selector.ts';
+import { LeaderElector } from './kube/leader-election.ts';
+import { ResilientInformer } from './kube/resilient-informer.ts';
+import { KeyStore } from './keys/key-store.ts';
+import type { Logger } from './logger.ts';
+import { Metrics } from './metrics.ts';
+import type { ActionRecord, DesiredState, ValidatorId } from './model.ts';
+import { Phase, type Decision, type PlanSettings } from './planner/plan.ts';
+import { ActionBook } from './reconcile/action-book.ts';
+import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
+import { WorkQueue } from './reconcile/work-queue.ts';
+
+export interface ManagerOptions {
+  config: Config;
+  logger: Logger;
+  kube: KubeClients;
+  clock?: Clock;
+  metrics?: Metrics;
+}
+
+/** A phase change of one validator (also streamed by GET /v1/events). */
+export interface PhaseChange {
+  key: string;
+  id: ValidatorId | undefined;
+  from: Phase | undefined;
+  to: Phase;
+  reason: string;
+}
+
+export interface ManagerEvents {
+  phase: [PhaseChange];
+  action: [ActionRecord];
+  paused: [boolean];
+}
+
+const PAUSED_SETTING = 'paused';
+
+export class Manager {
+  readonly config: Config;
+  readonly kube: KubeClients;
+  readonly logger: Logger;
+  readonly metrics: Metrics;
+  readonly clock: Clock;
+  readonly events = new EventEmitter<ManagerEvents>();
+  readonly chain: ChainView;
+  readonly book: ActionBook;
+  readonly rpc: PocketRpcClient;
+  readonly adapter: ChainAdapter;
+  readonly keys = new KeyStore();
+  readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
+
+  readonly #pods: ResilientInformer<V1Pod>;
+  readonly #statefulSets: ResilientInformer<V1StatefulSet>;
+  readonly #secret: ResilientInformer<V1Secret>;
+  readonly #memory = new DiscoveryMemory();
+  readonly #mapper: IdMapper;
+  readonly #isValidatorTemplate: LabelMatcher;
+  readonly #queue: WorkQueue;
+  readonly #reconciler: Reconciler;
+  readonly #recorder: EventRecorder;
+  readonly #elector: LeaderElector | undefined;
+  readonly #journal: Journal;
+  readonly #probeClients = new Map<string, PocketRpcClient>();
+  #desired: DesiredState | undefined;
+  #desiredKeys = new Map<ValidatorId, string>();
+  #recomputeScheduled = false;
+  #phases = new Map<string, Phase>();
+  #phaseRefreshScheduled = false;
+  #paused: boolean;
+  #wasSynced = false;
+  #started = false;
+  #stopping = false;
+  #cancelResync: (() => void) | undefined;
+
+  constructor(options: ManagerOptions) {
+    const { config, logger, kube } = options;
+    this.config = config;
+    this.kube = kube;
+    this.logger = logger;
+    this.clock = options.clock ?? systemClock;
+    this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
+    this.#mapper = createIdMapper(config);
+    this.#isValidatorTemplate = compileLabelSelector(config.podSelector);
+    this.#journal = Journal.open(config.journalPath, this.clock);
+    this.book = new ActionBook(this.#journal);
+    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
+    this.rpc = new PocketRpcClient({ baseUrl: config.chainRpcUrl, timeoutMs: 10_000 });
+    this.adapter =
+      config.txMode === TxMode.cli && config.cliPath !== undefined
+        ? new CliChainAdapter({
+            cliPath: config.cliPath,
+            rpcUrl: config.chainRpcUrl,
+            timeoutMs: config.cliTimeoutMs,
+          })
+        : new RpcChainAdapter(this.rpc);
+    this.#recorder = new EventRecorder({
+      core: kube.core,
+      component: 'cluster-manager',
+      instance: config.identity,
+      logger: logger.child({ component: 'events' }),
+      clock: this.clock,
+    });
+
+    const ns = kube.namespace;
+    const informerLog = logger.child({ component: 'informer' });
+    const common = {
+      watch: kube.watch,
+      logger: informerLog,
+      clock: this.clock,
+      onRestart: (name: string) => this.metrics.informerRestarts.inc({ informer: name }),
+    };
+    this.#pods = new ResilientInformer<V1Pod>({
+      ...common,
+      name: 'pods',
+      path: `/api/v1/namespaces/${ns}/pods`,
+      labelSelector: config.podSelector,
+      list: () => kube.core.listNamespacedPod({ namespace: ns, labelSelector: config.podSelector }),
+      onChange: () => this.#scheduleRecompute(),
+    });
+    this.#statefulSets = new ResilientInformer<V1StatefulSet>({
+      ...common,
+      name: 'statefulsets',
+      path: `/apis/apps/v1/namespaces/${ns}/statefulsets`,
+      list: () => kube.apps.listNamespacedStatefulSet({ namespace: ns }),
+      onChange: () => this.#scheduleRecompute(),
+    });
+    const secretField = `metadata.name=${config.keysSecret}`;
+    this.#secret = new ResilientInformer<V1Secret>({
+      ...common,
+      name: 'secret',
+      path: `/api/v1/namespaces/${ns}/secrets`,
+      fieldSelector: secretField,
+      list: () => kube.core.listNamespacedSecret({ namespace: ns, fieldSelector: secretField }),
+      onChange: () => this.#onSecretChange(),
+    });
+
+    this.chain = new ChainView({
+      rpc: this.rpc,
+      clock: this.clock,
+      logger: logger.child({ component: 'chain' }),
+      pollIntervalMs: config.chainPollIntervalMs,
+      listener: {
+        onBlocks: (txs) => this.#reconciler.onBlocks(txs),
+        onHeight: (height, changed) => this.#onHeight(height, changed),
+        onHealth: () => this.#schedulePhaseRefresh(),
+      },
+    });
+
+    const settings: PlanSettings = {
+      readyDebounceMs: config.readyDebounceMs,
+      syncTolerance: config.syncTolerance,
+      syncCheck: config.syncCheck,
+      pacing: config.pacing,
+      stakeAmount: config.stakeAmount,
+      stakeChains: config.stakeChains,
+      nodeHeightMaxAgeMs: Math.max(2_000, config.chainPollIntervalMs * 4),
+    };
+    const world: WorldView = {
+      desired: () => this.desired(),
+      keys: this.keys,
+      chain: this.chain,
+      book: this.book,
+      nodeHeights: this.nodeHeights,
+      isSynced: () => this.isSynced(),
+      isPaused: () => this.#paused,
+      eventTarget: (id) => this.#eventTarget(id),
+    };
+    this.#reconciler = new Reconciler({
+      world,
+      adapter: this.adapter,
+      rpc: this.rpc,
+      probeNode: (url, signal) => this.#probeClient(url).height({ signal, timeoutMs: 2_000 }),
+      settings,
+      clock: this.clock,
+      logger: logger.child({ component: 'reconciler' }),
+      recorder: this.#recorder,
+      metrics: this.metrics,
+      pollIntervalMs: config.chainPollIntervalMs,
+      enqueue: (id, afterMs) =>
+        afterMs === undefined ? this.#queue.add(id) : this.#queue.addAfter(id, afterMs),
+    });
+    this.#queue = new WorkQueue({
+      concurrency: config.concurrency,
+      clock: this.clock,
+      handler: async (id, signal) => {
+        const outcome = await this.#reconciler.reconcile(id, signal);
+        this.#schedulePhaseRefresh();
+        return outcome;
+      },
+      onError: (id, error, retryInMs) => {
+        this.metrics.reconcileErrors.inc({ code: (error as { code?: string }).code ?? 'INTERNAL' });
+        this.logger.warn(
+          { validator: id, error: describeError(error), retryInMs },
+          'reconcile failed; retrying',
+        );
+        this.#schedulePhaseRefresh();
+      },
+    });
+    this.book.onChange((record) => this.events.emit('action', record));
+
+    this.#elector = config.leaderElection
+      ? new LeaderElector({
+          coordination: kube.coordination,
+          namespace: ns,
+          name: config.leaseName,
+          identity: config.identity,
+          leaseDurationMs: config.leaseDurationMs,
+          renewDeadlineMs: config.renewDeadlineMs,
+          retryPeriodMs: config.retryPeriodMs,
+          clock: this.clock,
+          logger: logger.child({ component: 'leader-election' }),
+          onStartedLeading: () => this.#startWorkers(),
+          onStoppedLeading: () => void this.#cancelWorkers(),
+        })
+      : undefined;
+  }
+
+  /** Starts everything; resolves once the caches have synced (the chain may still be down). */
+  async start(): Promise<void> {
+    if (this.#started) return;
+    this.#started = true;
+    this.logger.info(
+      {
+        namespace: this.kube.namespace,
+        server: this.kube.server,
+        source: this.kube.source,
+        mode: this.adapter.mode,
+      },
+      'starting',
+    );
+    this.chain.start();
+    await Promise.all([this.#pods.start(), this.#statefulSets.start(), this.#secret.start()]);
+    this.#onSecretChange();
+    this.#recompute();
+    this.logger.info(
+      {
+        pods: this.#pods.list().length,
+        statefulSets: this.#statefulSets.list().length,
+        keys: this.keys.size,
+      },
+      'caches synced',
+    );
+    this.#scheduleResync();
+    if (this.#elector === undefined) this.#startWorkers();
+    else this.#elector.start();
+    this.#checkSynced();
+  }
+
+  /** Stops intake, lets in-flight work finish within the shutdown bound, releases the lease, closes. */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#cancelResync?.();
+    await this.#queue.stop(this.config.shutdownTimeoutMs);
+    this.#queue.clearTimers();
+    await this.#elector?.stop();
+    await this.chain.stop();
+    await Promise.all([this.#pods.stop(), this.#statefulSets.stop(), this.#secret.stop()]);
+    this.#journal.close();
+    this.logger.info('stopped');
+  }
+
+  // ---- state for the control RPC ----
+
+  /** Caches synced, keys read, and the chain answered once. */
+  isSynced(): boolean {
+    return (
+      this.#pods.synced &&
+      this.#statefulSets.synced &&
+      this.#secret.synced &&
+      this.keys.loaded &&
+      this.chain.synced
+    );
+  }
+
+  /** Ready = synced, and (when leading or without election) the work queue runs. */
+  isReady(): boolean {
+    return (
+      this.isSynced() &&
+      (this.#elector === undefined || !this.#elector.isLeader || this.#queue.running)
+    );
+  }
+
+  get isLeader(): boolean {
+    return this.#elector === undefined || this.#elector.isLeader;
+  }
+
+  get leaderIdentity(): string | undefined {
+    return this.#elector === undefined ? this.config.identity : this.#elector.holder;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  get queueDepth(): number {
+    return this.#queue.depth;
+  }
+
+  informerStatus(): {
+    name: string;
+    synced: boolean;
+    restarts: number;
+    lastError: string | undefined;
+  }[] {
+    return [this.#pods, this.#statefulSets, this.#secret].map((i) => ({
+      name: i.name,
+      synced: i.synced,
+      restarts: i.restarts,
+      lastError: i.lastError,
+    }));
+  }
+
+  desired(): DesiredState {
+    this.#desired ??= this.#compute();
+    return this.#desired;
+  }
+
+  plan(): Decision[] {
+    return this.#reconciler.plan();
+  }
+
+  /** The validator StatefulSets currently known. */
+  statefulSets(): readonly V1StatefulSet[] {
+    return this.#statefulSets
+      .list()
+      .filter((sts) => this.#isValidatorTemplate(sts.spec?.template.metadata?.labels));
+  }
+
+  pods(): readonly V1Pod[] {
+    return this.#pods.list();
+  }
+
+  setPaused(paused: boolean): void {
+    if (paused === this.#paused) return;
+    this.#paused = paused;
+    this.#journal.setSetting(PAUSED_SETTING, String(paused));
+    this.logger.info({ paused }, paused ? 'paused: no action will be taken' : 'resumed');
+    this.events.emit('paused', paused);
+    if (!paused) this.enqueueAll();
+    this.#schedulePhaseRefresh();
+  }
+
+  /** Re-queues every known validator. */
+  enqueueAll(): void {
+    for (const id of this.#allIds()) this.#queue.add(id);
+  }
+
+  /** Resolves when the queue is empty and idle (tests). */
+  async drained(): Promise<void> {
+    await this.#queue.drained();
+  }
+
+  // ---- wiring ----
+
+  #startWorkers(): void {
+    this.metrics.leader.set(1);
+    this.#queue.start();
+    this.enqueueAll();
+  }
+
+  async #cancelWorkers(): Promise<void> {
+    this.metrics.leader.set(0);
+    await this.#queue.cancelAll();
+  }
+
+  #probeClient(url: string): PocketRpcClient {
+    let client = this.#probeClients.get(url);
+    if (client === undefined) {
+      client = new PocketRpcClient({ baseUrl: url, timeoutMs: 2_000 });
+      this.#probeClients.set(url, client);
+    }
+    return client;
+  }
+
+  #allIds(): Set<ValidatorId> {
+    const ids = new Set(this.desired().validators.keys());
+    for (const address of this.chain.validators.keys()) {
+      const id = this.keys.idOfAddress(address);
+      if (id !== undefined) ids.add(id);
+    }
+    for (const id of this.book.open.keys()) ids.add(id);
+    return ids;
+  }
+
+  #compute(): DesiredState {
+    return computeDesiredState(
+      {
+        namespace: this.kube.namespace,
+        statefulSets: this.#statefulSets.list(),
+        pods: this.#pods.list(),
+        isValidatorTemplate: this.#isValidatorTemplate,
+        mapper: this.#mapper,
+        serviceUrlTemplate: this.config.serviceUrlTemplate,
+        nodeRpcPortName: this.config.nodeRpcPortName,
+        now: this.clock.now(),
+      },
+      this.#memory,
+    );
+  }
+
+  #scheduleRecompute(): void {
+    if (this.#recomputeScheduled) return;
+    this.#recomputeScheduled = true;
+    setImmediate(() => {
+      this.#recomputeScheduled = false;
+      this.#recompute();
+    });
+  }
+
+  /** Recomputes the desired state and enqueues exactly the ids whose entry changed. */
+  #recompute(): void {
+    const next = this.#compute();
+    this.#desired = next;
+    const keys = new Map<ValidatorId, string>();
+    for (const [id, entry] of next.validators) keys.set(id, JSON.stringify(entry));
+    for (const [id, fingerprint] of keys)
+      if (this.#desiredKeys.get(id) !== fingerprint) this.#queue.add(id);
+    for (const id of this.#desiredKeys.keys()) if (!keys.has(id)) this.#queue.add(id);
+    this.#desiredKeys = keys;
+    const wanted = [...next.validators.values()].filter((v) => v.wanted).length;
+    this.metrics.validators.set({ view: 'desired' }, wanted);
+    this.#checkSynced();
+    this.#schedulePhaseRefresh();
+  }
+
+  #onSecretChange(): void {
+    const secret = this.#secret.list()[0];
+    const { changed, newProblems } = this.keys.update(secret);
+    for (const id of changed) this.#queue.add(id);
+    this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
+    for (const problem of newProblems) {
+      this.logger.warn(
+        { validator: problem.id, code: problem.code },
+        `key "${problem.id}" in Secret ${this.config.keysSecret} is malformed: ${problem.message}`,
+      );
+      if (secret?.metadata?.uid !== undefined) {
+        void this.#recorder.record(
+          {
+            kind: 'Secret',
+            apiVersion: 'v1',
+            name: this.config.keysSecret,
+            namespace: this.kube.namespace,
+            uid: secret.metadata.uid,
+          },
+          'Warning',
+          'KeyInvalid',
+          `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
+        );
+      }
+    }
+    this.#checkSynced();
+  }
+
+  #onHeight(height: number, changed: ReadonlySet<string>): void {
+    this.metrics.chainHeight.set(height);
+    this.metrics.lastSync.set(this.clock.now() / 1000);
+    for (const address of changed) {
+      const id = this.keys.idOfAddress(address);
+      if (id !== undefined) this.#queue.add(id);
+    }
+    for (const id of this.book.open.keys()) this.#queue.add(id);
+    for (const id of this.#reconciler.waiting) this.#queue.add(id);
+    this.#checkSynced();
+    this.#schedulePhaseRefresh();
+  }
+
+  #checkSynced(): void {
+    if (this.#wasSynced || !this.isSynced()) return;
+    this.#wasSynced = true;
+    this.logger.info(
+      { height: this.chain.height },
+      'synced with the cluster and the chain; reconciling',
+    );
+    this.enqueueAll();
+  }
+
+  #scheduleResync(): void {
+    this.#cancelResync = this.clock.setTimer(() => {
+      this.enqueueAll();
+      this.#scheduleResync();
+    }, this.config.resyncIntervalMs);
+  }
+
+  #eventTarget(id: ValidatorId): EventTarget | undefined {
+    const entry = this.desired().validators.get(id);
+    if (entry?.pod !== undefined) {
+      return {
+        kind: 'Pod',
+        apiVersion: 'v1',
+        name: entry.pod.name,
+        namespace: entry.pod.namespace,
+        uid: entry.pod.uid,
+      };
+    }
+    if (entry?.statefulSet !== undefined) {
+      const sts = entry.statefulSet;
+      return {
+        kind: 'StatefulSet',
+        apiVersion: 'apps/v1',
+        name: sts.name,
+        namespace: sts.namespace,
+        uid: sts.uid,
+      };
+    }
+    return undefined;
+  }
+
+  #schedulePhaseRefresh(): void {
+    if (this.#phaseRefreshScheduled) return;
+    this.#phaseRefreshScheduled = true;
+    setTimeout(() => {
+      this.#phaseRefreshScheduled = false;
+      if (!this.#stopping) this.#refreshPhases();
+    }, 50).unref();
+  }
+
+  /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
+  #refreshPhases(): void {
+    const decisions = this.plan();
+    const next = new Map<string, Phase>();
+    const counts = new Map<Phase, number>();
+    for (const decision of decisions) {
+      next.set(decision.key, decision.phase);
+      counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
+      const from = this.#phases.get(decision.key);
+      if (from !== decision.phase) {
+        this.events.emit('phase', {
+          key: decision.key,
+          id: decision.id,
+          from,
+          to: decision.phase,
+          reason: decision.reason,
+        });
+        if (
+          decision.phase === Phase.failed &&
+          decision.id !== undefined &&
+          decision.reason.startsWith('KEY_MISSING')
+        ) {
+          const target = this.#eventTarget(decision.id);
+          if (target !== undefined)
+            void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
+        }
+      }
+    }
+    for (const key of this.#phases.keys()) {
+      if (!next.has(key))
+        this.events.emit('phase', {
+          key,
+          id: /^\d{3}$/.test(key) ? key : undefined,
+          from: this.#phases.get(key),
+          to: Phase.unstaked,
+          reason: 'no longer tracked',
+        });
+    }
+    this.#phases = next;
+    for (const phase of Object.values(Phase))
+      this.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
+    this.metrics.validators.set(
+      { view: 'staked' },
+      (counts.get(Phase.staked) ?? 0) + (counts.get(Phase.active) ?? 0),
+    );
+    this.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
+    this.metrics.queueDepth.set(this.#queue.depth);
+  }
+}

@@ -1,0 +1,72 @@
+// Prometheus metrics of the manager (prom-client, one registry per manager so tests can run
+// several in one process). Served at GET /metrics.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly validators = new Gauge({
+    name: 'cluster_manager_validators',
+    help: 'Validators by view: desired (wanted by the cluster), staked (on chain), active (signing).',
+    labelNames: ['view'] as const,
+    registers: [this.registry],
+  });
+  readonly phases = new Gauge({
+    name: 'cluster_manager_validator_phase',
+    help: 'Validators per phase.',
+    labelNames: ['phase'] as const,
+    registers: [this.registry],
+  });
+  readonly actions = new Counter({
+    name: 'cluster_manager_actions_total',
+    help: 'Actions by kind and result (sent, committed, failed, dropped).',
+    labelNames: ['kind', 'result'] as const,
+    registers: [this.registry],
+  });
+  readonly reconcileDuration = new Histogram({
+    name: 'cluster_manager_reconcile_duration_seconds',
+    help: 'Duration of one reconcile.',
+    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 30],
+    registers: [this.registry],
+  });
+  readonly reconcileErrors = new Counter({
+    name: 'cluster_manager_reconcile_errors_total',
+    help: 'Reconciles that failed and were retried with backoff.',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
+  readonly queueDepth = new Gauge({
+    name: 'cluster_manager_queue_depth',
+    help: 'Validators waiting in the work queue.',
+    registers: [this.registry],
+  });
+  readonly lastSync = new Gauge({
+    name: 'cluster_manager_last_successful_sync_timestamp_seconds',
+    help: 'When the chain last answered (Unix time).',
+    registers: [this.registry],
+  });
+  readonly chainHeight = new Gauge({
+    name: 'cluster_manager_chain_height',
+    help: 'Last committed height seen.',
+    registers: [this.registry],
+  });
+  readonly informerRestarts = new Counter({
+    name: 'cluster_manager_informer_restarts_total',
+    help: 'Informer restarts after errors.',
+    labelNames: ['informer'] as const,
+    registers: [this.registry],
+  });
+  readonly keyProblems = new Gauge({
+    name: 'cluster_manager_key_problems',
+    help: 'Malformed entries in the keys Secret.',
+    registers: [this.registry],
+  });
+  readonly leader = new Gauge({
+    name: 'cluster_manager_leader',
+    help: '1 when this replica leads (or election is off), else 0.',
+    registers: [this.registry],
+  });
+
+  constructor(options: { defaultMetrics?: boolean } = {}) {
+    if (options.defaultMetrics === true) collectDefaultMetrics({ register: this.registry });
+  }
+}

@@ -1,0 +1,128 @@
+// The manager's vocabulary: what the cluster wants per validator id, what the chain shows, and
+// the actions in flight. Plain data, shared by discovery, the planner, the reconciler and the RPC.
+
+/** A validator id as the keys Secret names it: "001" … "999". */
+export type ValidatorId = string;
+
+export const Annotations = {
+  /** `"true"` on a pod: the manager leaves its validator alone. */
+  hold: 'cluster-manager.dev/hold',
+  /** `"true"` on a pod: the pod is leaving (scale-down drain); its validator is not wanted. */
+  draining: 'cluster-manager.dev/draining',
+  /** On a StatefulSet: replicas to apply once the draining pods' validators have left the set. */
+  scaleTarget: 'cluster-manager.dev/scale-target',
+  /** Published by the emulator's process kubelet: container port name → loopback host port. */
+  hostPorts: 'kube-emulator.dev/host-ports',
+} as const;
+
+/** A validator pod as the manager sees it. */
+export interface PodView {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly ready: boolean;
+  /** Manager-clock ms since the pod has been continuously Ready (undefined when not Ready). */
+  readonly readySince: number | undefined;
+  readonly terminating: boolean;
+  readonly held: boolean;
+  readonly draining: boolean;
+  /** `http://host:port` of the node's own RPC, when it can be worked out. */
+  readonly nodeRpcUrl: string | undefined;
+  /** The service URL this validator would stake with. */
+  readonly serviceUrl: string | undefined;
+}
+
+/** The owner of a validator pod. */
+export interface StatefulSetView {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+  readonly replicas: number;
+  readonly serviceName: string;
+  readonly scaleTarget: number | undefined;
+}
+
+/** What the cluster wants for one id. */
+export interface DesiredValidator {
+  readonly id: ValidatorId;
+  readonly wanted: boolean;
+  /** Why it is (not) wanted, in words. */
+  readonly wantedReason: string;
+  readonly statefulSet: StatefulSetView | undefined;
+  readonly ordinal: number | undefined;
+  /** Absent while the pod does not exist (e.g. being recreated). */
+  readonly pod: PodView | undefined;
+  /** Two pods claim this id; nothing is done until that is fixed. */
+  readonly conflict: string | undefined;
+}
+
+/** The cluster side as a whole. */
+export interface DesiredState {
+  readonly validators: ReadonlyMap<ValidatorId, DesiredValidator>;
+  /** Wanted pods whose id cannot be known yet (annotation mapping, pod missing). */
+  readonly unresolvedWanted: readonly string[];
+  /** Problems worth reporting (unparseable names, collisions). */
+  readonly problems: readonly string[];
+}
+
+/** On-chain status of a validator row. */
+export const ChainStatus = {
+  absent: 'absent',
+  staked: 'staked',
+  unstaking: 'unstaking',
+  unstaked: 'unstaked',
+  paused: 'paused',
+} as const;
+export type ChainStatus = (typeof ChainStatus)[keyof typeof ChainStatus];
+
+export interface ChainValidator {
+  readonly address: string;
+  readonly status: ChainStatus;
+  readonly stakedAmount: string;
+  readonly unstakingHeight: number;
+  readonly serviceUrl: string;
+}
+
+/** Kinds of action the manager takes. */
+export const ActionKind = { stake: 'stake', unstake: 'unstake' } as const;
+export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];
+
+/** States of a journal entry. `prepared` and `sent` are open; the rest are final. */
+export const ActionState = {
+  prepared: 'prepared',
+  sent: 'sent',
+  committed: 'committed',
+  failed: 'failed',
+  dropped: 'dropped',
+} as const;
+export type ActionState = (typeof ActionState)[keyof typeof ActionState];
+
+export function isOpenState(state: ActionState): boolean {
+  return state === ActionState.prepared || state === ActionState.sent;
+}
+
+/** One journal entry. */
+export interface ActionRecord {
+  readonly seq: number;
+  readonly validatorId: ValidatorId;
+  readonly address: string;
+  readonly kind: ActionKind;
+  readonly state: ActionState;
+  readonly mode: 'rpc' | 'cli';
+  readonly txHash: string | undefined;
+  readonly txHex: string | undefined;
+  readonly nonce: string | undefined;
+  /** Identifies the inputs (key, amount, chains, service URL); a terminal failure holds while it is unchanged. */
+  readonly fingerprint: string;
+  readonly reason: string;
+  readonly preparedHeight: number;
+  readonly sentHeight: number | undefined;
+  readonly committedHeight: number | undefined;
+  readonly resultCode: number | undefined;
+  readonly errorCode: string | undefined;
+  readonly error: string | undefined;
+  readonly terminal: boolean;
+  readonly attempts: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+}

@@ -1,0 +1,425 @@
+// The planner: a pure function of (desired, actual, pending) that decides the one action each
+// validator needs, and why. The reconciler acts on it; `GET /v1/plan` shows it as a dry run.
+// The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses.
+import type { ValidatorKey } from '../../pocket/index.ts';
+import type { Pacing } from '../config.ts';
+import type { KeyEntry } from '../keys/key-store.ts';
+import {
+  ActionKind,
+  ChainStatus,
+  type ActionRecord,
+  type ChainValidator,
+  type DesiredState,
+  type DesiredValidator,
+  type ValidatorId,
+} from '../model.ts';
+
+/** The phase of a validator as reported by the status API. */
+export const Phase = {
+  pending: 'pending',
+  staking: 'staking',
+  staked: 'staked',
+  active: 'active',
+  unstaking: 'unstaking',
+  unstaked: 'unstaked',
+  held: 'held',
+  failed: 'failed',
+  unmanaged: 'unmanaged',
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+
+/** Why a needed action is not taken now. */
+export const Wait = {
+  sync: 'sync',
+  paused: 'paused',
+  podReady: 'pod-ready',
+  debounce: 'debounce',
+  nodeSync: 'node-sync',
+  pacing: 'pacing',
+  podIds: 'pod-ids',
+} as const;
+export type Wait = (typeof Wait)[keyof typeof Wait];
+
+export interface Decision {
+  /** The validator id; for an unmanaged validator (no key) the key is its address. */
+  readonly key: string;
+  readonly id: ValidatorId | undefined;
+  readonly address: string | undefined;
+  readonly action: ActionKind | 'none';
+  /** Set when `action` is needed but deferred; the reconciler acts only when this is unset. */
+  readonly waitingFor: Wait | undefined;
+  readonly phase: Phase;
+  readonly reason: string;
+  /** Re-plan after this long (debounce). */
+  readonly requeueAfterMs: number | undefined;
+  /** Identifies the action's inputs (key, amount, chains, URL). */
+  readonly fingerprint: string | undefined;
+  readonly serviceUrl: string | undefined;
+  readonly wanted: boolean;
+  readonly chainStatus: ChainStatus;
+}
+
+export interface PlanSettings {
+  readyDebounceMs: number;
+  syncTolerance: number;
+  syncCheck: boolean;
+  pacing: Pacing;
+  stakeAmount: string;
+  stakeChains: readonly string[];
+  /** A node height older than this is stale and must be asked again. */
+  nodeHeightMaxAgeMs: number;
+}
+
+/** Read access to the keys (a `KeyStore` satisfies it). */
+export interface KeyLookup {
+  get(id: ValidatorId): KeyEntry | undefined;
+  idOfAddress(address: string): ValidatorId | undefined;
+}
+
+export interface PlanInput {
+  readonly now: number;
+  /** Caches synced and the chain answered at least once: before that, nothing is decided. */
+  readonly synced: boolean;
+  readonly paused: boolean;
+  /** Latest committed height the chain view has read. */
+  readonly height: number;
+  readonly desired: DesiredState;
+  readonly keys: KeyLookup;
+  /** On-chain validator rows by address. */
+  readonly chain: ReadonlyMap<string, ChainValidator>;
+  /** Address → highest height at which it signed a committed block's certificate. */
+  readonly signers: ReadonlyMap<string, number>;
+  /** Open (prepared or sent) actions by validator id. */
+  readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
+  /**
+   * Transactions waiting in the mempool by signer address. One that is not in this manager's
+   * journal (another replica's, or from before the journal was lost) still counts as pending.
+   */
+  readonly mempool: ReadonlyMap<string, { readonly hash: string; readonly messageType: string }>;
+  /** The newest action of each validator (terminal failures live here). */
+  readonly latest: ReadonlyMap<ValidatorId, ActionRecord>;
+  /** Height at which each validator's latest applied stake committed. */
+  readonly stakeHeights: ReadonlyMap<ValidatorId, number>;
+  /** What each validator's own node last said its height was, and when. */
+  readonly nodeHeights: ReadonlyMap<ValidatorId, { height: number; at: number }>;
+  readonly settings: PlanSettings;
+}
+
+/** The inputs of a stake: a terminal failure holds while these are unchanged. */
+export function stakeFingerprint(
+  key: ValidatorKey,
+  settings: PlanSettings,
+  serviceUrl: string,
+): string {
+  return `stake|${key.publicKeyHex}|${settings.stakeAmount}|${settings.stakeChains.join(',')}|${serviceUrl}`;
+}
+
+export function unstakeFingerprint(key: ValidatorKey): string {
+  return `unstake|${key.publicKeyHex}`;
+}
+
+/** True when `address` has signed a committed certificate after its latest stake. */
+export function hasProvenItself(
+  input: Pick<PlanInput, 'signers' | 'stakeHeights'>,
+  address: string,
+  id: ValidatorId | undefined,
+): boolean {
+  const signed = input.signers.get(address);
+  if (signed === undefined) return false;
+  const since = id === undefined ? undefined : input.stakeHeights.get(id);
+  return since === undefined || signed > since;
+}
+
+interface Draft {
+  key: string;
+  id: ValidatorId | undefined;
+  address: string | undefined;
+  action: ActionKind | 'none';
+  waitingFor: Wait | undefined;
+  phase: Phase;
+  reason: string;
+  requeueAfterMs: number | undefined;
+  fingerprint: string | undefined;
+  serviceUrl: string | undefined;
+  wanted: boolean;
+  chainStatus: ChainStatus;
+}
+
+/**
+ * Decides every validator's action. Deterministic: the same input gives the same plan, so
+ * concurrent reconciles of different ids agree on shared limits (pacing).
+ */
+export function plan(input: PlanInput): Decision[] {
+  const drafts = new Map<string, Draft>();
+  const ids = new Set<ValidatorId>(input.desired.validators.keys());
+  // Keys whose validator is on chain are managed even when no pod or ordinal names them.
+  for (const address of input.chain.keys()) {
+    const id = input.keys.idOfAddress(address);
+    if (id !== undefined) ids.add(id);
+  }
+  for (const id of [...ids].sort()) drafts.set(id, decideOne(id, input));
+
+  // Staked validators whose key is not in the Secret: reported, never touched.
+  for (const row of input.chain.values()) {
+    if (input.keys.idOfAddress(row.address) !== undefined) continue;
+    if (row.status !== ChainStatus.staked && row.status !== ChainStatus.paused) continue;
+    drafts.set(row.address, {
+      ...blank({
+        key: row.address,
+        id: undefined,
+        address: row.address,
+        wanted: false,
+        chainStatus: row.status,
+      }),
+      phase: Phase.unmanaged,
+      reason: 'staked on chain, but no key in the Secret has this address',
+    });
+  }
+
+  applyGlobalWaits([...drafts.values()], input);
+  return [...drafts.values()];
+}
+
+function blank(fields: Pick<Draft, 'key' | 'id' | 'address' | 'wanted' | 'chainStatus'>): Draft {
+  return {
+    ...fields,
+    action: 'none',
+    waitingFor: undefined,
+    phase: Phase.pending,
+    reason: '',
+    requeueAfterMs: undefined,
+    fingerprint: undefined,
+    serviceUrl: undefined,
+  };
+}
+
+function decideOne(id: ValidatorId, input: PlanInput): Draft {
+  const desired: DesiredValidator | undefined = input.desired.validators.get(id);
+  const wanted = desired?.wanted === true;
+  const entry = input.keys.get(id);
+  const key = entry?.ok === true ? entry.key : undefined;
+  const row = key === undefined ? undefined : input.chain.get(key.address);
+  const status = row?.status ?? ChainStatus.absent;
+  const draft = blank({ key: id, id, address: key?.address, wanted, chainStatus: status });
+  const wantedReason = desired?.wantedReason ?? `no validator StatefulSet wants id ${id}`;
+
+  if (entry === undefined) {
+    return {
+      ...draft,
+      phase: wanted ? Phase.failed : Phase.unstaked,
+      reason: wanted ? `KEY_MISSING: no key "${id}" in the keys Secret` : wantedReason,
+    };
+  }
+  if (!entry.ok) {
+    return {
+      ...draft,
+      phase: Phase.failed,
+      reason: `KEY_INVALID: key "${id}" is malformed (${entry.code}: ${entry.message})`,
+    };
+  }
+  if (key === undefined) return draft; // unreachable: entry.ok implies a key
+  if (desired?.conflict !== undefined) {
+    return { ...draft, phase: Phase.failed, reason: `conflict: ${desired.conflict}` };
+  }
+
+  const open = input.open.get(id);
+  if (open !== undefined) {
+    const phase = open.kind === ActionKind.stake ? Phase.staking : Phase.unstaking;
+    const tx =
+      open.txHash === undefined ? 'a transaction' : `transaction ${open.txHash.slice(0, 12)}…`;
+    return {
+      ...draft,
+      phase,
+      reason: `${open.kind} sent at height ${open.sentHeight ?? open.preparedHeight}; waiting for ${tx} to commit`,
+    };
+  }
+
+  const pooled = input.mempool.get(key.address);
+  if (pooled !== undefined) {
+    const staking = pooled.messageType === 'MessageStake';
+    return {
+      ...draft,
+      phase: staking ? Phase.staking : Phase.unstaking,
+      reason: `a ${pooled.messageType} of this validator (${pooled.hash.slice(0, 12)}…, not in this manager's journal) is in the mempool`,
+    };
+  }
+
+  const pod = desired?.pod;
+  if (pod?.held === true) {
+    return {
+      ...draft,
+      phase: Phase.held,
+      reason: `pod ${pod.name} is held by annotation; nothing is done`,
+    };
+  }
+
+  const proven = hasProvenItself(input, key.address, id);
+  const latest = input.latest.get(id);
+
+  if (wanted) {
+    if (status === ChainStatus.staked) {
+      return {
+        ...draft,
+        phase: proven ? Phase.active : Phase.staked,
+        reason: proven
+          ? `staked and signing (last signature at height ${input.signers.get(key.address) ?? '?'})`
+          : 'staked; waiting for its first signature in a committed block',
+      };
+    }
+    if (status === ChainStatus.paused) {
+      return {
+        ...draft,
+        phase: Phase.staked,
+        reason: 'staked but paused on chain; unpausing is not managed',
+      };
+    }
+    if (pod === undefined || !pod.ready) {
+      return {
+        ...draft,
+        action: ActionKind.stake,
+        waitingFor: Wait.podReady,
+        reason:
+          pod === undefined
+            ? `waiting for pod of ordinal ${desired.ordinal ?? '?'} to exist`
+            : `waiting for pod ${pod.name} to be Ready`,
+      };
+    }
+    const serviceUrl = pod.serviceUrl;
+    if (serviceUrl === undefined) {
+      return {
+        ...draft,
+        phase: Phase.failed,
+        reason: `cannot fill the service-URL template for pod ${pod.name} (missing pod IP or port)`,
+      };
+    }
+    const fingerprint = stakeFingerprint(key, input.settings, serviceUrl);
+    if (latest?.terminal === true && latest.fingerprint === fingerprint) {
+      return {
+        ...draft,
+        phase: Phase.failed,
+        fingerprint,
+        serviceUrl,
+        reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'stake failed'}; fix the inputs to retry`,
+      };
+    }
+    const readyFor = input.now - (pod.readySince ?? input.now);
+    if (readyFor < input.settings.readyDebounceMs) {
+      const remaining = input.settings.readyDebounceMs - readyFor;
+      return {
+        ...draft,
+        action: ActionKind.stake,
+        waitingFor: Wait.debounce,
+        fingerprint,
+        serviceUrl,
+        requeueAfterMs: remaining,
+        reason: `pod ${pod.name} Ready for ${readyFor} ms of ${input.settings.readyDebounceMs}`,
+      };
+    }
+    const stakeDraft: Draft = {
+      ...draft,
+      action: ActionKind.stake,
+      fingerprint,
+      serviceUrl,
+      reason: `${wantedReason}; pod ${pod.name} is Ready; on chain: ${status}`,
+    };
+    if (input.settings.syncCheck) {
+      const node = input.nodeHeights.get(id);
+      if (node === undefined || input.now - node.at > input.settings.nodeHeightMaxAgeMs) {
+        return {
+          ...stakeDraft,
+          waitingFor: Wait.nodeSync,
+          reason: `asking node of pod ${pod.name} for its height`,
+        };
+      }
+      if (node.height < input.height - input.settings.syncTolerance) {
+        return {
+          ...stakeDraft,
+          waitingFor: Wait.nodeSync,
+          reason: `node of pod ${pod.name} is syncing (height ${node.height}, chain ${input.height})`,
+        };
+      }
+    }
+    return stakeDraft;
+  }
+
+  // Not wanted.
+  if (status === ChainStatus.staked || status === ChainStatus.paused) {
+    const fingerprint = unstakeFingerprint(key);
+    if (latest?.terminal === true && latest.fingerprint === fingerprint) {
+      return {
+        ...draft,
+        phase: Phase.failed,
+        fingerprint,
+        reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'unstake failed'}`,
+      };
+    }
+    return {
+      ...draft,
+      action: ActionKind.unstake,
+      fingerprint,
+      phase: proven ? Phase.active : Phase.staked,
+      reason: `${wantedReason}; still staked on chain`,
+    };
+  }
+  return { ...draft, phase: Phase.unstaked, reason: `${wantedReason}; on chain: ${status}` };
+}
+
+/** Limits that depend on all validators at once: sync, pause, unresolved ids, and pacing. */
+function applyGlobalWaits(drafts: Draft[], input: PlanInput): void {
+  const actionable = drafts.filter((d) => d.action !== 'none' && d.waitingFor === undefined);
+  if (!input.synced) {
+    for (const d of actionable)
+      Object.assign(d, {
+        waitingFor: Wait.sync,
+        reason: `waiting for the caches and the chain to sync; then: ${d.reason}`,
+      });
+    return;
+  }
+  if (input.paused) {
+    for (const d of actionable)
+      Object.assign(d, {
+        waitingFor: Wait.paused,
+        reason: `paused; would ${d.action}: ${d.reason}`,
+      });
+    return;
+  }
+  if (input.desired.unresolvedWanted.length > 0) {
+    for (const d of actionable) {
+      if (d.action === ActionKind.unstake) {
+        Object.assign(d, {
+          waitingFor: Wait.podIds,
+          reason: `waiting for pods ${input.desired.unresolvedWanted.join(', ')} to show their validator ids before unstaking anything`,
+        });
+      }
+    }
+  }
+  if (input.settings.pacing === 'off') return;
+
+  // BFT commits with > 2/3 of the set. If k validators join a set whose n proven members are
+  // live and the newcomers never vote, progress needs n > 2(n + k)/3, i.e. k < n/2.
+  let provenCount = 0;
+  let joining = 0;
+  for (const row of input.chain.values()) {
+    if (row.status !== ChainStatus.staked) continue;
+    const id = input.keys.idOfAddress(row.address);
+    if (hasProvenItself(input, row.address, id)) provenCount++;
+    else joining++;
+  }
+  for (const action of input.open.values()) if (action.kind === ActionKind.stake) joining++;
+  for (const [address, tx] of input.mempool) {
+    const id = input.keys.idOfAddress(address);
+    if (tx.messageType === 'MessageStake' && (id === undefined || !input.open.has(id))) joining++;
+  }
+  let budget = Math.floor((provenCount - 1) / 2) - joining;
+  for (const d of actionable) {
+    if (d.action !== ActionKind.stake || d.waitingFor !== undefined) continue;
+    if (budget > 0) {
+      budget--;
+      continue;
+    }
+    Object.assign(d, {
+      waitingFor: Wait.pacing,
+      reason: `pacing: ${joining} validator(s) joining a set of ${provenCount} proven; fewer than half may join at once`,
+    });
+  }
+}

@@ -1,0 +1,432 @@
+// reconcile(id): level-triggered. Reads the desired state (caches) and the actual state (chain
+// view, journal, mempool), asks the planner for the one action the id needs, and does it:
+// journal first, then send, then follow the transaction until the chain shows its effect.
+import type { PocketRpcClient } from '../../pocket/index.ts';
+import type { ChainAdapter, TxRequest } from '../chain/adapter.ts';
+import type { ChainView, CommittedTx } from '../chain/chain-view.ts';
+import { resultCodeError } from '../chain/tx-errors.ts';
+import type { Clock } from '../clock.ts';
+import { describeError, isManagerError, ManagerError } from '../errors.ts';
+import type { EventRecorder, EventTarget } from '../kube/event-recorder.ts';
+import type { KeyStore } from '../keys/key-store.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import {
+  ActionKind,
+  ActionState,
+  ChainStatus,
+  type ActionRecord,
+  type DesiredState,
+  type ValidatorId,
+} from '../model.ts';
+import { plan, Wait, type Decision, type PlanInput, type PlanSettings } from '../planner/plan.ts';
+import type { ActionBook } from './action-book.ts';
+import type { Outcome } from './work-queue.ts';
+
+/** Blocks a sent transaction may take before the manager looks for it explicitly. */
+const FOLLOW_BLOCKS = 3;
+/** Times the same bytes are sent again before the transaction is declared dropped. */
+const MAX_RESENDS = 3;
+/** V1's fee of a stake or unstake message (uPOKT), used to explain drops. */
+const MIN_FEE = 10_000n;
+
+/** Everything the reconciler reads; owned by the manager. */
+export interface WorldView {
+  desired(): DesiredState;
+  readonly keys: KeyStore;
+  readonly chain: ChainView;
+  readonly book: ActionBook;
+  readonly nodeHeights: Map<ValidatorId, { height: number; at: number }>;
+  isSynced(): boolean;
+  isPaused(): boolean;
+  /** The Kubernetes object an Event about this validator should point at. */
+  eventTarget(id: ValidatorId): EventTarget | undefined;
+}
+
+export interface ReconcilerOptions {
+  world: WorldView;
+  adapter: ChainAdapter;
+  rpc: PocketRpcClient;
+  /** Asks a validator's own node for its height. */
+  probeNode: (url: string, signal: AbortSignal) => Promise<number>;
+  settings: PlanSettings;
+  clock: Clock;
+  logger: Logger;
+  recorder: EventRecorder | undefined;
+  metrics: Metrics;
+  pollIntervalMs: number;
+  /** Re-queues a validator (the manager's queue). */
+  enqueue: (id: ValidatorId, afterMs?: number) => void;
+}
+
+export class Reconciler {
+  readonly #o: ReconcilerOptions;
+  /** Ids whose last decision waited on something that changes with the chain or the cluster. */
+  readonly waiting = new Set<ValidatorId>();
+
+  constructor(options: ReconcilerOptions) {
+    this.#o = options;
+  }
+
+  planInput(): PlanInput {
+    const { world, clock, settings } = this.#o;
+    return {
+      now: clock.now(),
+      synced: world.isSynced(),
+      paused: world.isPaused(),
+      height: world.chain.height,
+      desired: world.desired(),
+      keys: world.keys,
+      chain: world.chain.validators,
+      signers: world.chain.signers,
+      mempool: world.chain.mempool,
+      open: world.book.open,
+      latest: world.book.latest,
+      stakeHeights: world.book.stakeHeights,
+      nodeHeights: world.nodeHeights,
+      settings,
+    };
+  }
+
+  /** The whole plan now (also the dry run of GET /v1/plan). */
+  plan(): Decision[] {
+    return plan(this.planInput());
+  }
+
+  #decide(id: ValidatorId): Decision | undefined {
+    return this.plan().find((decision) => decision.id === id);
+  }
+
+  async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
+    const started = performance.now();
+    try {
+      return await this.#reconcile(id, signal);
+    } finally {
+      this.#o.metrics.reconcileDuration.observe((performance.now() - started) / 1000);
+    }
+  }
+
+  async #reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
+    const open = this.#o.world.book.open.get(id);
+    if (open !== undefined && this.#o.world.isSynced()) return this.#follow(open, signal);
+
+    let decision = this.#decide(id);
+    if (decision === undefined) return undefined;
+    if (decision.action !== 'none' && decision.waitingFor === Wait.nodeSync) {
+      await this.#probe(id, signal);
+      decision = this.#decide(id);
+      if (decision === undefined) return undefined;
+    }
+    this.waiting.delete(id);
+    if (decision.action === 'none')
+      return decision.requeueAfterMs === undefined
+        ? undefined
+        : { requeueAfterMs: decision.requeueAfterMs };
+    switch (decision.waitingFor) {
+      case undefined:
+        return this.#act(decision, signal);
+      case Wait.debounce:
+        return { requeueAfterMs: decision.requeueAfterMs ?? 500 };
+      case Wait.nodeSync:
+        return { requeueAfterMs: Math.max(1_000, this.#o.pollIntervalMs) };
+      case Wait.sync:
+      case Wait.paused:
+      case Wait.podReady:
+      case Wait.pacing:
+      case Wait.podIds:
+        this.waiting.add(id);
+        return undefined;
+    }
+  }
+
+  async #probe(id: ValidatorId, signal: AbortSignal): Promise<void> {
+    const url = this.#o.world.desired().validators.get(id)?.pod?.nodeRpcUrl;
+    if (url === undefined) return;
+    try {
+      const height = await this.#o.probeNode(url, signal);
+      this.#o.world.nodeHeights.set(id, { height, at: this.#o.clock.now() });
+    } catch (error: unknown) {
+      this.#o.logger.debug(
+        { validator: id, node: url, error: describeError(error) },
+        'node did not answer its height',
+      );
+      this.#o.world.nodeHeights.delete(id);
+    }
+  }
+
+  async #act(decision: Decision, signal: AbortSignal): Promise<Outcome> {
+    const { world, adapter, logger, settings } = this.#o;
+    const id = decision.id;
+    const entry = id === undefined ? undefined : world.keys.get(id);
+    if (
+      id === undefined ||
+      entry?.ok !== true ||
+      decision.action === 'none' ||
+      decision.fingerprint === undefined
+    )
+      return undefined;
+    const request: TxRequest = {
+      kind: decision.action,
+      key: entry.key,
+      amount: settings.stakeAmount,
+      chains: settings.stakeChains,
+      serviceUrl: decision.serviceUrl ?? '',
+    };
+    const prepared = adapter.prepare(request);
+    const record = world.book.prepare({
+      validatorId: id,
+      address: entry.key.address,
+      kind: decision.action,
+      mode: adapter.mode,
+      txHash: prepared.txHash,
+      txHex: prepared.txHex,
+      nonce: prepared.nonce,
+      fingerprint: decision.fingerprint,
+      reason: decision.reason,
+      preparedHeight: Math.max(world.chain.height, 0),
+    });
+    const log = logger.child({ validator: id, action: decision.action, seq: record.seq });
+    try {
+      const outcome = await adapter.send(request, prepared, signal);
+      world.book.markSent(record.seq, { height: Math.max(world.chain.height, 0) });
+      this.#o.metrics.actions.inc({ kind: decision.action, result: 'sent' });
+      log.info(
+        {
+          tx: prepared.txHash,
+          outcome,
+          serviceUrl: request.kind === ActionKind.stake ? request.serviceUrl : undefined,
+        },
+        `${decision.action} sent`,
+      );
+      world.chain.poke();
+      return { requeueAfterMs: this.#o.pollIntervalMs * 2 };
+    } catch (error: unknown) {
+      const failure = isManagerError(error)
+        ? error
+        : new ManagerError('INTERNAL', describeError(error), { cause: error });
+      const maybeSent =
+        failure.code === 'CANCELLED' ||
+        failure.code === 'CLI_TIMEOUT' ||
+        (adapter.mode === 'rpc' && failure.retryable);
+      if (maybeSent) {
+        // The bytes (RPC) or the attempt (CLI) stay open: following it later is idempotent.
+        log.warn(
+          { error: describeError(failure) },
+          `${decision.action} not confirmed as sent; will follow up`,
+        );
+        if (failure.code === 'CANCELLED') return undefined;
+        throw failure;
+      }
+      world.book.markFailed(record.seq, {
+        code: failure.code,
+        message: failure.message,
+        terminal: failure.terminal,
+      });
+      this.#o.metrics.actions.inc({ kind: decision.action, result: 'failed' });
+      if (failure.terminal) {
+        log.error(
+          { error: describeError(failure) },
+          `${decision.action} failed; not retried until its inputs change`,
+        );
+        await this.#event(
+          id,
+          'Warning',
+          decision.action === ActionKind.stake ? 'StakeFailed' : 'UnstakeFailed',
+          failure.message,
+        );
+        return undefined;
+      }
+      throw failure;
+    }
+  }
+
+  /** Follows an open action until the chain shows it, or declares it dropped. */
+  async #follow(open: ActionRecord, signal: AbortSignal): Promise<Outcome> {
+    const { world, adapter, rpc } = this.#o;
+    const again = { requeueAfterMs: this.#o.pollIntervalMs * 2 };
+    const height = world.chain.height;
+
+    if (open.state === ActionState.prepared && open.txHex !== undefined && adapter.mode === 'rpc') {
+      const outcome = await this.#resend(open, signal);
+      if (outcome !== undefined) world.book.markSent(open.seq, { height });
+      return again;
+    }
+    if (open.txHash === undefined) {
+      const pooled = world.chain.mempool.get(open.address);
+      if (pooled !== undefined && pooled.messageType === messageTypeOf(open.kind)) {
+        world.book.recordHash(open.seq, pooled.hash);
+        if (open.state === ActionState.prepared)
+          world.book.markSent(open.seq, { height: open.preparedHeight });
+        return again;
+      }
+    }
+    const since = open.sentHeight ?? open.preparedHeight;
+    if (height - since < FOLLOW_BLOCKS) return again;
+
+    if (open.txHash !== undefined) {
+      const indexed = await rpc.transaction(open.txHash, { signal });
+      if (indexed !== undefined) {
+        this.resolve(open, {
+          hash: open.txHash,
+          height: indexed.height,
+          resultCode: indexed.result_code,
+          signer: indexed.signer_addr,
+          messageType: indexed.message_type,
+        });
+        return undefined;
+      }
+      if (world.chain.mempool.get(open.address)?.hash === open.txHash) return again;
+      if (open.attempts <= MAX_RESENDS && adapter.mode === 'rpc') {
+        const outcome = await this.#resend(open, signal);
+        if (outcome !== undefined) world.book.markResent(open.seq, height);
+        return again;
+      }
+    }
+    if (this.#effectObserved(open)) {
+      world.book.markCommitted(open.seq, { height, resultCode: 0 });
+      this.#o.logger.info(
+        { validator: open.validatorId, action: open.kind },
+        `${open.kind} took effect (seen on chain)`,
+      );
+      this.#o.enqueue(open.validatorId);
+      return undefined;
+    }
+    const message = `${open.kind} not included within ${height - since} blocks and no longer in the mempool`;
+    if (await this.#cannotPay(open, signal)) {
+      const failure = new ManagerError(
+        'INSUFFICIENT_FUNDS',
+        `the account of ${open.address} cannot pay for the ${open.kind}; the chain dropped it`,
+      );
+      world.book.markFailed(open.seq, {
+        code: failure.code,
+        message: failure.message,
+        terminal: true,
+      });
+      this.#o.metrics.actions.inc({ kind: open.kind, result: 'failed' });
+      this.#o.logger.error({ validator: open.validatorId, action: open.kind }, failure.message);
+      await this.#event(
+        open.validatorId,
+        'Warning',
+        open.kind === ActionKind.stake ? 'StakeFailed' : 'UnstakeFailed',
+        failure.message,
+      );
+      return undefined;
+    }
+    world.book.markDropped(open.seq, message);
+    this.#o.metrics.actions.inc({ kind: open.kind, result: 'dropped' });
+    this.#o.logger.warn(
+      { validator: open.validatorId, action: open.kind, tx: open.txHash },
+      message,
+    );
+    throw new ManagerError('TX_DROPPED', message);
+  }
+
+  /** True when the signer's balance cannot cover the fee (and, for a stake, the amount). */
+  async #cannotPay(open: ActionRecord, signal: AbortSignal): Promise<boolean> {
+    try {
+      const account = await this.#o.rpc.account(open.address, { signal });
+      const balance = BigInt(account.coins[0]?.amount ?? '0');
+      const needed =
+        MIN_FEE + (open.kind === ActionKind.stake ? BigInt(this.#o.settings.stakeAmount) : 0n);
+      return balance < needed;
+    } catch {
+      return false;
+    }
+  }
+
+  async #resend(open: ActionRecord, signal: AbortSignal): Promise<string | undefined> {
+    const pending = this.#o.adapter.resend(open, signal);
+    if (pending === undefined) return undefined;
+    const outcome = await pending;
+    this.#o.logger.info(
+      { validator: open.validatorId, action: open.kind, tx: open.txHash, outcome },
+      `${open.kind} sent again (same bytes)`,
+    );
+    return outcome;
+  }
+
+  #effectObserved(open: ActionRecord): boolean {
+    const status = this.#o.world.chain.validators.get(open.address)?.status ?? ChainStatus.absent;
+    return open.kind === ActionKind.stake
+      ? status === ChainStatus.staked
+      : status === ChainStatus.unstaking ||
+          status === ChainStatus.unstaked ||
+          status === ChainStatus.absent;
+  }
+
+  /** Matches transactions of newly scanned blocks with open actions. */
+  onBlocks(txs: readonly CommittedTx[]): void {
+    if (txs.length === 0) return;
+    const open = [...this.#o.world.book.open.values()];
+    if (open.length === 0) return;
+    const byHash = new Map(open.filter((a) => a.txHash !== undefined).map((a) => [a.txHash, a]));
+    for (const tx of txs) {
+      const match =
+        byHash.get(tx.hash) ??
+        open.find(
+          (a) =>
+            a.txHash === undefined &&
+            a.address === tx.signer &&
+            messageTypeOf(a.kind) === tx.messageType &&
+            tx.height >= a.preparedHeight,
+        );
+      if (match !== undefined && this.#o.world.book.open.get(match.validatorId)?.seq === match.seq)
+        this.resolve(match, tx);
+    }
+  }
+
+  /** Records the block outcome of an open action. */
+  resolve(open: ActionRecord, tx: CommittedTx): void {
+    const { book } = this.#o.world;
+    const log = this.#o.logger.child({
+      validator: open.validatorId,
+      action: open.kind,
+      tx: tx.hash,
+      height: tx.height,
+    });
+    if (tx.resultCode === 0) {
+      book.markCommitted(open.seq, { height: tx.height, resultCode: 0, txHash: tx.hash });
+      this.#o.metrics.actions.inc({ kind: open.kind, result: 'committed' });
+      log.info(`${open.kind} committed`);
+      void this.#event(
+        open.validatorId,
+        'Normal',
+        open.kind === ActionKind.stake ? 'Staked' : 'Unstaked',
+        `${open.kind} of ${open.address} committed at height ${tx.height}`,
+      );
+    } else {
+      const failure = resultCodeError(tx.resultCode, open.kind);
+      const benign = open.kind === ActionKind.unstake && tx.resultCode === 54; // already leaving
+      book.markFailed(open.seq, {
+        code: failure.code,
+        message: failure.message,
+        terminal: !benign && failure.terminal,
+        resultCode: tx.resultCode,
+      });
+      this.#o.metrics.actions.inc({ kind: open.kind, result: 'failed' });
+      log.error({ resultCode: tx.resultCode }, `${open.kind} failed on chain: ${failure.message}`);
+      void this.#event(
+        open.validatorId,
+        'Warning',
+        open.kind === ActionKind.stake ? 'StakeFailed' : 'UnstakeFailed',
+        failure.message,
+      );
+    }
+    this.#o.enqueue(open.validatorId);
+  }
+
+  async #event(
+    id: ValidatorId,
+    type: 'Normal' | 'Warning',
+    reason: string,
+    message: string,
+  ): Promise<void> {
+    const target = this.#o.world.eventTarget(id);
+    if (target === undefined || this.#o.recorder === undefined) return;
+    await this.#o.recorder.record(target, type, reason, `validator ${id}: ${message}`);
+  }
+}
+
+function messageTypeOf(kind: ActionKind): string {
+  return kind === ActionKind.stake ? 'MessageStake' : 'MessageUnstake';
+}

@@ -1,0 +1,108 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Journal } from '../../src/manager/journal/journal.ts';
+import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
+import { ManualClock } from '../support/manual-clock.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function openJournal(): { path: string; journal: Journal } {
+  const dir = mkdtempSync(join(tmpdir(), 'cm-journal-'));
+  dirs.push(dir);
+  const path = join(dir, 'sub', 'journal.sqlite');
+  return { path, journal: Journal.open(path, new ManualClock()) };
+}
+
+const input = {
+  validatorId: '005',
+  address: 'aa'.repeat(20),
+  kind: 'stake' as const,
+  mode: 'rpc' as const,
+  txHash: 'h1',
+  txHex: '0a',
+  nonce: '1',
+  fingerprint: 'f',
+  reason: 'wanted',
+  preparedHeight: 7,
+};
+
+describe('Journal', () => {
+  it('keeps actions across a reopen: open ones are resumed', () => {
+    const { path, journal } = openJournal();
+    const prepared = journal.prepare(input);
+    journal.markSent(prepared.seq, { height: 8 });
+    journal.close();
+    const reopened = Journal.open(path, new ManualClock());
+    const open = reopened.open();
+    expect(open).toHaveLength(1);
+    expect(open[0]).toMatchObject({
+      validatorId: '005',
+      state: 'sent',
+      txHash: 'h1',
+      sentHeight: 8,
+      attempts: 1,
+      preparedHeight: 7,
+    });
+    reopened.close();
+  });
+
+  it('refuses a second open action for the same validator', () => {
+    const { journal } = openJournal();
+    journal.prepare(input);
+    expect(() => journal.prepare({ ...input, txHash: 'h2' })).toThrow(/UNIQUE/);
+    journal.close();
+  });
+
+  it('closes actions as committed, failed or dropped, newest first in pages', () => {
+    const { journal } = openJournal();
+    const a = journal.prepare(input);
+    journal.markCommitted(a.seq, { height: 9, resultCode: 0 });
+    const b = journal.prepare({ ...input, kind: 'unstake', txHash: 'h2' });
+    journal.markFailed(b.seq, {
+      code: 'TX_REJECTED',
+      message: 'no',
+      terminal: true,
+      resultCode: 3,
+    });
+    const c = journal.prepare({ ...input, validatorId: '006', txHash: 'h3' });
+    journal.markDropped(c.seq, 'gone');
+    expect(journal.open()).toEqual([]);
+    expect(journal.page({ limit: 2 }).map((r) => r.seq)).toEqual([c.seq, b.seq]);
+    expect(journal.page({ limit: 2, before: b.seq }).map((r) => r.seq)).toEqual([a.seq]);
+    expect(journal.page({ limit: 10, validatorId: '006' })).toHaveLength(1);
+    expect(journal.lastApplied('005', 'stake')?.committedHeight).toBe(9);
+    expect(journal.get(b.seq)).toMatchObject({ state: 'failed', terminal: true, resultCode: 3 });
+    journal.close();
+  });
+
+  it('persists settings (the pause switch)', () => {
+    const { path, journal } = openJournal();
+    journal.setSetting('paused', 'true');
+    journal.close();
+    const reopened = Journal.open(path, new ManualClock());
+    expect(reopened.getSetting('paused')).toBe('true');
+    reopened.close();
+  });
+
+  it('ActionBook indexes open actions, the newest per validator and stake heights', () => {
+    const { journal } = openJournal();
+    const book = new ActionBook(journal);
+    const seen: string[] = [];
+    book.onChange((r) => seen.push(r.state));
+    const a = book.prepare(input);
+    expect(book.open.get('005')?.seq).toBe(a.seq);
+    book.markSent(a.seq, { height: 8 });
+    book.markCommitted(a.seq, { height: 9, resultCode: 0 });
+    expect(book.open.size).toBe(0);
+    expect(book.stakeHeights.get('005')).toBe(9);
+    expect(book.latest.get('005')?.state).toBe('committed');
+    expect(seen).toEqual(['prepared', 'sent', 'committed']);
+    expect(new ActionBook(journal).stakeHeights.get('005')).toBe(9);
+    journal.close();
+  });
+});

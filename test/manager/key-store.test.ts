@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import { KeyStore } from '../../src/manager/keys/key-store.ts';
+import { keyOf } from '../support/plan-fixture.ts';
+
+const b64 = (text: string) => Buffer.from(text).toString('base64');
+
+describe('KeyStore', () => {
+  it('decodes base64 Secret data into keys addressable by id and address', () => {
+    const store = new KeyStore();
+    const { changed, newProblems } = store.update({
+      data: { '001': b64(keyOf('001').exportPrivateKeyHex()), other: b64('x') },
+    });
+    expect(changed).toEqual(['001']);
+    expect(newProblems).toEqual([]);
+    expect(store.get('001')).toMatchObject({ ok: true });
+    expect(store.idOfAddress(keyOf('001').address)).toBe('001');
+    expect(store.get('other')).toBeUndefined();
+  });
+
+  it('reports a malformed key once, until its value changes, and keeps the others', () => {
+    const store = new KeyStore();
+    const good = b64(keyOf('002').exportPrivateKeyHex());
+    const first = store.update({ data: { '001': b64('nothex'), '002': good } });
+    expect(first.newProblems).toEqual([
+      { id: '001', code: 'KEY_NOT_HEX', message: expect.any(String) },
+    ]);
+    expect(store.get('002')).toMatchObject({ ok: true });
+    expect(store.update({ data: { '001': b64('nothex'), '002': good } })).toEqual({
+      changed: [],
+      newProblems: [],
+    });
+    expect(store.update({ data: { '001': b64('abc'), '002': good } }).newProblems).toHaveLength(1);
+    const fixed = store.update({
+      data: { '001': b64(keyOf('001').exportPrivateKeyHex()), '002': good },
+    });
+    expect(fixed).toEqual({ changed: ['001'], newProblems: [] });
+  });
+
+  it('picks up added and removed keys', () => {
+    const store = new KeyStore();
+    store.update({ data: { '001': b64(keyOf('001').exportPrivateKeyHex()) } });
+    const added = store.update({
+      data: {
+        '001': b64(keyOf('001').exportPrivateKeyHex()),
+        '003': b64(keyOf('003').exportPrivateKeyHex()),
+      },
+    });
+    expect(added.changed).toEqual(['003']);
+    const removed = store.update({ data: { '003': b64(keyOf('003').exportPrivateKeyHex()) } });
+    expect(removed.changed).toEqual(['001']);
+    expect(store.get('001')).toBeUndefined();
+    expect(store.update(undefined).changed).toEqual(['003']);
+    expect(store.loaded).toBe(true);
+  });
+});

@@ -1,0 +1,316 @@
+// The rule of DESIGN.md, row by row, plus its safety clauses.
+import { describe, expect, it } from 'vitest';
+import { ChainStatus } from '../../src/manager/model.ts';
+import { plan, stakeFingerprint, Wait, type Decision } from '../../src/manager/planner/plan.ts';
+import {
+  action,
+  GENESIS,
+  input,
+  keyOf,
+  NOW,
+  row,
+  SETTINGS,
+  unwanted,
+  wanted,
+  type Scenario,
+} from '../support/plan-fixture.ts';
+
+function decide(s: Scenario, id: string): Decision {
+  const decision = plan(input(s)).find((d) => d.key === id);
+  if (decision === undefined) throw new Error(`no decision for ${id}`);
+  return decision;
+}
+
+const proven = { signers: GENESIS, chain: GENESIS.map((id) => row(id)) };
+
+describe('the rule table', () => {
+  it('stakes a wanted, Ready, synced validator that is absent on chain', () => {
+    const d = decide(
+      { ...proven, desired: [...GENESIS.map((id) => wanted(id)), wanted('005')] },
+      '005',
+    );
+    expect(d).toMatchObject({
+      action: 'stake',
+      waitingFor: undefined,
+      phase: 'pending',
+      serviceUrl: 'v005:42069',
+    });
+  });
+
+  it.each([ChainStatus.unstaking, ChainStatus.unstaked])(
+    'stakes a wanted validator that is %s on chain',
+    (status) => {
+      const d = decide(
+        { ...proven, chain: [...proven.chain, row('005', status)], desired: [wanted('005')] },
+        '005',
+      );
+      expect(d).toMatchObject({ action: 'stake', waitingFor: undefined });
+    },
+  );
+
+  it('leaves a wanted staked validator alone: staked until it signs, then active', () => {
+    expect(decide({ chain: [row('001')], desired: [wanted('001')] }, '001')).toMatchObject({
+      action: 'none',
+      phase: 'staked',
+    });
+    expect(
+      decide({ chain: [row('001')], desired: [wanted('001')], signers: ['001'] }, '001'),
+    ).toMatchObject({ action: 'none', phase: 'active' });
+  });
+
+  it('only counts signatures after the latest stake as proof of activity', () => {
+    const s = { chain: [row('005')], desired: [wanted('005')], signers: ['005'] };
+    expect(decide({ ...s, stakeHeights: { '005': 100 } }, '005').phase).toBe('staked');
+    expect(decide({ ...s, stakeHeights: { '005': 99 } }, '005').phase).toBe('active');
+  });
+
+  it('waits for a wanted pod that is not Ready, or not there at all, and never unstakes it', () => {
+    const notReady = decide(
+      { chain: [row('005')], desired: [wanted('005', { ready: false, readySince: undefined })] },
+      '005',
+    );
+    expect(notReady).toMatchObject({ action: 'none' });
+    const absentNotReady = decide(
+      { desired: [wanted('005', { ready: false, readySince: undefined })] },
+      '005',
+    );
+    expect(absentNotReady).toMatchObject({
+      action: 'stake',
+      waitingFor: Wait.podReady,
+      phase: 'pending',
+    });
+    const missingPod = decide({ chain: [row('005')], desired: [wanted('005', null)] }, '005');
+    expect(missingPod).toMatchObject({ action: 'none', phase: 'staked' });
+  });
+
+  it('unstakes a staked validator the cluster no longer wants', () => {
+    expect(decide({ chain: [row('005')], desired: [unwanted('005')] }, '005')).toMatchObject({
+      action: 'unstake',
+      waitingFor: undefined,
+    });
+    expect(decide({ chain: [row('005')], desired: [], keys: ['005'] }, '005')).toMatchObject({
+      action: 'unstake',
+    });
+  });
+
+  it.each([ChainStatus.unstaking, ChainStatus.unstaked])(
+    'does nothing for an unwanted validator that is %s',
+    (status) => {
+      expect(
+        decide({ chain: [row('005', status)], desired: [unwanted('005')] }, '005'),
+      ).toMatchObject({ action: 'none', phase: 'unstaked' });
+    },
+  );
+
+  it('does nothing at all for a held pod, whatever the chain says', () => {
+    expect(decide({ desired: [wanted('005', { held: true })] }, '005')).toMatchObject({
+      action: 'none',
+      phase: 'held',
+    });
+    expect(
+      decide({ chain: [row('005')], desired: [unwanted('005', { held: true })] }, '005'),
+    ).toMatchObject({ action: 'none', phase: 'held' });
+  });
+});
+
+describe('what blocks an action', () => {
+  it('a pending transaction: no new action until it resolves', () => {
+    const d = decide({ ...proven, desired: [wanted('005')], open: [action('005')] }, '005');
+    expect(d).toMatchObject({ action: 'none', phase: 'staking' });
+    const u = decide(
+      {
+        chain: [row('005')],
+        desired: [unwanted('005')],
+        open: [action('005', { kind: 'unstake' })],
+      },
+      '005',
+    );
+    expect(u).toMatchObject({ action: 'none', phase: 'unstaking' });
+  });
+
+  it('a transaction of the validator in the mempool that this manager did not send', () => {
+    const d = decide(
+      {
+        ...proven,
+        desired: [wanted('005')],
+        mempool: [{ id: '005', messageType: 'MessageStake' }],
+      },
+      '005',
+    );
+    expect(d).toMatchObject({ action: 'none', phase: 'staking' });
+  });
+
+  it('no decision before caches and chain have synced', () => {
+    expect(decide({ ...proven, desired: [wanted('005')], synced: false }, '005')).toMatchObject({
+      action: 'stake',
+      waitingFor: Wait.sync,
+    });
+  });
+
+  it('pause: the plan still shows the action, marked paused', () => {
+    const d = decide({ ...proven, desired: [wanted('005')], paused: true }, '005');
+    expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.paused });
+    expect(d.reason).toMatch(/^paused/);
+  });
+
+  it('the ready debounce, with the time left', () => {
+    const d = decide({ ...proven, desired: [wanted('005', { readySince: NOW - 500 })] }, '005');
+    expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.debounce, requeueAfterMs: 1_500 });
+  });
+
+  it('a node that has not said its height, or is behind', () => {
+    expect(decide({ ...proven, desired: [wanted('005')], nodeHeights: {} }, '005').waitingFor).toBe(
+      Wait.nodeSync,
+    );
+    const behind = decide(
+      { ...proven, desired: [wanted('005')], nodeHeights: { '005': 90 } },
+      '005',
+    );
+    expect(behind.waitingFor).toBe(Wait.nodeSync);
+    expect(behind.reason).toContain('height 90, chain 100');
+    expect(
+      decide({ ...proven, desired: [wanted('005')], nodeHeights: { '005': 99 } }, '005').waitingFor,
+    ).toBeUndefined();
+    expect(
+      decide(
+        { ...proven, desired: [wanted('005')], nodeHeights: {}, settings: { syncCheck: false } },
+        '005',
+      ).waitingFor,
+    ).toBeUndefined();
+  });
+
+  it('unstakes wait while a wanted pod has not told its id yet (annotation mapping)', () => {
+    const d = decide(
+      { chain: [row('005')], desired: [unwanted('005')], unresolvedWanted: ['validator-2'] },
+      '005',
+    );
+    expect(d).toMatchObject({ action: 'unstake', waitingFor: Wait.podIds });
+  });
+
+  it('a terminal failure holds until the inputs change', () => {
+    const fingerprint = stakeFingerprint(keyOf('005'), SETTINGS, 'v005:42069');
+    const failed = action('005', {
+      state: 'failed',
+      terminal: true,
+      fingerprint,
+      errorCode: 'INSUFFICIENT_FUNDS',
+      error: 'cannot pay',
+    });
+    expect(decide({ ...proven, desired: [wanted('005')], latest: [failed] }, '005')).toMatchObject({
+      action: 'none',
+      phase: 'failed',
+    });
+    const moved = decide(
+      { ...proven, desired: [wanted('005', { serviceUrl: 'elsewhere:1' })], latest: [failed] },
+      '005',
+    );
+    expect(moved).toMatchObject({ action: 'stake', waitingFor: undefined });
+    const retryable = { ...failed, terminal: false };
+    expect(decide({ ...proven, desired: [wanted('005')], latest: [retryable] }, '005').action).toBe(
+      'stake',
+    );
+  });
+});
+
+describe('keys', () => {
+  it('a wanted validator without a key is failed (KEY_MISSING) and nothing is sent', () => {
+    const d = decide({ ...proven, desired: [wanted('005')], keys: GENESIS }, '005');
+    expect(d).toMatchObject({ action: 'none', phase: 'failed' });
+    expect(d.reason).toMatch(/^KEY_MISSING/);
+  });
+
+  it('a malformed key is failed (KEY_INVALID) and the others carry on', () => {
+    const s: Scenario = {
+      ...proven,
+      desired: [wanted('005'), wanted('006')],
+      keys: [...GENESIS, '006'],
+      extraSecretData: { '005': Buffer.from('zz').toString('base64') },
+    };
+    expect(decide(s, '005')).toMatchObject({ action: 'none', phase: 'failed' });
+    expect(decide(s, '005').reason).toMatch(/^KEY_INVALID/);
+    expect(decide(s, '006')).toMatchObject({ action: 'stake', waitingFor: undefined });
+  });
+
+  it('a staked validator with no key is unmanaged and never touched', () => {
+    const stranger = {
+      address: 'ee'.repeat(20),
+      status: ChainStatus.staked,
+      stakedAmount: '1',
+      unstakingHeight: -1,
+      serviceUrl: '',
+    };
+    const decisions = plan(
+      input({
+        ...proven,
+        chain: [...proven.chain, stranger],
+        desired: GENESIS.map((id) => wanted(id)),
+      }),
+    );
+    expect(decisions.find((d) => d.key === stranger.address)).toMatchObject({
+      action: 'none',
+      phase: 'unmanaged',
+    });
+  });
+
+  it('an id claimed by two pods is reported and not acted on', () => {
+    const d = decide(
+      { ...proven, desired: [{ ...wanted('005'), conflict: 'id 005 is claimed by a and b' }] },
+      '005',
+    );
+    expect(d).toMatchObject({ action: 'none', phase: 'failed' });
+  });
+});
+
+describe('consensus-safe pacing', () => {
+  const wantedTen = Array.from({ length: 10 }, (_, i) => wanted(String(i + 1).padStart(3, '0')));
+  const stakes = (s: Scenario) =>
+    plan(input(s))
+      .filter((d) => d.action === 'stake' && d.waitingFor === undefined)
+      .map((d) => d.id);
+
+  it('lets fewer than half the proven set join at once: 4 → 5 → 7 → 10', () => {
+    expect(stakes({ ...proven, desired: wantedTen })).toEqual(['005']);
+    // 005 staked but not signing yet: nobody else may join.
+    const five = [...GENESIS, '005'];
+    expect(
+      stakes({ signers: GENESIS, chain: five.map((id) => row(id)), desired: wantedTen }),
+    ).toEqual([]);
+    // 005 signs: 5 proven, 2 may join.
+    expect(stakes({ signers: five, chain: five.map((id) => row(id)), desired: wantedTen })).toEqual(
+      ['006', '007'],
+    );
+    const seven = [...five, '006', '007'];
+    expect(
+      stakes({ signers: seven, chain: seven.map((id) => row(id)), desired: wantedTen }),
+    ).toEqual(['008', '009', '010']);
+  });
+
+  it('counts pending stakes against the budget and explains the wait', () => {
+    const decisions = plan(input({ ...proven, desired: wantedTen, open: [action('005')] }));
+    expect(decisions.filter((d) => d.action === 'stake' && d.waitingFor === undefined)).toEqual([]);
+    expect(decisions.find((d) => d.id === '006')).toMatchObject({ waitingFor: Wait.pacing });
+    expect(decisions.find((d) => d.id === '006')?.reason).toMatch(
+      /pacing: 1 validator\(s\) joining a set of 4 proven/,
+    );
+  });
+
+  it('does not limit removals: every unwanted validator is unstaked at once', () => {
+    const ten = wantedTen.map((d) => d.id);
+    const decisions = plan(
+      input({
+        signers: ten,
+        chain: ten.map((id) => row(id)),
+        desired: wantedTen.map((d, i) => (i < 4 ? d : unwanted(d.id))),
+      }),
+    );
+    expect(
+      decisions
+        .filter((d) => d.action === 'unstake' && d.waitingFor === undefined)
+        .map((d) => d.id),
+    ).toEqual(['005', '006', '007', '008', '009', '010']);
+  });
+
+  it('can be switched off', () => {
+    expect(stakes({ ...proven, desired: wantedTen, settings: { pacing: 'off' } })).toHaveLength(6);
+  });
+});
