@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // Entry point of `cluster-manager`: wires the commands of each part into one program.
 import { createProgram, runProgram } from '../cli/program.ts';
+import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerTxCommands } from '../manager/cli/tx-commands.ts';
 import { registerRunCommand } from '../manager/run.ts';
@@ -10,6 +11,7 @@ const program = createProgram(
   "Keeps a localnet chain's staked validators in step with its Kubernetes StatefulSet.",
 );
 registerRunCommand(program);
+registerDebugCommands(program);
 registerKeysCommands(program);
 registerTxCommands(program);
 

@@ -47,6 +47,7 @@ export interface PhaseChange {
 }
 
 export interface ManagerEvents {
+  height: [number];
   phase: [PhaseChange];
   action: [ActionRecord];
   paused: [boolean];
@@ -472,6 +473,7 @@ export class Manager {
   }
 
   #onHeight(height: number, changed: ReadonlySet<string>): void {
+    this.events.emit('height', height);
     this.metrics.chainHeight.set(height);
     this.metrics.lastSync.set(this.clock.now() / 1000);
     for (const address of changed) {

@@ -6,6 +6,9 @@ import { ConfigError, loadConfig, redactedConfig, SETTINGS, type Config } from '
 import { loadKubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Manager } from './manager.ts';
+import { ManagerControlPlane } from './rpc/control-plane.ts';
+import { startControlServer } from './rpc/server.ts';
+import { VERSION } from './version.ts';
 
 export interface RunningService {
   manager: Manager;
@@ -18,7 +21,7 @@ export interface RunningService {
 }
 
 /** Starts the service from an environment and flags (tests call this in-process). */
-export function startService(options: {
+export async function startService(options: {
   env: NodeJS.ProcessEnv;
   flags?: Record<string, string | undefined>;
 }): Promise<RunningService> {
@@ -30,24 +33,32 @@ export function startService(options: {
   logger.info({ config: redactedConfig(config) }, 'configuration');
   const kube = loadKubeClients({ namespace: config.namespace, env: options.env });
   const manager = new Manager({ config, logger, kube });
+  const control = new ManagerControlPlane(manager);
+  manager.events.on('height', () => void control.scaler.finishDrains());
+  const server = await startControlServer(
+    { control, token: config.rpcToken, logger, version: VERSION },
+    { host: config.rpcHost, port: config.rpcPort },
+  );
+  logger.info({ url: server.url }, 'control RPC listening');
   const started = manager
     .start()
     .catch((error: unknown) => logger.error({ error: String(error) }, 'start failed'));
   let stopping: Promise<void> | undefined;
-  return Promise.resolve({
+  return {
     manager,
     config,
     logger,
-    rpcUrl: undefined,
+    rpcUrl: server.url,
     stop: () => {
       stopping ??= (async () => {
+        await server.close();
         await Promise.race([started, Promise.resolve()]);
         await manager.stop();
         logger.flush();
       })();
       return stopping;
     },
-  });
+  };
 }
 
 export function registerRunCommand(program: Command): void {

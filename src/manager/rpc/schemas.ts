@@ -1,0 +1,209 @@
+// JSON schemas of the control RPC's requests and responses (validation, serialization and the
+// OpenAPI document all come from these).
+
+const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+
+export const errorSchema = {
+  $id: 'Error',
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: {
+          type: 'string',
+          description: 'Stable code from the error catalogue (docs/operations.md).',
+        },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+} as const;
+
+export const actionSchema = {
+  $id: 'Action',
+  type: 'object',
+  properties: {
+    seq: { type: 'integer' },
+    validatorId: { type: 'string' },
+    kind: { type: 'string', enum: ['stake', 'unstake'] },
+    state: { type: 'string', enum: ['prepared', 'sent', 'committed', 'failed', 'dropped'] },
+    mode: { type: 'string', enum: ['rpc', 'cli'] },
+    txHash: nullable({ type: 'string' }),
+    preparedHeight: { type: 'integer' },
+    sentHeight: nullable({ type: 'integer' }),
+    committedHeight: nullable({ type: 'integer' }),
+    resultCode: nullable({ type: 'integer' }),
+    errorCode: nullable({ type: 'string' }),
+    error: nullable({ type: 'string' }),
+    reason: { type: 'string' },
+    attempts: { type: 'integer' },
+    createdAt: { type: 'string' },
+    updatedAt: { type: 'string' },
+  },
+} as const;
+
+export const phases = [
+  'pending',
+  'staking',
+  'staked',
+  'active',
+  'unstaking',
+  'unstaked',
+  'held',
+  'failed',
+  'unmanaged',
+] as const;
+
+export const validatorSchema = {
+  $id: 'Validator',
+  type: 'object',
+  properties: {
+    key: { type: 'string', description: 'Validator id, or the address of an unmanaged validator.' },
+    id: nullable({ type: 'string' }),
+    address: nullable({ type: 'string' }),
+    pod: nullable({ type: 'string' }),
+    ready: { type: 'boolean' },
+    wanted: { type: 'boolean' },
+    chain: {
+      type: 'object',
+      properties: {
+        status: { type: 'string', enum: ['absent', 'staked', 'unstaking', 'unstaked', 'paused'] },
+        stakedAmount: nullable({ type: 'string' }),
+        unstakingHeight: nullable({ type: 'integer' }),
+        lastSignedHeight: nullable({ type: 'integer' }),
+      },
+    },
+    phase: { type: 'string', enum: phases },
+    reason: { type: 'string' },
+    waitingFor: nullable({ type: 'string' }),
+    pendingAction: nullable({ type: 'string', enum: ['stake', 'unstake'] }),
+    lastAction: nullable({ $ref: 'Action#' }),
+  },
+} as const;
+
+export const readinessSchema = {
+  type: 'object',
+  properties: {
+    ready: { type: 'boolean' },
+    synced: { type: 'boolean' },
+    leader: { type: 'boolean' },
+    leaderIdentity: nullable({ type: 'string' }),
+    paused: { type: 'boolean' },
+    chain: {
+      type: 'object',
+      properties: {
+        healthy: { type: 'boolean' },
+        height: { type: 'integer' },
+        lastError: nullable({ type: 'string' }),
+      },
+    },
+    informers: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          name: { type: 'string' },
+          synced: { type: 'boolean' },
+          restarts: { type: 'integer' },
+          lastError: nullable({ type: 'string' }),
+        },
+      },
+    },
+    queueDepth: { type: 'integer' },
+  },
+} as const;
+
+export const scaleBodySchema = {
+  type: 'object',
+  required: ['replicas'],
+  additionalProperties: false,
+  properties: {
+    replicas: {
+      type: 'integer',
+      minimum: 0,
+      maximum: 999,
+      description: 'Validators the StatefulSet should run.',
+    },
+    wait: {
+      type: 'string',
+      enum: ['none', 'staked', 'active'],
+      default: 'none',
+      description: 'Answer once the validators are staked, or signing blocks.',
+    },
+    timeoutSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 300 },
+    drive: {
+      type: 'boolean',
+      default: false,
+      description: 'Trigger views while waiting (manual pacemaker).',
+    },
+  },
+} as const;
+
+export const scaleResultSchema = {
+  type: 'object',
+  properties: {
+    statefulSet: { type: 'string' },
+    previous: { type: 'integer' },
+    replicas: { type: 'integer' },
+    wait: { type: 'string' },
+    done: { type: 'boolean' },
+    elapsedMs: { type: 'integer' },
+    drained: { type: 'array', items: { type: 'string' } },
+    missing: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          id: { type: 'string' },
+          phase: { type: 'string' },
+          reason: { type: 'string' },
+        },
+      },
+    },
+    height: { type: 'integer' },
+  },
+} as const;
+
+export const planSchema = {
+  type: 'object',
+  properties: {
+    synced: { type: 'boolean' },
+    paused: { type: 'boolean' },
+    height: { type: 'integer' },
+    actions: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          key: { type: 'string' },
+          id: nullable({ type: 'string' }),
+          action: { type: 'string', enum: ['stake', 'unstake'] },
+          waitingFor: nullable({ type: 'string' }),
+          reason: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+export const actionsQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: {
+      type: 'string',
+      pattern: '^(?:[1-9]\\d{0,2}|1000)$',
+      description: '1-1000 (default 50).',
+    },
+    before: {
+      type: 'string',
+      pattern: '^[1-9]\\d{0,15}$',
+      description: 'Sequence number to page before.',
+    },
+    validator: { type: 'string', pattern: '^\\d{3}$' },
+  },
+} as const;

@@ -1,0 +1,104 @@
+// The status view served by GET /v1/validators and shown by `cluster-manager status`: per
+// validator its pod, wanted-ness, on-chain row, phase, reason and last action.
+import type { ActionRecord, ChainStatus, ValidatorId } from './model.ts';
+import type { Manager } from './manager.ts';
+import type { Phase, Wait } from './planner/plan.ts';
+
+export interface ValidatorStatus {
+  /** Validator id, or the address for an unmanaged validator. */
+  key: string;
+  id: ValidatorId | null;
+  address: string | null;
+  pod: string | null;
+  ready: boolean;
+  wanted: boolean;
+  chain: {
+    status: ChainStatus;
+    stakedAmount: string | null;
+    unstakingHeight: number | null;
+    lastSignedHeight: number | null;
+  };
+  phase: Phase;
+  reason: string;
+  waitingFor: Wait | null;
+  pendingAction: 'stake' | 'unstake' | null;
+  lastAction: ActionSummary | null;
+}
+
+export interface ActionSummary {
+  seq: number;
+  validatorId: string;
+  kind: 'stake' | 'unstake';
+  state: string;
+  mode: 'rpc' | 'cli';
+  txHash: string | null;
+  preparedHeight: number;
+  sentHeight: number | null;
+  committedHeight: number | null;
+  resultCode: number | null;
+  errorCode: string | null;
+  error: string | null;
+  reason: string;
+  attempts: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function summarizeAction(record: ActionRecord): ActionSummary {
+  return {
+    seq: record.seq,
+    validatorId: record.validatorId,
+    kind: record.kind,
+    state: record.state,
+    mode: record.mode,
+    txHash: record.txHash ?? null,
+    preparedHeight: record.preparedHeight,
+    sentHeight: record.sentHeight ?? null,
+    committedHeight: record.committedHeight ?? null,
+    resultCode: record.resultCode ?? null,
+    errorCode: record.errorCode ?? null,
+    error: record.error ?? null,
+    reason: record.reason,
+    attempts: record.attempts,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+  };
+}
+
+/** Every validator the manager knows, in id order (unmanaged addresses last). */
+export function validatorStatuses(manager: Manager): ValidatorStatus[] {
+  const desired = manager.desired().validators;
+  return manager
+    .plan()
+    .map((decision): ValidatorStatus => {
+      const entry = decision.id === undefined ? undefined : desired.get(decision.id);
+      const row =
+        decision.address === undefined ? undefined : manager.chain.validators.get(decision.address);
+      const latest = decision.id === undefined ? undefined : manager.book.latest.get(decision.id);
+      const signed =
+        decision.address === undefined ? undefined : manager.chain.signers.get(decision.address);
+      return {
+        key: decision.key,
+        id: decision.id ?? null,
+        address: decision.address ?? null,
+        pod: entry?.pod?.name ?? null,
+        ready: entry?.pod?.ready === true,
+        wanted: decision.wanted,
+        chain: {
+          status: decision.chainStatus,
+          stakedAmount: row?.stakedAmount ?? null,
+          unstakingHeight:
+            row === undefined || row.unstakingHeight < 0 ? null : row.unstakingHeight,
+          lastSignedHeight: signed ?? null,
+        },
+        phase: decision.phase,
+        reason: decision.reason,
+        waitingFor: decision.waitingFor ?? null,
+        pendingAction: decision.action === 'none' ? null : decision.action,
+        lastAction: latest === undefined ? null : summarizeAction(latest),
+      };
+    })
+    .sort((a, b) =>
+      (a.id === null) === (b.id === null) ? a.key.localeCompare(b.key) : a.id === null ? 1 : -1,
+    );
+}
