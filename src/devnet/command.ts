@@ -1,0 +1,90 @@
+// `cluster-manager devnet`: starts the embedded devnet, prints `devnet ready` with its endpoints,
+// shows the validators' status until SIGINT/SIGTERM, then stops everything it started.
+import { InvalidArgumentError, type Command } from 'commander';
+import { CliError, ExitCode } from '../cli/program.ts';
+import { startDevnet, type Devnet } from './devnet.ts';
+import { StatusBoard } from './status-board.ts';
+
+interface DevnetFlags {
+  validators: number;
+  dir: string;
+  kubePort: number;
+  rpcPort: number;
+  pacemaker: 'auto' | 'manual';
+  blockInterval: number;
+  txMode: 'rpc' | 'cli';
+  manager: boolean;
+  keys?: number;
+}
+
+function int(min: number, max: number, what: string) {
+  return (value: string): number => {
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}`);
+    return Number(value);
+  };
+}
+
+function oneOf<T extends string>(values: readonly T[], what: string) {
+  return (value: string): T => {
+    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    return value as T;
+  };
+}
+
+export function registerDevnetCommand(program: Command): void {
+  program
+    .command('devnet')
+    .description('Run a whole localnet on this machine: Kubernetes API emulator, validator nodes as processes, and the manager.')
+    .option('--validators <n>', 'validators at genesis', int(1, 100, '--validators'), 4)
+    .option('--keys <n>', 'keys in the Secret (room to scale; default max(32, 2 × validators))', int(1, 999, '--keys'))
+    .option('--dir <dir>', 'where kubeconfig, devnet.json, manager.env and logs go', '.devnet')
+    .option('--kube-port <port>', 'port of the Kubernetes API (0 = any free port)', int(0, 65_535, '--kube-port'), 0)
+    .option('--rpc-port <port>', 'port of the manager\'s control RPC (0 = any free port)', int(0, 65_535, '--rpc-port'), 8080)
+    .option('--pacemaker <mode>', 'auto (blocks at an interval) or manual (one block per trigger-view)', oneOf(['auto', 'manual'] as const, '--pacemaker'), 'auto')
+    .option('--block-interval <ms>', 'block interval of the auto pacemaker', int(50, 60_000, '--block-interval'), 1000)
+    .option('--tx-mode <mode>', 'how the manager sends transactions: rpc or cli', oneOf(['rpc', 'cli'] as const, '--tx-mode'), 'rpc')
+    .option('--no-manager', 'start the cluster and chain only')
+    .action(async (flags: DevnetFlags) => {
+      let devnet: Devnet;
+      try {
+        devnet = await startDevnet({
+          validators: flags.validators,
+          ...(flags.keys === undefined ? {} : { keys: flags.keys }),
+          dir: flags.dir,
+          kubePort: flags.kubePort,
+          rpcPort: flags.rpcPort,
+          pacemaker: flags.pacemaker,
+          blockIntervalMs: flags.blockInterval,
+          txMode: flags.txMode,
+          manager: flags.manager,
+          log: (line) => process.stderr.write(`${line}\n`),
+        });
+      } catch (error: unknown) {
+        throw new CliError(`devnet did not start: ${error instanceof Error ? error.message : String(error)}`, ExitCode.failed);
+      }
+      const { info } = devnet;
+      process.stdout.write(
+        `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
+          `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
+      );
+      process.stdout.write(
+        `  try: export CLUSTER_MANAGER_URL=${info.managerUrl ?? '-'} CLUSTER_MANAGER_TOKEN=$(jq -r .token ${info.dir}/devnet.json)\n` +
+          '       npm run cluster-manager -- scale 6 --wait active\n' +
+          `       kubectl --kubeconfig ${info.kubeconfig} get pods\n`,
+      );
+      const board = info.managerUrl === null ? undefined : new StatusBoard({ url: info.managerUrl, out: process.stdout });
+      board?.start();
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          process.stderr.write(`${signal}: stopping the devnet…\n`);
+          board?.stop();
+          void devnet.stop().then(resolve);
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      process.stderr.write('devnet stopped\n');
+    });
+}
