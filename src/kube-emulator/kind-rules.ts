@@ -242,7 +242,34 @@ const roleBinding: KindRules = {
   },
 };
 
+/** MicroTime goes out as RFC 3339 with 6 fractional digits, whatever precision came in. */
+function microTimes(object: JsonObject, fields: readonly string[]): void {
+  for (const field of fields) {
+    const value = object[field];
+    if (typeof value !== 'string') continue;
+    const ms = Date.parse(value);
+    if (Number.isNaN(ms)) continue;
+    const fraction = /\.(\d+)/.exec(value)?.[1] ?? '';
+    object[field] =
+      `${new Date(ms).toISOString().slice(0, 19)}.${fraction.padEnd(6, '0').slice(0, 6)}Z`;
+  }
+}
+
+const lease: KindRules = {
+  defaults(object) {
+    if (isObject(object.spec)) microTimes(object.spec, ['acquireTime', 'renewTime']);
+  },
+};
+
+const event: KindRules = {
+  defaults(object) {
+    microTimes(object, ['eventTime']);
+  },
+};
+
 const byKind: Readonly<Record<string, KindRules>> = {
+  Lease: lease,
+  Event: event,
   StatefulSet: statefulSet,
   Deployment: deployment,
   Pod: pod,
