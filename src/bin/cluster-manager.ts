@@ -1,10 +1,49 @@
 #!/usr/bin/env node
 // Entry point of `cluster-manager`: wires the commands of each part into one program.
-import { createProgram, runProgram } from '../cli/program.ts';
+import { Option } from 'commander';
+import { createProgram, runProgram, UsageError } from '../cli/program.ts';
+import { runEmulatorCommand } from '../kube-emulator/main.ts';
 
 const program = createProgram(
   'cluster-manager',
   "Keeps a localnet chain's staked validators in step with its Kubernetes StatefulSet.",
 );
+
+function parsePort(value: string): number {
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65_535) throw new UsageError(`--port: not a port: ${value}`);
+  return port;
+}
+
+program
+  .command('emulator')
+  .description('Run the Kubernetes API emulator alone; writes a kubeconfig for kubectl.')
+  .option('--port <port>', 'TCP port on 127.0.0.1 (default: a free one)', parsePort)
+  .addOption(
+    new Option('--kubelet <mode>', 'how pods run')
+      .choices(['simulated', 'process'])
+      .default('simulated'),
+  )
+  .option('--dir <dir>', 'folder for the kubeconfig, pod folders and logs (default: a temp folder)')
+  .option(
+    '--images <file>',
+    'process mode: JSON image table {"<image>": {"command", "args", "env"}}',
+  )
+  .action(
+    async (options: {
+      port?: number;
+      kubelet: 'simulated' | 'process';
+      dir?: string;
+      images?: string;
+    }) => {
+      await runEmulatorCommand({
+        kubelet: options.kubelet,
+        ...(options.port === undefined ? {} : { port: options.port }),
+        ...(options.dir === undefined ? {} : { dir: options.dir }),
+        ...(options.images === undefined ? {} : { imagesFile: options.images }),
+        write: (line) => process.stdout.write(`${line}\n`),
+      });
+    },
+  );
 
 await runProgram(program, process.argv);

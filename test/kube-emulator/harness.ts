@@ -130,6 +130,16 @@ export async function isGone(read: () => Promise<unknown>): Promise<boolean> {
   }
 }
 
+/** The Status a call fails with (the test fails if the call succeeds). */
+export async function failure(call: Promise<unknown>): Promise<ReturnType<typeof statusOf>> {
+  try {
+    await call;
+  } catch (error: unknown) {
+    return statusOf(error);
+  }
+  throw new Error('the call succeeded');
+}
+
 /** The Status body of a client-node ApiException. */
 export function statusOf(error: unknown): {
   code: number;
