@@ -331,6 +331,13 @@ export class ProcessKubelet implements KubeletBase {
     const sources = this.#sources(run.namespace);
     try {
       run.volumes ??= await writeVolumes({ pod, folder: run.folder, sources });
+      const spec = isObject(pod.spec) ? pod.spec : {};
+      if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
+        const account = { namespace: run.namespace, name: spec.serviceAccountName };
+        await writeFile(join(run.folder, 'kubeconfig'), this.#kubeconfigFor(account), {
+          mode: 0o600,
+        });
+      }
       for (const container of pending) this.#spawn(run, pod, container);
     } catch (error: unknown) {
       if (!(error instanceof EnvError)) throw error;
@@ -392,14 +399,6 @@ export class ProcessKubelet implements KubeletBase {
     }
     const mounts = mountsOf(container.spec, run.volumes ?? new Map());
     const env = this.#environment(run, pod, container, mounts);
-    const spec = isObject(pod.spec) ? pod.spec : {};
-    if (env.KUBECONFIG !== undefined && typeof spec.serviceAccountName === 'string') {
-      void writeFile(
-        env.KUBECONFIG,
-        this.#kubeconfigFor({ namespace: run.namespace, name: spec.serviceAccountName }),
-        { mode: 0o600 },
-      );
-    }
     const own = [...strings(container.spec.command), ...strings(container.spec.args)].map((arg) =>
       rewriteMountPath(expand(arg, env), mounts),
     );
@@ -460,7 +459,14 @@ export class ProcessKubelet implements KubeletBase {
         if (run.terminating || this.#stopped) return;
         const current = this.#api.peek(podInfo, run.namespace, run.name);
         if (current === undefined || current.metadata.uid !== run.uid) return;
-        this.#spawn(run, current, container);
+        try {
+          this.#spawn(run, current, container);
+        } catch (error: unknown) {
+          // A reference that went missing (or a start failure): wait and let a sync retry it.
+          const message = error instanceof Error ? error.message : String(error);
+          container.state = { type: 'waiting', reason: 'CreateContainerConfigError', message };
+          this.#queue.addAfter(run.key, this.#settings.restartBackoffMs ?? 500);
+        }
         this.#writeStatus(run);
       }, delay);
     }

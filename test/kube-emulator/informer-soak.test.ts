@@ -46,7 +46,9 @@ describe('informer soak', () => {
         expect(watches.slice(1).every((r) => /resourceVersion=\d+/.test(r.query))).toBe(true);
         const lists = h.emulator.requestLog.filter(
           (r) =>
-            r.path === '/api/v1/namespaces/default/configmaps' && !r.query.includes('watch=true'),
+            r.method === 'GET' &&
+            r.path === '/api/v1/namespaces/default/configmaps' &&
+            !r.query.includes('watch=true'),
         );
         expect(lists).toHaveLength(1);
         expect(errors).toBe(0);
