@@ -1,5 +1,4 @@
 // What both fake kubelets offer tests, and the pod bookkeeping they share.
-import type { Clock } from './clock.ts';
 import { clone } from './json.ts';
 import { kindOf } from './kinds.ts';
 import type { ResourceApi } from './resource-api.ts';
@@ -49,5 +48,3 @@ export function terminationMs(pod: KubeObject, delayMs: number): number {
   const grace = pod.metadata.deletionGracePeriodSeconds ?? 30;
   return Math.min(delayMs, grace * 1000);
 }
-
-export type { Clock };

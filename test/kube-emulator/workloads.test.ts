@@ -4,7 +4,13 @@
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data: its API takes object literals. */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { makeInformer, Watch, type V1Pod } from '@kubernetes/client-node';
+import {
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+  Watch,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isGone, startHarness, statefulSet, type Harness } from './harness.ts';
 import { waitFor } from './wait-for.ts';
@@ -250,19 +256,36 @@ describe('StatefulSet controller', () => {
     expect(await podNames(h, 'app=fg')).toEqual([]);
   });
 
-  it('creates and deletes every pod at once under Parallel, and recreates a pod a test crashes back to ready', async () => {
-    harness = await startHarness({
-      kubelet: { mode: 'simulated', pendingMs: 200, readyMs: 200, terminationMs: 10 },
+  it('creates every pod at once under Parallel, where OrderedReady waits for the first', async () => {
+    // No kubelet: no pod ever becomes Ready, so only the policy decides how many pods exist.
+    harness = await startHarness({ kubelet: false });
+    const h = harness;
+    for (const [name, policy] of [
+      ['par', 'Parallel'],
+      ['ord', 'OrderedReady'],
+    ] as const) {
+      await h.apps.createNamespacedStatefulSet({
+        namespace: 'default',
+        body: statefulSet({ name, replicas: 4, podManagementPolicy: policy }),
+      });
+    }
+    await waitFor(async () => (await podNames(h, 'app=par')).length === 4, { what: 'four pods' });
+    expect(await podNames(h, 'app=ord')).toEqual(['ord-0']);
+    await h.apps.patchNamespacedStatefulSetScale(
+      { name: 'par', namespace: 'default', body: { spec: { replicas: 1 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await waitFor(async () => (await podNames(h, 'app=par')).join() === 'par-0', {
+      what: 'three pods gone at once',
     });
+  });
+
+  it('lets tests crash a pod into CrashLoopBackOff and force its readiness', async () => {
+    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0 } });
     const h = harness;
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'par', replicas: 4, podManagementPolicy: 'Parallel' }),
-    });
-    await waitFor(async () => (await podNames(h, 'app=par')).length === 4, {
-      timeoutMs: 150,
-      intervalMs: 5,
-      what: 'all four pods before any is ready',
     });
     await waitFor(
       async () =>
