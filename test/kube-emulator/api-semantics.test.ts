@@ -4,19 +4,13 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { isGone, startHarness, statefulSet, statusOf, type Harness } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { isGone, startHarness, statefulSet, statusOf } from './harness.ts';
 import { waitFor } from './wait-for.ts';
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 describe('API semantics', () => {
   it('creates a namespace and a StatefulSet with kubectl create, with uid, creationTimestamp, a numeric RV and generation 1 (check 2)', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const dir = harness.emulator.dir;
     await writeFile(
       join(dir, 'ns.json'),
@@ -44,7 +38,7 @@ describe('API semantics', () => {
   });
 
   it('lets exactly one of two concurrent Lease replaces with the same RV win; the other gets 409 Conflict (check 7)', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const { coordination } = harness;
     const lease = await coordination.createNamespacedLease({
       namespace: 'default',
@@ -73,7 +67,7 @@ describe('API semantics', () => {
   });
 
   it('answers AlreadyExists, NotFound, a bad label selector and an unsupported field selector with the real Status (check 8)', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const { core } = harness;
     const body = { metadata: { name: 's' }, stringData: { a: 'b' } };
     await core.createNamespacedSecret({ namespace: 'default', body });
@@ -124,7 +118,7 @@ describe('API semantics', () => {
   });
 
   it('names objects from generateName with five characters of the apimachinery alphabet (check 9)', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     for (let i = 0; i < 5; i++) {
       const created = await harness.core.createNamespacedConfigMap({
         namespace: 'default',
@@ -135,7 +129,7 @@ describe('API semantics', () => {
   });
 
   it('ignores status in a main-resource PUT but applies a --subresource=status patch (check 25)', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { core } = harness;
     const pod = await core.createNamespacedPod({
       namespace: 'default',
@@ -171,7 +165,7 @@ describe('API semantics', () => {
   });
 
   it('folds Secret stringData into base64 data and never returns stringData (check 26)', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const created = await harness.core.createNamespacedSecret({
       namespace: 'default',
       body: {
@@ -196,7 +190,7 @@ describe('API semantics', () => {
   });
 
   it('keeps one global resourceVersion, skips no-op writes, and pages lists with limit/continue', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const { core } = harness;
     const a = await core.createNamespacedConfigMap({
       namespace: 'default',
@@ -245,7 +239,7 @@ describe('API semantics', () => {
   });
 
   it('deletes pods gracefully: deletionTimestamp first, removal when the kubelet is done', async () => {
-    harness = await startHarness({
+    const harness = await startHarness({
       kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs: 300 },
     });
     const { core } = harness;

@@ -4,15 +4,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { V1MicroTime } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, statefulSet, type Harness } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { startHarness, statefulSet } from './harness.ts';
 import { waitFor } from './wait-for.ts';
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 function twoContainers() {
   const manifest = statefulSet({ name: 'web', replicas: 1 });
@@ -22,7 +16,7 @@ function twoContainers() {
 
 describe('kubectl apply', () => {
   it('applies twice, dropping a container the second time; the stored object has no directive keys (check 19)', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const file = join(harness.emulator.dir, 'sts.json');
     const manifest = twoContainers();
     await writeFile(file, JSON.stringify(manifest));
@@ -50,7 +44,7 @@ describe('kubectl apply', () => {
   });
 
   it('works without --validate=false thanks to the OpenAPI stub', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const file = join(harness.emulator.dir, 'sts.json');
     await writeFile(file, JSON.stringify(twoContainers()));
     const applied = await harness.kubectl(['apply', '-f', file]);
@@ -59,7 +53,7 @@ describe('kubectl apply', () => {
   });
 
   it('creates with kubectl apply --server-side and updates on a second run (check 20)', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const file = join(harness.emulator.dir, 'sts.json');
     const manifest = twoContainers();
     await writeFile(file, JSON.stringify(manifest));
@@ -84,8 +78,7 @@ describe('kubectl apply', () => {
 
 describe('events', () => {
   it('shows a core/v1 Event (with involvedObject.uid) in kubectl describe and in a field-selected get (check 24)', async () => {
-    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0 } });
-    const h = harness;
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0 } });
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 1 }),

@@ -10,21 +10,13 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { failure, startHarness, statefulSet, statusOf, type Harness } from './harness.ts';
-
-let harness: Harness | undefined;
-const restoreEnv: (() => void)[] = [];
-afterEach(async () => {
-  for (const restore of restoreEnv.splice(0)) restore();
-  await harness?.close();
-  harness = undefined;
-});
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { failure, startHarness, statefulSet, statusOf } from './harness.ts';
 
 function setEnv(name: string, value: string): void {
   const previous = process.env[name];
   process.env[name] = value;
-  restoreEnv.push(() => {
+  onTestFinished(() => {
     if (previous === undefined) Reflect.deleteProperty(process.env, name);
     else process.env[name] = previous;
   });
@@ -32,7 +24,7 @@ function setEnv(name: string, value: string): void {
 
 describe('HTTPS and tokens', () => {
   it('serves loadFromCluster(pathPrefix) over HTTPS with a CA file and a token file, and sees the bearer token (check 28)', async () => {
-    harness = await startHarness({ https: true, token: 'in-cluster-token' });
+    const harness = await startHarness({ https: true, token: 'in-cluster-token' });
     const { emulator } = harness;
     expect(emulator.url).toMatch(/^https:\/\/127\.0\.0\.1:\d+$/);
     const prefix = join(emulator.dir, 'root');
@@ -53,7 +45,7 @@ describe('HTTPS and tokens', () => {
   });
 
   it('requires the token over HTTPS (401 without it) and lets kubectl in with the written kubeconfig', async () => {
-    harness = await startHarness({ https: true });
+    const harness = await startHarness({ https: true });
     const { emulator } = harness;
     const kc = new KubeConfig();
     kc.loadFromOptions({ ...emulator.kubeconfigFor(), users: [{ name: 'admin' }] });
@@ -71,8 +63,7 @@ describe('HTTPS and tokens', () => {
 
 describe('RBAC', () => {
   it('checks a ServiceAccount token against the Roles bound to it: verbs, subresources and resourceNames', async () => {
-    harness = await startHarness({ rbac: true, kubelet: false });
-    const h = harness;
+    const h = await startHarness({ rbac: true, kubelet: false });
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 1 }),

@@ -1,16 +1,10 @@
 // Conformance check 1, and the health and discovery documents kubectl and client-node read.
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.ts';
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+import { describe, expect, it } from 'vitest';
+import { startHarness } from './harness.ts';
 
 describe('discovery', () => {
   it('kubectl version reports server v1.32 and api-resources lists the served kinds with short names (check 1)', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const version = await harness.kubectl(['version', '-o', 'json']);
     expect(version.code).toBe(0);
     const parsed = JSON.parse(version.stdout) as {
@@ -37,7 +31,7 @@ describe('discovery', () => {
   });
 
   it('answers health probes and discovery documents as JSON', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     const { url } = harness.emulator;
     for (const path of ['/healthz', '/readyz', '/livez']) {
       const response = await fetch(url + path);
@@ -61,7 +55,7 @@ describe('discovery', () => {
   });
 
   it('listens on loopback only', async () => {
-    harness = await startHarness();
+    const harness = await startHarness();
     expect(new URL(harness.emulator.url).hostname).toBe('127.0.0.1');
   });
 });

@@ -1,19 +1,10 @@
 // Conformance checks 17 and 18: watch resets, injected 500s and 429s, and an apiserver restart
 // with a resourceVersion jump, as a sidecar's restarting informer lives through them.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data: its API takes object literals. */
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { startHarness, statusOf, type Harness } from './harness.ts';
 import { restartingInformer, type RestartingInformer } from './restarting-informer.ts';
 import { waitFor } from './wait-for.ts';
-
-let harness: Harness | undefined;
-let informer: RestartingInformer | undefined;
-afterEach(async () => {
-  await informer?.stop();
-  informer = undefined;
-  await harness?.close();
-  harness = undefined;
-});
 
 async function storeNames(h: Harness): Promise<string[]> {
   return (await h.core.listNamespacedConfigMap({ namespace: 'default' })).items
@@ -30,14 +21,13 @@ async function converged(h: Harness, i: RestartingInformer): Promise<void> {
 
 describe('faults', () => {
   it('resets every watch socket: the informer errors, is restarted with backoff, and its cache converges; again with a 500 on the next list (check 17)', async () => {
-    harness = await startHarness({ kubelet: false });
-    const h = harness;
+    const h = await startHarness({ kubelet: false });
     await h.core.createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'a' } },
     });
-    informer = await restartingInformer(h.kc, h.core);
-    const i = informer;
+    const i = await restartingInformer(h.kc, h.core);
+    onTestFinished(() => i.stop());
     await waitFor(() => h.emulator.openWatches === 1);
     h.emulator.faults.resetWatches();
     await h.core.createNamespacedConfigMap({
@@ -62,7 +52,7 @@ describe('faults', () => {
   });
 
   it('answers the next requests with 429 and a Retry-After header', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     harness.emulator.faults.failNext(2, 429);
     const first = await fetch(`${harness.emulator.url}/api/v1/namespaces/default/pods`);
     expect(first.status).toBe(429);
@@ -77,15 +67,14 @@ describe('faults', () => {
   });
 
   it('after a restart with an RV jump the informer recovers through a 410 and a relist, with no duplicate adds (check 18)', async () => {
-    harness = await startHarness({ kubelet: false });
-    const h = harness;
+    const h = await startHarness({ kubelet: false });
     for (const name of ['a', 'b'])
       await h.core.createNamespacedConfigMap({
         namespace: 'default',
         body: { metadata: { name } },
       });
-    informer = await restartingInformer(h.kc, h.core);
-    const i = informer;
+    const i = await restartingInformer(h.kc, h.core);
+    onTestFinished(() => i.stop());
     await converged(h, i);
     const rvBefore = h.emulator.store.resourceVersion;
     await waitFor(() => h.emulator.openWatches === 1);
@@ -105,7 +94,7 @@ describe('faults', () => {
   });
 
   it('adds latency to every API request and expires the next watch on demand', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { emulator } = harness;
     emulator.faults.setLatency(150);
     const started = Date.now();
@@ -122,7 +111,7 @@ describe('faults', () => {
   });
 
   it('exposes the switches over HTTP under /_emulator/', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { url } = harness.emulator;
     const control = await fetch(`${url}/_emulator/faults/fail-next`, {
       method: 'POST',

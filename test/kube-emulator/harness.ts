@@ -12,6 +12,7 @@ import {
   EventsV1Api,
   KubeConfig,
 } from '@kubernetes/client-node';
+import { onTestFinished } from 'vitest';
 import {
   startEmulator,
   type Emulator,
@@ -52,6 +53,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** Starts an emulator for the running test; it is stopped (with all it runs) when the test ends. */
 export async function startHarness(options: EmulatorOptions = {}): Promise<Harness> {
   const work = await mkdtemp(join(tmpdir(), 'emulator-test-'));
   const emulator = await startEmulator({ dir: join(work, 'emulator'), ...options });
@@ -59,6 +61,10 @@ export async function startHarness(options: EmulatorOptions = {}): Promise<Harne
   const cacheDir = join(work, 'kube-cache');
   const kc = new KubeConfig();
   kc.loadFromOptions(emulator.kubeconfigFor());
+  onTestFinished(async () => {
+    await emulator.stop();
+    await rm(work, { recursive: true, force: true });
+  });
   return {
     emulator,
     kc,

@@ -3,23 +3,16 @@
 // it sits alone in this file and runs beside the others.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data: its API takes object literals. */
 import { makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './harness.ts';
+import { describe, expect, it } from 'vitest';
+import { startHarness } from './harness.ts';
 import { waitFor } from './wait-for.ts';
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 describe('informer soak', () => {
   it(
     'keeps a consistent cache across the 30 s client aborts, re-watching about every 30 s (check 16)',
     { timeout: 90_000 },
     async () => {
-      harness = await startHarness({ kubelet: false });
-      const h = harness;
+      const h = await startHarness({ kubelet: false });
       await h.core.createNamespacedConfigMap({
         namespace: 'default',
         body: { metadata: { name: 'a' } },

@@ -4,18 +4,12 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HOST_PORTS_ANNOTATION } from '../../src/kube-emulator/index.ts';
 import { startHarness, type Harness } from './harness.ts';
 import { waitFor } from './wait-for.ts';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'probe-server.mjs');
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
 
 interface Report {
   pid: number;
@@ -138,8 +132,7 @@ async function readyReplicas(h: Harness): Promise<number> {
 
 describe('process kubelet', () => {
   it('runs each pod as a process with resolved env, rewritten mount paths, private files and published host ports', async () => {
-    harness = await start();
-    const h = harness;
+    const h = await start();
     await seed(h, 2);
     await waitFor(async () => (await readyReplicas(h)) === 2, {
       what: 'two ready pods',
@@ -205,8 +198,7 @@ describe('process kubelet', () => {
   });
 
   it('restarts an exited process with backoff, shows CrashLoopBackOff and counts restarts', async () => {
-    harness = await start();
-    const h = harness;
+    const h = await start();
     await seed(h, 1);
     await waitFor(async () => (await readyReplicas(h)) === 1, { timeoutMs: 15_000 });
     const first = await report(h, 'node-0');
@@ -236,8 +228,7 @@ describe('process kubelet', () => {
   });
 
   it('stops the process with SIGTERM when the pod is deleted, removes its folder, and gives the recreated pod the same ports', async () => {
-    harness = await start();
-    const h = harness;
+    const h = await start();
     await seed(h, 1);
     await waitFor(async () => (await readyReplicas(h)) === 1, { timeoutMs: 15_000 });
     const before = await h.core.readNamespacedPod({ name: 'node-0', namespace: 'default' });
@@ -270,8 +261,7 @@ describe('process kubelet', () => {
         );
       });
     });
-    harness = await start({ 'node-0/http': free });
-    const h = harness;
+    const h = await start({ 'node-0/http': free });
     await seed(h, 1);
     await waitFor(async () => (await readyReplicas(h)) === 1, { timeoutMs: 15_000 });
     const pod = await h.core.readNamespacedPod({ name: 'node-0', namespace: 'default' });
@@ -280,7 +270,6 @@ describe('process kubelet', () => {
     });
     const r = await report(h, 'node-0');
     await h.close();
-    harness = undefined;
     expect(isAlive(r.pid)).toBe(false);
   });
 });

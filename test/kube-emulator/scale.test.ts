@@ -1,18 +1,12 @@
 // Conformance checks 5 and 6: the scale subresource through client-node and kubectl.
 /* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node's models are plain data: its API takes object literals. */
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, statefulSet, statusOf, type Harness } from './harness.ts';
-
-let harness: Harness | undefined;
-afterEach(async () => {
-  await harness?.close();
-  harness = undefined;
-});
+import { describe, expect, it } from 'vitest';
+import { startHarness, statefulSet, statusOf } from './harness.ts';
 
 describe('scale subresource', () => {
   it('rejects a merge body sent as JSON Patch (client-node default) with 400 and accepts it as a merge patch (check 5)', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { apps } = harness;
     await apps.createNamespacedStatefulSet({
       namespace: 'default',
@@ -47,7 +41,7 @@ describe('scale subresource', () => {
   });
 
   it('fails kubectl scale --current-replicas with a wrong value and succeeds with the right one (check 6)', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     await harness.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 3 }),
@@ -87,7 +81,7 @@ describe('scale subresource', () => {
   });
 
   it('answers a Scale PUT with a stale resourceVersion with 409 Conflict', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { apps } = harness;
     await apps.createNamespacedStatefulSet({
       namespace: 'default',

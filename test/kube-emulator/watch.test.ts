@@ -8,25 +8,16 @@ import {
   type V1ConfigMap,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
-import { KUBECTL, startHarness, type Harness } from './harness.ts';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { KUBECTL, startHarness } from './harness.ts';
 import { rawWatch } from './watch-client.ts';
 import { waitFor } from './wait-for.ts';
-
-let harness: Harness | undefined;
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-  await harness?.close();
-  harness = undefined;
-});
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
 describe('watch', () => {
   it('an informer with app=v sees add, update on a status change, delete when the label goes and add when it returns (check 11)', async () => {
-    harness = await startHarness({ kubelet: false });
-    const h = harness;
+    const h = await startHarness({ kubelet: false });
     const seen: string[] = [];
     const informer = makeInformer(
       h.kc,
@@ -34,7 +25,7 @@ describe('watch', () => {
       () => h.core.listNamespacedPod({ namespace: 'default', labelSelector: 'app=v' }),
       'app=v',
     );
-    cleanups.push(() => informer.stop());
+    onTestFinished(() => informer.stop());
     for (const verb of ['add', 'update', 'delete'] as const)
       informer.on(verb, (pod: V1Pod) => seen.push(`${verb} ${pod.metadata?.name ?? ''}`));
     await informer.start();
@@ -72,7 +63,7 @@ describe('watch', () => {
   });
 
   it('replays nothing from the list RV, exactly the missed events from an older RV, and the current state as ADDED with no RV (check 12)', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { core, emulator } = harness;
     await core.createNamespacedConfigMap({
       namespace: 'default',
@@ -96,7 +87,7 @@ describe('watch', () => {
       resourceVersion: current.metadata?.resourceVersion ?? '',
     });
     const unset = await rawWatch(emulator.url, path, {});
-    cleanups.push(() => [fromOld, fromNow, unset].forEach((w) => w.stop()));
+    onTestFinished(() => [fromOld, fromNow, unset].forEach((w) => w.stop()));
     await waitFor(() => fromOld.events.length === 3 && unset.events.length === 1);
     expect(fromOld.events.map((e) => `${e.type} ${e.object.metadata?.name ?? ''}`)).toEqual([
       'ADDED b',
@@ -120,8 +111,7 @@ describe('watch', () => {
   });
 
   it('answers a watch from an RV older than the history with ERROR 410 and the end of the stream; an informer relists without spurious deletes (check 13)', async () => {
-    harness = await startHarness({ kubelet: false, historySize: 5 });
-    const h = harness;
+    const h = await startHarness({ kubelet: false, historySize: 5 });
     await h.core.createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'quiet', labels: { app: 'quiet' } } },
@@ -135,7 +125,7 @@ describe('watch', () => {
       () => h.core.listNamespacedConfigMap({ namespace: 'default', labelSelector: 'app=quiet' }),
       'app=quiet',
     );
-    cleanups.push(() => informer.stop());
+    onTestFinished(() => informer.stop());
     informer.on('connect', () => connects++);
     informer.on('delete', (cm: V1ConfigMap) => deletes.push(cm.metadata?.name ?? ''));
     await informer.start();
@@ -190,7 +180,7 @@ describe('watch', () => {
   });
 
   it('sends a BOOKMARK with only an RV when asked, and a re-watch from it works (check 14)', async () => {
-    harness = await startHarness({ kubelet: false, bookmarkIntervalMs: 100 });
+    const harness = await startHarness({ kubelet: false, bookmarkIntervalMs: 100 });
     const { core, emulator } = harness;
     const path = '/api/v1/namespaces/default/secrets';
     const listed = await core.listNamespacedSecret({ namespace: 'default' });
@@ -199,7 +189,7 @@ describe('watch', () => {
       allowWatchBookmarks: 'true',
       fieldSelector: 'metadata.name=s',
     });
-    cleanups.push(() => watch.stop());
+    onTestFinished(() => watch.stop());
     await core.createNamespacedConfigMap({
       namespace: 'default',
       body: { metadata: { name: 'moves-the-rv' } },
@@ -215,19 +205,18 @@ describe('watch', () => {
       resourceVersion: rv,
       fieldSelector: 'metadata.name=s',
     });
-    cleanups.push(() => again.stop());
+    onTestFinished(() => again.stop());
     await core.createNamespacedSecret({ namespace: 'default', body: { metadata: { name: 's' } } });
     await waitFor(() => again.events.length === 1);
     expect(again.events[0]).toMatchObject({ type: 'ADDED', object: { metadata: { name: 's' } } });
     const plain = await rawWatch(emulator.url, path, { resourceVersion: rv });
-    cleanups.push(() => plain.stop());
+    onTestFinished(() => plain.stop());
     await waitFor(() => plain.events.length === 1);
     expect(plain.events.every((e) => e.type !== 'BOOKMARK')).toBe(true);
   });
 
   it('ends a watch with timeoutSeconds=2 cleanly after about two seconds, and kubectl get -w exits 0 when its stream ends (check 15)', async () => {
-    harness = await startHarness({ kubelet: false });
-    const h = harness;
+    const h = await startHarness({ kubelet: false });
     const watch = await rawWatch(h.emulator.url, '/api/v1/namespaces/default/pods', {
       timeoutSeconds: '2',
     });
@@ -252,7 +241,9 @@ describe('watch', () => {
     const exited = new Promise<number | null>((resolve) =>
       kubectl.once('exit', (code) => resolve(code)),
     );
-    cleanups.push(() => kubectl.kill('SIGKILL'));
+    onTestFinished(() => {
+      kubectl.kill('SIGKILL');
+    });
     await waitFor(
       () =>
         h.emulator.requestLog.some(
@@ -266,12 +257,12 @@ describe('watch', () => {
   });
 
   it('holds events back while paused and delivers them in order on resume', async () => {
-    harness = await startHarness({ kubelet: false });
+    const harness = await startHarness({ kubelet: false });
     const { core, emulator } = harness;
     const watch = await rawWatch(emulator.url, '/api/v1/namespaces/default/configmaps', {
       resourceVersion: String(emulator.store.resourceVersion),
     });
-    cleanups.push(() => watch.stop());
+    onTestFinished(() => watch.stop());
     emulator.faults.pauseEvents();
     await core.createNamespacedConfigMap({
       namespace: 'default',

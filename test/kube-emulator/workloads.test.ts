@@ -11,17 +11,9 @@ import {
   Watch,
   type V1Pod,
 } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { isGone, startHarness, statefulSet, type Harness } from './harness.ts';
 import { waitFor } from './wait-for.ts';
-
-let harness: Harness | undefined;
-const cleanups: (() => unknown)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0)) await cleanup();
-  await harness?.close();
-  harness = undefined;
-});
 
 function isReady(pod: V1Pod | undefined): boolean {
   return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
@@ -34,7 +26,7 @@ function podInformer(h: Harness, labelSelector: string) {
     () => h.core.listNamespacedPod({ namespace: 'default', labelSelector }),
     labelSelector,
   );
-  cleanups.push(() => informer.stop());
+  onTestFinished(() => informer.stop());
   return informer;
 }
 
@@ -45,8 +37,7 @@ async function podNames(h: Harness, labelSelector: string): Promise<string[]> {
 
 describe('StatefulSet controller', () => {
   it('creates web-0..2 in order, each only after the previous one is Ready (check 3)', async () => {
-    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 30, readyMs: 30 } });
-    const h = harness;
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 30, readyMs: 30 } });
     const informer = podInformer(h, 'app=web');
     const added: { name: string; previousReady: boolean; rv: number; created: number }[] = [];
     informer.on('add', (pod) => {
@@ -87,10 +78,9 @@ describe('StatefulSet controller', () => {
   });
 
   it('scales down from the highest ordinal, each pod MODIFIED with a deletionTimestamp and then DELETED (check 4)', async () => {
-    harness = await startHarness({
+    const h = await startHarness({
       kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs: 80 },
     });
-    const h = harness;
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 3 }),
@@ -111,7 +101,7 @@ describe('StatefulSet controller', () => {
       },
       () => undefined,
     );
-    cleanups.push(() => controller.abort());
+    onTestFinished(() => controller.abort());
     const scaled = await h.kubectl(['scale', 'sts', 'web', '--replicas=1']);
     expect(scaled.stdout).toContain('statefulset.apps/web scaled');
     await waitFor(() => seen.includes('DELETED web-1'), { what: 'web-1 to be deleted' });
@@ -124,10 +114,9 @@ describe('StatefulSet controller', () => {
   });
 
   it('lets kubectl delete pod return once the pod is gone, then recreates it with a new uid (check 21)', async () => {
-    harness = await startHarness({
+    const h = await startHarness({
       kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs: 200 },
     });
-    const h = harness;
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 2 }),
@@ -156,8 +145,7 @@ describe('StatefulSet controller', () => {
   });
 
   it('lets kubectl wait --for=condition=Ready succeed once the kubelet marks the pod ready (check 22)', async () => {
-    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 100, readyMs: 300 } });
-    const h = harness;
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 100, readyMs: 300 } });
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 1 }),
@@ -174,8 +162,7 @@ describe('StatefulSet controller', () => {
   });
 
   it('lets kubectl rollout status finish when readyReplicas == replicas and observedGeneration == generation (check 23)', async () => {
-    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 50, readyMs: 100 } });
-    const h = harness;
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 50, readyMs: 100 } });
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'web', replicas: 3 }),
@@ -196,10 +183,9 @@ describe('StatefulSet controller', () => {
   });
 
   it('garbage-collects pods with Background deletion and orphans them, without owner references, with Orphan (check 27)', async () => {
-    harness = await startHarness({
+    const h = await startHarness({
       kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs: 20 },
     });
-    const h = harness;
     for (const name of ['bg', 'or']) {
       await h.apps.createNamespacedStatefulSet({
         namespace: 'default',
@@ -232,10 +218,9 @@ describe('StatefulSet controller', () => {
   });
 
   it('with Foreground deletion keeps the StatefulSet until its pods are gone', async () => {
-    harness = await startHarness({
+    const h = await startHarness({
       kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs: 100 },
     });
-    const h = harness;
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'fg', replicas: 2, podManagementPolicy: 'Parallel' }),
@@ -258,8 +243,7 @@ describe('StatefulSet controller', () => {
 
   it('creates every pod at once under Parallel, where OrderedReady waits for the first', async () => {
     // No kubelet: no pod ever becomes Ready, so only the policy decides how many pods exist.
-    harness = await startHarness({ kubelet: false });
-    const h = harness;
+    const h = await startHarness({ kubelet: false });
     for (const [name, policy] of [
       ['par', 'Parallel'],
       ['ord', 'OrderedReady'],
@@ -281,8 +265,7 @@ describe('StatefulSet controller', () => {
   });
 
   it('lets tests crash a pod into CrashLoopBackOff and force its readiness', async () => {
-    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0 } });
-    const h = harness;
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0 } });
     await h.apps.createNamespacedStatefulSet({
       namespace: 'default',
       body: statefulSet({ name: 'par', replicas: 4, podManagementPolicy: 'Parallel' }),
@@ -314,8 +297,7 @@ describe('StatefulSet controller', () => {
 
 describe('Deployment controller', () => {
   it('runs pods named <deploy>-<hash>-<suffix> and lets kubectl rollout status finish', async () => {
-    harness = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 20, readyMs: 50 } });
-    const h = harness;
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 20, readyMs: 50 } });
     const manifest = {
       apiVersion: 'apps/v1',
       kind: 'Deployment',
