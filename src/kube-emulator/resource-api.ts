@@ -96,6 +96,11 @@ export class ResourceApi {
     this.#random = options.random ?? Math.random;
   }
 
+  /** The current time on the emulator's clock. */
+  now(): number {
+    return this.#clock.now();
+  }
+
   /** The stored form of an object as `info` serves it: converted, with kind and apiVersion. */
   serve(info: KindInfo, stored: KubeObject): KubeObject {
     const converted =

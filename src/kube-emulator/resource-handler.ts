@@ -10,6 +10,7 @@ import type { ResourceRoute } from './routes.ts';
 import { badRequest, expired, methodNotAllowed, routeNotFound } from './status-errors.ts';
 import type { KubeObject } from './types.ts';
 import type { WatchHub } from './watch-hub.ts';
+import { toTable, wantsTable } from './table.ts';
 
 export interface ResourceContext {
   api: ResourceApi;
@@ -300,11 +301,29 @@ export async function handleResource(options: {
           allowBookmarks: flag(query, 'allowWatchBookmarks'),
           sendInitialEvents: flag(query, 'sendInitialEvents'),
           timeoutSeconds,
+          table: wantsTable(request.headers.accept)
+            ? { includeObject: query.get('includeObject') }
+            : undefined,
         });
         return undefined;
       }
-      if (route.name === undefined) return list(context, route, query);
-      return { status: 200, body: api.get(info, namespace, route.name, subresourceOf(route)) };
+      const subresource = subresourceOf(route);
+      const reply =
+        route.name === undefined
+          ? list(context, route, query)
+          : { status: 200, body: api.get(info, namespace, route.name, subresource) };
+      if (!wantsTable(request.headers.accept) || subresource !== undefined) return reply;
+      const body = reply.body as { items?: KubeObject[]; metadata?: JsonObject };
+      return {
+        status: 200,
+        body: toTable({
+          info,
+          objects: body.items ?? [reply.body as KubeObject],
+          now: api.now(),
+          includeObject: query.get('includeObject'),
+          ...(body.items === undefined ? {} : { listMeta: body.metadata ?? {} }),
+        }),
+      };
     }
     case 'POST':
       if (route.name !== undefined) throw methodNotAllowed();

@@ -5,6 +5,7 @@ import type { Cancel, Clock } from './clock.ts';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
 import type { ObjectFilter } from './object-filter.ts';
 import type { ResourceApi } from './resource-api.ts';
+import { toTable } from './table.ts';
 import type { StoreEvent, StoreEventType } from './store.ts';
 import type { KubeObject } from './types.ts';
 
@@ -16,6 +17,8 @@ export interface WatchRequest {
   allowBookmarks: boolean;
   sendInitialEvents: boolean;
   timeoutSeconds: number | undefined;
+  /** Events carry one-row Tables (kubectl get -w) when set; `includeObject` as asked. */
+  table: { includeObject: string | null } | undefined;
 }
 
 export interface WatchHubOptions {
@@ -99,7 +102,7 @@ export class WatchHub {
     if (fromNow) {
       for (const object of store.list(request.info.storage)) {
         if (request.filter.matches(object))
-          this.#write(watch, this.#line('ADDED', object, request.info));
+          this.#write(watch, this.#line('ADDED', object, request));
       }
       if (request.sendInitialEvents && request.allowBookmarks) this.#bookmark(watch, true);
     } else {
@@ -160,7 +163,7 @@ export class WatchHub {
   }
 
   #deliver(watch: OpenWatch, event: StoreEvent): void {
-    const { filter, info } = watch.request;
+    const { filter, info, table } = watch.request;
     const isMatch = event.type !== 'DELETED' && filter.matches(event.object);
     const wasMatch = event.previous !== undefined && filter.matches(event.previous);
     let type: StoreEventType | undefined;
@@ -173,17 +176,28 @@ export class WatchHub {
       cache = new Map();
       encoded.set(event, cache);
     }
-    const key = `${type}|${apiVersionOf(info)}`;
+    const key = `${type}|${apiVersionOf(info)}|${table === undefined ? '' : `table=${table.includeObject ?? ''}`}`;
     let line = cache.get(key);
     if (line === undefined) {
-      line = this.#line(type, event.object, info);
+      line = this.#line(type, event.object, watch.request);
       cache.set(key, line);
     }
     this.#write(watch, line);
   }
 
-  #line(type: StoreEventType, object: KubeObject, info: KindInfo): string {
-    return `${JSON.stringify({ type, object: this.#options.api.serve(info, object) })}\n`;
+  #line(type: StoreEventType, object: KubeObject, request: WatchRequest): string {
+    const { api } = this.#options;
+    const served = api.serve(request.info, object);
+    const body =
+      request.table === undefined
+        ? served
+        : toTable({
+            info: request.info,
+            objects: [served],
+            now: api.now(),
+            includeObject: request.table.includeObject,
+          });
+    return `${JSON.stringify({ type, object: body })}\n`;
   }
 
   #bookmark(watch: OpenWatch, initialEventsEnd: boolean): void {

@@ -182,6 +182,31 @@ describe('StatefulSet controller', () => {
     expect(sts.status?.currentRevision).toBe(sts.status?.updateRevision);
   });
 
+  it('prints kubectl get tables with the real columns (server-side printing)', async () => {
+    const h = await startHarness({ kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0 } });
+    await h.apps.createNamespacedStatefulSet({
+      namespace: 'default',
+      body: statefulSet({ name: 'web', replicas: 2 }),
+    });
+    expect((await h.kubectl(['rollout', 'status', 'sts/web', '--timeout=20s'])).code).toBe(0);
+    const pods = await h.kubectl(['get', 'pods', '-o', 'wide']);
+    const lines = pods.stdout.trim().split('\n');
+    expect(lines[0]?.split(/\s+/)).toEqual([
+      'NAME',
+      'READY',
+      'STATUS',
+      'RESTARTS',
+      'AGE',
+      'IP',
+      'NODE',
+    ]);
+    expect(lines[1]).toMatch(
+      /^web-0\s+1\/1\s+Running\s+0\s+\d+s\s+10\.244\.\d+\.\d+\s+kube-emulator$/,
+    );
+    const sets = await h.kubectl(['get', 'sts']);
+    expect(sets.stdout).toMatch(/^NAME\s+READY\s+AGE\nweb\s+2\/2\s+\d+s\n$/);
+  });
+
   it('garbage-collects pods with Background deletion and orphans them, without owner references, with Orphan (check 27)', async () => {
     const h = await startHarness({
       kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs: 20 },
