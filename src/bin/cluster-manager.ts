@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // Entry point of `cluster-manager`: wires the commands of each part into one program.
 import { createProgram, runProgram } from '../cli/program.ts';
+import { registerDevnetCommand } from '../devnet/command.ts';
 import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerTxCommands } from '../manager/cli/tx-commands.ts';
 import { registerRunCommand } from '../manager/run.ts';
+import { registerEmulatorCommand } from './emulator-command.ts';
 
 const program = createProgram(
   'cluster-manager',
@@ -12,6 +14,8 @@ const program = createProgram(
 );
 registerRunCommand(program);
 registerDebugCommands(program);
+registerDevnetCommand(program);
+registerEmulatorCommand(program);
 registerKeysCommands(program);
 registerTxCommands(program);
 

@@ -1,0 +1,219 @@
+// Assembles and runs the emulator: store, API, watch hub, HTTP(S) server, controllers, kubelet.
+import { mkdtemp, mkdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Authenticator, type ServiceAccountRef } from './auth.ts';
+import { realClock, type Clock } from './clock.ts';
+import { control } from './control-routes.ts';
+import { DeploymentController } from './deployment-controller.ts';
+import { FaultState, type Faults } from './faults.ts';
+import { GarbageCollector } from './garbage-collector.ts';
+import { ApiServer, type LoggedRequest } from './http-server.ts';
+import { kindOf } from './kinds.ts';
+import type { KubeletBase, KubeletControl } from './kubelet.ts';
+import { ProcessKubelet, type ProcessKubeletOptions } from './kubelet-process.ts';
+import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simulated.ts';
+import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { ResourceApi } from './resource-api.ts';
+import { createSelfSignedCertificate } from './self-signed-cert.ts';
+import { StatefulSetController } from './statefulset-controller.ts';
+import { Store } from './store.ts';
+import { WatchHub, type WatchRequest } from './watch-hub.ts';
+
+export interface EmulatorOptions {
+  /** TCP port on 127.0.0.1; 0 (the default) picks a free one. */
+  port?: number;
+  /** Serve HTTPS with a fresh self-signed certificate (`caCert`); a token is then required. */
+  https?: boolean;
+  /** The admin bearer token. Without one (and without https) any request is admin. */
+  token?: string;
+  /** Check ServiceAccount tokens against Roles and RoleBindings (403 otherwise). */
+  rbac?: boolean;
+  /** Where kubeconfigs, pod folders and logs go; a fresh temp dir (removed on stop) by default. */
+  dir?: string;
+  /** The fake kubelet (simulated by default); `false` runs none (pods stay Pending). */
+  kubelet?: SimulatedKubeletOptions | ProcessKubeletOptions | false;
+  /** How many events the watch history keeps (default 10,000). */
+  historySize?: number;
+  /** The clock behind every delay and timestamp (default: the real one). */
+  clock?: Clock;
+  /** How often watches that allow bookmarks get one (default 60 s). */
+  bookmarkIntervalMs?: number;
+  /** Namespaces to create at start besides default, kube-system and kube-public. */
+  namespaces?: string[];
+  /** The first resourceVersion (random and large by default). */
+  rvBase?: number;
+  /** Called when a watch opens. */
+  onWatch?: (request: WatchRequest) => void;
+}
+
+export interface Emulator {
+  /** `http://127.0.0.1:PORT` or `https://…`. */
+  readonly url: string;
+  /** The folder holding kubeconfigs, pod folders and logs. */
+  readonly dir: string;
+  /** The PEM CA certificate clients must trust (https only). */
+  readonly caCert: string | undefined;
+  /** The admin token (https always has one). */
+  readonly token: string | undefined;
+  /** Fault switches. */
+  readonly faults: Faults;
+  /** Fake kubelet controls. */
+  readonly kubelet: KubeletControl;
+  /** Direct access to the store (benchmarks, assertions); writes here skip API semantics. */
+  readonly store: Store;
+  /** The API semantics layer, for tests that write as controllers do. */
+  readonly api: ResourceApi;
+  /** The last requests served (method, path, query, user agent), oldest first. */
+  readonly requestLog: readonly LoggedRequest[];
+  /** How many watch streams are open now. */
+  readonly openWatches: number;
+  /** The bearer token of a ServiceAccount (stable per account). */
+  issueToken(namespace: string, serviceAccount: string): string;
+  /** A kubeconfig (in `KubeConfig.loadFromOptions` form) for the admin, or for a ServiceAccount. */
+  kubeconfigFor(
+    serviceAccount?: ServiceAccountRef,
+    options?: { namespace?: string },
+  ): KubeconfigOptions;
+  /** Writes a kubeconfig file (YAML) usable by kubectl; returns its path. */
+  writeKubeconfig(path: string, options?: { namespace?: string; token?: string }): Promise<string>;
+  /** Ends every watch, closes every socket, stops every process and waits for them to exit. */
+  stop(): Promise<void>;
+}
+
+const namespaces = kindOf('', 'namespaces');
+
+/** Starts an emulator listening on 127.0.0.1. */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
+  const clock = options.clock ?? realClock;
+  const ownDir = options.dir === undefined;
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'kube-emulator-')));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const store = new Store({
+    historySize: options.historySize ?? 10_000,
+    ...(options.rvBase === undefined ? {} : { rvBase: options.rvBase }),
+  });
+  const api = new ResourceApi({ store, clock });
+  for (const name of [
+    'default',
+    'kube-system',
+    'kube-public',
+    'kube-node-lease',
+    ...(options.namespaces ?? []),
+  ]) {
+    if (api.peek(namespaces, '', name) === undefined)
+      api.create(namespaces, '', { metadata: { name } });
+  }
+  const tls =
+    options.https === true ? createSelfSignedCertificate(new Date(clock.now())) : undefined;
+  const token = options.token ?? (tls === undefined ? undefined : `admin-${crypto.randomUUID()}`);
+  const auth = new Authenticator({ adminToken: token, rbac: options.rbac === true, store });
+  const hub = new WatchHub({
+    api,
+    clock,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    ...(options.onWatch === undefined ? {} : { onOpen: options.onWatch }),
+  });
+  const connections = { drop: (): void => undefined };
+  const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
+  const gc = new GarbageCollector({ api, clock });
+  const statefulSets = new StatefulSetController({ api, clock });
+  const deployments = new DeploymentController({ api, clock });
+  const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
+  let url = '';
+  const kubeconfigFor = (
+    account?: ServiceAccountRef,
+    config: { namespace?: string } = {},
+  ): KubeconfigOptions =>
+    kubeconfigOptions({
+      server: url,
+      caCert: tls?.cert,
+      token: account === undefined ? token : auth.issueToken(account.namespace, account.name),
+      namespace: config.namespace ?? account?.namespace,
+      ...(account === undefined ? {} : { user: `${account.namespace}-${account.name}` }),
+    });
+  const kubelet: KubeletBase | undefined =
+    kubeletSettings === false
+      ? undefined
+      : kubeletSettings.mode === 'simulated'
+        ? new SimulatedKubelet({ api, clock, settings: kubeletSettings })
+        : new ProcessKubelet({
+            api,
+            clock,
+            dir,
+            settings: kubeletSettings,
+            kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
+          });
+  const kubeletControl: KubeletControl = kubelet ?? {
+    setReady: () => undefined,
+    crash: () => undefined,
+    kill: () => undefined,
+    setTerminationDelay: () => undefined,
+    logPath: () => {
+      throw new Error('this emulator runs no kubelet');
+    },
+  };
+  const apiServer: ApiServer = new ApiServer({
+    api,
+    hub,
+    auth,
+    faults,
+    port: options.port ?? 0,
+    tls,
+    control: control({
+      faults,
+      kubelet: kubeletControl,
+      auth,
+      requestLog: () => apiServer.requestLog,
+    }),
+    requestLogSize: 5_000,
+    now: () => clock.now(),
+  });
+  connections.drop = () => apiServer.dropConnections();
+  url = await apiServer.listen();
+  let stopping: Promise<void> | undefined;
+  const stop = async (): Promise<void> => {
+    hub.endAll();
+    statefulSets.stop();
+    deployments.stop();
+    gc.stop();
+    await kubelet?.stop();
+    hub.endAll();
+    await apiServer.close();
+    if (ownDir) await rm(dir, { recursive: true, force: true });
+  };
+  return {
+    url,
+    dir,
+    caCert: tls?.cert,
+    token,
+    faults,
+    kubelet: kubeletControl,
+    store,
+    api,
+    get requestLog() {
+      return apiServer.requestLog;
+    },
+    get openWatches() {
+      return hub.size;
+    },
+    issueToken: (namespace, serviceAccount) => auth.issueToken(namespace, serviceAccount),
+    kubeconfigFor,
+    async writeKubeconfig(path, config = {}) {
+      const base = kubeconfigFor(
+        undefined,
+        config.namespace === undefined ? {} : { namespace: config.namespace },
+      );
+      const withToken =
+        config.token === undefined
+          ? base
+          : { ...base, users: [{ name: 'admin', token: config.token }] };
+      await writeFile(path, kubeconfigYaml(withToken), { mode: 0o600 });
+      return path;
+    },
+    stop() {
+      stopping ??= stop();
+      return stopping;
+    },
+  };
+}

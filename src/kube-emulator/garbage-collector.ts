@@ -1,0 +1,89 @@
+// Garbage collection through ownerReferences: dependents of a deleted owner are deleted, and an
+// owner in Foreground deletion goes once its dependents are gone.
+import type { Clock } from './clock.ts';
+import { clone } from './json.ts';
+import { storageKind } from './kinds.ts';
+import { FOREGROUND_FINALIZER, Propagation, type ResourceApi } from './resource-api.ts';
+import type { StoreEvent } from './store.ts';
+import { WorkQueue } from './work-queue.ts';
+
+export class GarbageCollector {
+  readonly #api: ResourceApi;
+  readonly #queue: WorkQueue;
+  readonly #unsubscribe: () => void;
+  /** Owners in Foreground deletion, by uid: `storage|namespace|name`. */
+  readonly #foreground = new Map<string, string>();
+
+  constructor(options: { api: ResourceApi; clock: Clock }) {
+    this.#api = options.api;
+    this.#queue = new WorkQueue({ handle: (key) => this.#handle(key), clock: options.clock });
+    this.#unsubscribe = this.#api.store.subscribe((event) => this.#observe(event));
+  }
+
+  stop(): void {
+    this.#unsubscribe();
+    this.#queue.stop();
+  }
+
+  #observe(event: StoreEvent): void {
+    const meta = event.object.metadata;
+    const uid = meta.uid ?? '';
+    if (event.type === 'DELETED') {
+      this.#queue.add(`collect|${uid}`);
+      this.#foreground.delete(uid);
+      for (const ref of meta.ownerReferences ?? []) {
+        if (this.#foreground.has(ref.uid)) this.#queue.add(`foreground|${ref.uid}`);
+      }
+    } else if (
+      meta.deletionTimestamp !== undefined &&
+      meta.finalizers?.includes(FOREGROUND_FINALIZER) === true
+    ) {
+      this.#foreground.set(uid, `${event.storage}|${meta.namespace ?? ''}|${meta.name ?? ''}`);
+      this.#queue.add(`foreground|${uid}`);
+    }
+  }
+
+  #handle(key: string): void {
+    const [action, uid = ''] = key.split('|');
+    if (action === 'collect') this.#collect(uid);
+    else this.#finishForeground(uid);
+  }
+
+  /** Deletes (in the background) every dependent whose only owner was `uid`. */
+  #collect(uid: string): void {
+    for (const { info, object } of this.#api.dependentsOf(uid)) {
+      const refs = (object.metadata.ownerReferences ?? []).filter((ref) => ref.uid !== uid);
+      if (refs.length > 0) {
+        const next = clone(object);
+        next.metadata.ownerReferences = refs;
+        this.#api.write(info, next);
+      } else if (object.metadata.deletionTimestamp === undefined) {
+        this.#api.delete(info, object.metadata.namespace ?? '', object.metadata.name ?? '', {
+          propagationPolicy: Propagation.background,
+        });
+      }
+    }
+  }
+
+  #finishForeground(uid: string): void {
+    const where = this.#foreground.get(uid);
+    if (where === undefined) return;
+    const [storage = '', namespace = '', name = ''] = where.split('|');
+    const info = storageKind(storage);
+    const owner = this.#api.store.get(storage, info.namespaced ? namespace : '', name);
+    if (owner === undefined) return;
+    const dependents = this.#api.dependentsOf(uid);
+    for (const { info: depInfo, object } of dependents) {
+      if (object.metadata.deletionTimestamp !== undefined) continue;
+      this.#api.delete(depInfo, object.metadata.namespace ?? '', object.metadata.name ?? '', {
+        propagationPolicy: Propagation.foreground,
+      });
+    }
+    if (dependents.length > 0) return;
+    const next = clone(owner);
+    next.metadata.finalizers = (next.metadata.finalizers ?? []).filter(
+      (f) => f !== FOREGROUND_FINALIZER,
+    );
+    this.#api.write(info, next);
+  }
+}

@@ -1,0 +1,59 @@
+// Host ports for process-mode pods: one free loopback port per (namespace, pod, port), stable
+// for the life of the emulator so that a recreated pod gets the same ports again.
+import { createServer } from 'node:net';
+
+export interface PortRef {
+  name?: string;
+  containerPort: number;
+}
+
+/** Fixes a port for a pod's container port; undefined lets the emulator pick a free one. */
+export type HostPortChooser = (
+  pod: { namespace: string; name: string },
+  port: PortRef,
+) => number | undefined;
+
+/** The key a port is published under: its name, or its number as a string when unnamed. */
+export function portKey(port: PortRef): string {
+  return port.name ?? String(port.containerPort);
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export class HostPorts {
+  readonly #chooser: HostPortChooser | undefined;
+  readonly #assigned = new Map<string, number>();
+  readonly #taken = new Set<number>();
+
+  constructor(chooser: HostPortChooser | undefined) {
+    this.#chooser = chooser;
+  }
+
+  /** The host port of one container port of a pod (the same on every call). */
+  async portFor(pod: { namespace: string; name: string }, port: PortRef): Promise<number> {
+    const key = `${pod.namespace}/${pod.name}/${portKey(port)}`;
+    const known = this.#assigned.get(key);
+    if (known !== undefined) return known;
+    let chosen = this.#chooser?.(pod, port);
+    while (chosen === undefined || (this.#taken.has(chosen) && this.#chooser === undefined)) {
+      chosen = await freePort();
+    }
+    // Another call may have assigned this key while we waited for a free port.
+    const raced = this.#assigned.get(key);
+    if (raced !== undefined) return raced;
+    this.#assigned.set(key, chosen);
+    this.#taken.add(chosen);
+    return chosen;
+  }
+}

@@ -1,0 +1,207 @@
+// The HTTP(S) front: loopback only, health, version, discovery, OpenAPI, the control routes
+// under /_emulator/, then resource requests; every answer is JSON.
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Identity } from './auth.ts';
+import {
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  serverVersion,
+} from './discovery.ts';
+import type { FaultState } from './faults.ts';
+import { openApiDocument } from './openapi.ts';
+import { handleResource, readBody, type Reply, type ResourceContext } from './resource-handler.ts';
+import { parseResourcePath } from './routes.ts';
+import { ApiError, internalError, routeNotFound } from './status-errors.ts';
+
+/** One request as the request log keeps it (for tests that count re-watches). */
+export interface LoggedRequest {
+  at: number;
+  method: string;
+  path: string;
+  query: string;
+  userAgent: string;
+  authorization: string | undefined;
+}
+
+/** A control action: gets the parsed JSON body, returns what to answer (JSON). */
+export type ControlAction = (body: Record<string, unknown>) => unknown;
+
+export interface ApiServerOptions extends ResourceContext {
+  faults: FaultState;
+  port: number;
+  tls: { cert: string; key: string } | undefined;
+  /** Control actions by path below `/_emulator/` (`faults/fail-next`). */
+  control: Readonly<Record<string, ControlAction>>;
+  requestLogSize: number;
+  now: () => number;
+}
+
+const CONTROL_PREFIX = '/_emulator/';
+
+export class ApiServer {
+  readonly #options: ApiServerOptions;
+  readonly #server: Server;
+  readonly requestLog: LoggedRequest[] = [];
+  #url = '';
+
+  constructor(options: ApiServerOptions) {
+    this.#options = options;
+    const handler = (request: IncomingMessage, response: ServerResponse): void => {
+      this.#handle(request, response).catch((error: unknown) => this.#fail(response, error));
+    };
+    this.#server =
+      options.tls === undefined
+        ? createHttpServer(handler)
+        : createHttpsServer(options.tls, handler);
+    this.#server.keepAliveTimeout = 30_000;
+  }
+
+  get url(): string {
+    return this.#url;
+  }
+
+  async listen(): Promise<string> {
+    await new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.#options.port, '127.0.0.1', () => resolve());
+    });
+    const { port } = this.#server.address() as AddressInfo;
+    this.#url = `${this.#options.tls === undefined ? 'http' : 'https'}://127.0.0.1:${port}`;
+    return this.#url;
+  }
+
+  /** Closes every connection, idle or busy (watch streams must already have ended). */
+  dropConnections(): void {
+    this.#server.closeAllConnections();
+  }
+
+  async close(): Promise<void> {
+    const closed = new Promise<void>((resolve) => this.#server.close(() => resolve()));
+    this.#server.closeAllConnections();
+    await closed;
+  }
+
+  #log(request: IncomingMessage, url: URL): void {
+    const log = this.requestLog;
+    log.push({
+      at: this.#options.now(),
+      method: request.method ?? 'GET',
+      path: url.pathname,
+      query: url.search,
+      userAgent: request.headers['user-agent'] ?? '',
+      authorization: request.headers.authorization,
+    });
+    if (log.length > this.#options.requestLogSize)
+      log.splice(0, log.length - this.#options.requestLogSize);
+  }
+
+  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://localhost');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    this.#log(request, url);
+    const open = this.#openRoute(path);
+    if (open !== undefined) return this.#send(response, open);
+    const identity = this.#options.auth.identify(request.headers.authorization);
+    if (path.startsWith(CONTROL_PREFIX)) return this.#control(request, response, path, identity);
+    const { faults } = this.#options;
+    if (faults.latencyMs > 0) await sleep(faults.latencyMs);
+    const failure = faults.takeFailure();
+    if (failure !== undefined) throw failure;
+    const document = this.#documentRoute(path);
+    if (document !== undefined) return this.#send(response, document);
+    const route = parseResourcePath(path);
+    if (route === undefined) throw routeNotFound(path);
+    const reply = await handleResource({
+      context: this.#options,
+      route,
+      request,
+      response,
+      identity,
+    });
+    if (reply !== undefined) this.#send(response, reply);
+  }
+
+  /** Routes anyone may call: health and version. */
+  #openRoute(path: string): Reply | undefined {
+    if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) return { status: 200, body: 'ok' };
+    if (path === '/version') return { status: 200, body: serverVersion };
+    return undefined;
+  }
+
+  #documentRoute(path: string): Reply | undefined {
+    if (path === '/api') return { status: 200, body: apiVersions(new URL(this.#url).host) };
+    if (path === '/apis') return { status: 200, body: apiGroupList() };
+    const core = /^\/api\/([^/]+)$/.exec(path);
+    if (core?.[1] !== undefined) return this.#found(apiResourceList('', core[1]), path);
+    const group = /^\/apis\/([^/]+)$/.exec(path);
+    if (group?.[1] !== undefined) return this.#found(apiGroup(group[1]), path);
+    const groupVersion = /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
+    if (groupVersion?.[1] !== undefined && groupVersion[2] !== undefined) {
+      return this.#found(apiResourceList(groupVersion[1], groupVersion[2]), path);
+    }
+    if (path.startsWith('/openapi/')) return this.#found(openApiDocument(path), path);
+    return undefined;
+  }
+
+  #found(body: unknown, path: string): Reply {
+    if (body === undefined) throw routeNotFound(path);
+    return { status: 200, body };
+  }
+
+  async #control(
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    identity: Identity,
+  ): Promise<void> {
+    if (identity.type !== 'admin') throw routeNotFound(path);
+    const action = this.#options.control[path.slice(CONTROL_PREFIX.length)];
+    if (action === undefined) throw routeNotFound(path);
+    const text = request.method === 'GET' ? '' : await readBody(request);
+    const body: unknown = text.trim() === '' ? {} : JSON.parse(text);
+    const result = action(
+      typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
+    );
+    this.#send(response, { status: 200, body: result ?? { ok: true } });
+  }
+
+  #send(response: ServerResponse, reply: Reply): void {
+    if (response.headersSent) return;
+    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    response.writeHead(reply.status, {
+      'Content-Type':
+        typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+      'Cache-Control': 'no-cache, private',
+    });
+    response.end(text);
+  }
+
+  #fail(response: ServerResponse, error: unknown): void {
+    const apiError =
+      error instanceof ApiError
+        ? error
+        : internalError(error instanceof Error ? error.message : String(error));
+    if (response.headersSent) {
+      response.destroy();
+      return;
+    }
+    const text = JSON.stringify(apiError.toStatus());
+    response.writeHead(apiError.code, {
+      ...apiError.headers,
+      'Content-Type': 'application/json',
+      'Content-Length': Buffer.byteLength(text),
+    });
+    response.end(text);
+  }
+}

@@ -1,0 +1,598 @@
+// The process kubelet: each container of a pod runs as a local child process, with its env
+// resolved from the store, its volumes written to a private folder, its ports mapped to free
+// loopback ports, readiness from its HTTP readiness probe, and restarts with backoff.
+import { request } from 'node:http';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Cancel, Clock } from './clock.ts';
+import { startChild, type Child } from './child-processes.ts';
+import { HostPorts, portKey, type HostPortChooser } from './host-ports.ts';
+import { clone, isObject, objects, type JsonObject } from './json.ts';
+import { kindOf } from './kinds.ts';
+import {
+  NODE_NAME,
+  podInfo,
+  podKey,
+  splitKey,
+  terminationMs,
+  type KubeletBase,
+} from './kubelet.ts';
+import { EnvError, expand, resolveEnv, type EnvSources } from './pod-env.ts';
+import { podStatus, type ContainerReport, type ContainerState } from './pod-status.ts';
+import { mountsOf, rewriteMountPath, writeVolumes, type Mount } from './pod-volumes.ts';
+import type { ResourceApi } from './resource-api.ts';
+import type { KubeObject } from './types.ts';
+import { WorkQueue } from './work-queue.ts';
+
+/** What an image runs: `command args… <container command> <container args>`. */
+export interface ImageCommand {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+export interface ProcessKubeletOptions {
+  mode: 'process';
+  /** Image name (without tag, or with it) → what to run. */
+  images: Record<string, ImageCommand>;
+  /** Fixes host ports; undefined from it (or no function) picks free loopback ports. */
+  hostPort?: HostPortChooser;
+  /** How often readiness probes run (default 200 ms). */
+  readinessPeriodMs?: number;
+  /** First restart backoff (default 500 ms); it doubles up to `maxRestartBackoffMs` (default 10 s). */
+  restartBackoffMs?: number;
+  maxRestartBackoffMs?: number;
+  /** Extra env for every process (below the container's own). */
+  env?: Record<string, string>;
+  /** How long `stop()` waits after SIGTERM before SIGKILL (default 3 s). */
+  stopGraceMs?: number;
+}
+
+/** The annotation publishing a pod's host ports: `{"rpc":53001,"9000":53002}`. */
+export const HOST_PORTS_ANNOTATION = 'kube-emulator.dev/host-ports';
+export const LOOPBACK = '127.0.0.1';
+
+interface ContainerRun {
+  readonly name: string;
+  readonly spec: JsonObject;
+  child: Child | undefined;
+  state: ContainerState;
+  lastState: ContainerState | undefined;
+  restartCount: number;
+  ready: boolean;
+  probeFailures: number;
+  backoffMs: number;
+  startedAt: number;
+  restartTimer: Cancel | undefined;
+}
+
+interface PodRun {
+  readonly key: string;
+  readonly uid: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly folder: string;
+  readonly ports: Record<string, number>;
+  readonly containers: ContainerRun[];
+  volumes: Map<string, string> | undefined;
+  forcedReady: boolean | undefined;
+  terminating: boolean;
+  probing: boolean;
+  probeTimer: Cancel | undefined;
+  startTime: number;
+}
+
+const secrets = kindOf('', 'secrets');
+const configMaps = kindOf('', 'configmaps');
+
+function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => clock.setTimeout(resolve, ms));
+}
+
+function imageEntry(images: Record<string, ImageCommand>, image: string): ImageCommand | undefined {
+  const withoutDigest = image.split('@')[0] ?? image;
+  const withoutTag = withoutDigest.replace(/:[^/:]+$/, '');
+  return images[image] ?? images[withoutDigest] ?? images[withoutTag];
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.map(String) : [];
+}
+
+/** `PORT_<NAME>`: the name upper-cased, `-` turned into `_`. */
+export function portEnvName(name: string): string {
+  return `PORT_${name.toUpperCase().replaceAll('-', '_')}`;
+}
+
+async function probe(port: number, path: string, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: LOOPBACK, port, path, method: 'GET', timeout: timeoutMs, agent: false },
+      (res) => {
+        res.resume();
+        resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
+
+export class ProcessKubelet implements KubeletBase {
+  readonly #api: ResourceApi;
+  readonly #clock: Clock;
+  readonly #dir: string;
+  readonly #settings: ProcessKubeletOptions;
+  readonly #kubeconfigFor: (account: { namespace: string; name: string }) => string;
+  readonly #ports: HostPorts;
+  readonly #runs = new Map<string, PodRun>();
+  readonly #chains = new Map<string, Promise<void>>();
+  readonly #queue: WorkQueue;
+  readonly #unsubscribe: () => void;
+  readonly #terminationByPod = new Map<string, number>();
+  #terminationMs = 0;
+  #stopped = false;
+
+  constructor(options: {
+    api: ResourceApi;
+    clock: Clock;
+    dir: string;
+    settings: ProcessKubeletOptions;
+    kubeconfigFor: (account: { namespace: string; name: string }) => string;
+  }) {
+    this.#api = options.api;
+    this.#clock = options.clock;
+    this.#dir = options.dir;
+    this.#settings = options.settings;
+    this.#kubeconfigFor = options.kubeconfigFor;
+    this.#ports = new HostPorts(options.settings.hostPort);
+    this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
+    this.#unsubscribe = this.#api.store.subscribe((event) => {
+      if (event.storage === podInfo.storage) {
+        this.#queue.add(
+          podKey(event.object.metadata.namespace ?? '', event.object.metadata.name ?? ''),
+        );
+      }
+    });
+    for (const pod of this.#api.store.list(podInfo.storage)) {
+      this.#queue.add(podKey(pod.metadata.namespace ?? '', pod.metadata.name ?? ''));
+    }
+  }
+
+  logPath(namespace: string, pod: string): string {
+    return join(this.#dir, 'logs', `${namespace}_${pod}.log`);
+  }
+
+  setReady(namespace: string, pod: string, ready: boolean): void {
+    const run = this.#runs.get(podKey(namespace, pod));
+    if (run === undefined) throw new Error(`no pod ${namespace}/${pod} on this kubelet`);
+    run.forcedReady = ready;
+    this.#writeStatus(run);
+  }
+
+  crash(namespace: string, pod: string): void {
+    this.kill(namespace, pod, 'SIGKILL');
+  }
+
+  kill(namespace: string, pod: string, signal: NodeJS.Signals = 'SIGTERM'): void {
+    const run = this.#runs.get(podKey(namespace, pod));
+    if (run === undefined) throw new Error(`no pod ${namespace}/${pod} on this kubelet`);
+    for (const container of run.containers) container.child?.signal(signal);
+  }
+
+  setTerminationDelay(ms: number, pod?: { namespace: string; name: string }): void {
+    if (pod === undefined) this.#terminationMs = ms;
+    else this.#terminationByPod.set(podKey(pod.namespace, pod.name), ms);
+  }
+
+  /** Stops every process (SIGTERM, then SIGKILL after `stopGraceMs`) and waits for all to exit. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#unsubscribe();
+    this.#queue.stop();
+    const grace = this.#settings.stopGraceMs ?? 3000;
+    await Promise.all([...this.#runs.values()].map((run) => this.#teardown(run, grace)));
+    await Promise.allSettled([...this.#chains.values()]);
+    this.#runs.clear();
+  }
+
+  /** Runs the sync of one pod after its previous sync, so a pod's steps never overlap. */
+  #schedule(key: string): void {
+    const previous = this.#chains.get(key) ?? Promise.resolve();
+    const next = previous
+      .then(() => this.#sync(key))
+      .catch(() => {
+        if (!this.#stopped) this.#queue.addAfter(key, 500);
+      })
+      .finally(() => {
+        if (this.#chains.get(key) === next) this.#chains.delete(key);
+      });
+    this.#chains.set(key, next);
+  }
+
+  #sources(namespace: string): EnvSources {
+    return {
+      secret: (name) => this.#api.peek(secrets, namespace, name),
+      configMap: (name) => this.#api.peek(configMaps, namespace, name),
+    };
+  }
+
+  async #sync(key: string): Promise<void> {
+    if (this.#stopped) return;
+    const [namespace, name] = splitKey(key);
+    const pod = this.#api.peek(podInfo, namespace, name);
+    let run = this.#runs.get(key);
+    if (run !== undefined && (pod === undefined || pod.metadata.uid !== run.uid)) {
+      await this.#teardown(run, 2000);
+      this.#runs.delete(key);
+      run = undefined;
+    }
+    if (pod === undefined) return;
+    if (pod.metadata.deletionTimestamp !== undefined) {
+      if (run?.terminating === true) return;
+      const started = this.#clock.now();
+      const graceMs = terminationMs(pod, Number.POSITIVE_INFINITY);
+      if (run !== undefined) await this.#teardown(run, graceMs);
+      const slowMs = terminationMs(pod, this.#terminationByPod.get(key) ?? this.#terminationMs);
+      const remaining = slowMs - (this.#clock.now() - started);
+      if (remaining > 0) await sleep(this.#clock, remaining);
+      this.#runs.delete(key);
+      const current = this.#api.peek(podInfo, namespace, name);
+      if (current !== undefined && current.metadata.uid === pod.metadata.uid)
+        this.#api.removeNow(podInfo, current);
+      return;
+    }
+    if (run === undefined) run = await this.#start(pod);
+    if (run === undefined) return;
+    await this.#startContainers(run);
+  }
+
+  /** Binds the pod, assigns its host ports and publishes them, and creates its private folder. */
+  async #start(pod: KubeObject): Promise<PodRun | undefined> {
+    const namespace = pod.metadata.namespace ?? '';
+    const name = pod.metadata.name ?? '';
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    const ports: Record<string, number> = {};
+    for (const container of objects(spec.containers)) {
+      for (const port of objects(container.ports)) {
+        if (typeof port.containerPort !== 'number') continue;
+        const ref = {
+          containerPort: port.containerPort,
+          ...(typeof port.name === 'string' ? { name: port.name } : {}),
+        };
+        ports[portKey(ref)] = await this.#ports.portFor({ namespace, name }, ref);
+      }
+    }
+    const current = this.#api.peek(podInfo, namespace, name);
+    if (this.#stopped || current === undefined || current.metadata.uid !== pod.metadata.uid)
+      return undefined;
+    const bound = clone(current);
+    (bound.spec as JsonObject).nodeName = NODE_NAME;
+    bound.metadata.annotations = {
+      ...bound.metadata.annotations,
+      [HOST_PORTS_ANNOTATION]: JSON.stringify(ports),
+    };
+    this.#api.write(podInfo, bound);
+    const folder = join(
+      this.#dir,
+      'pods',
+      `${namespace}_${name}_${(pod.metadata.uid ?? '').slice(0, 8)}`,
+    );
+    await mkdir(folder, { recursive: true, mode: 0o700 });
+    await mkdir(join(this.#dir, 'logs'), { recursive: true, mode: 0o700 });
+    const backoff = this.#settings.restartBackoffMs ?? 500;
+    const run: PodRun = {
+      key: podKey(namespace, name),
+      uid: pod.metadata.uid ?? '',
+      namespace,
+      name,
+      folder,
+      ports,
+      containers: objects(spec.containers).map((container) => ({
+        name: String(container.name),
+        spec: container,
+        child: undefined,
+        state: { type: 'waiting', reason: 'ContainerCreating' },
+        lastState: undefined,
+        restartCount: 0,
+        ready: false,
+        probeFailures: 0,
+        backoffMs: backoff,
+        startedAt: 0,
+        restartTimer: undefined,
+      })),
+      volumes: undefined,
+      forcedReady: undefined,
+      terminating: false,
+      probing: false,
+      probeTimer: undefined,
+      startTime: this.#clock.now(),
+    };
+    this.#runs.set(run.key, run);
+    this.#writeStatus(run);
+    this.#scheduleProbe(run);
+    return run;
+  }
+
+  /** Starts every container that is waiting to be created; a missing reference retries later. */
+  async #startContainers(run: PodRun): Promise<void> {
+    const pending = run.containers.filter(
+      (c) =>
+        c.child === undefined &&
+        c.restartTimer === undefined &&
+        c.state.type === 'waiting' &&
+        c.state.reason !== 'CrashLoopBackOff' &&
+        c.state.reason !== 'ErrImagePull',
+    );
+    if (pending.length === 0 || run.terminating) return;
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    if (pod === undefined) return;
+    const sources = this.#sources(run.namespace);
+    try {
+      run.volumes ??= await writeVolumes({ pod, folder: run.folder, sources });
+      const spec = isObject(pod.spec) ? pod.spec : {};
+      if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
+        const account = { namespace: run.namespace, name: spec.serviceAccountName };
+        await writeFile(join(run.folder, 'kubeconfig'), this.#kubeconfigFor(account), {
+          mode: 0o600,
+        });
+      }
+      for (const container of pending) this.#spawn(run, pod, container);
+    } catch (error: unknown) {
+      if (!(error instanceof EnvError)) throw error;
+      for (const container of pending)
+        container.state = {
+          type: 'waiting',
+          reason: 'CreateContainerConfigError',
+          message: error.message,
+        };
+      this.#queue.addAfter(run.key, this.#settings.restartBackoffMs ?? 500);
+    }
+    this.#writeStatus(run);
+  }
+
+  #environment(
+    run: PodRun,
+    pod: KubeObject,
+    container: ContainerRun,
+    mounts: readonly Mount[],
+  ): Record<string, string> {
+    const entry = imageEntry(this.#settings.images, String(container.spec.image));
+    const env: Record<string, string> = {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? run.folder,
+      ...this.#settings.env,
+      ...entry?.env,
+    };
+    const resolved = resolveEnv({
+      pod,
+      container: container.spec,
+      sources: this.#sources(run.namespace),
+      podIP: LOOPBACK,
+    });
+    for (const [name, value] of Object.entries(resolved))
+      env[name] = rewriteMountPath(value, mounts);
+    for (const port of objects(container.spec.ports)) {
+      if (typeof port.name !== 'string') continue;
+      const hostPort = run.ports[port.name];
+      if (hostPort !== undefined) env[portEnvName(port.name)] = String(hostPort);
+    }
+    env.HOST = LOOPBACK;
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
+      env.KUBECONFIG = join(run.folder, 'kubeconfig');
+      env.KUBERNETES_NAMESPACE = run.namespace;
+    }
+    return env;
+  }
+
+  #spawn(run: PodRun, pod: KubeObject, container: ContainerRun): void {
+    const entry = imageEntry(this.#settings.images, String(container.spec.image));
+    if (entry === undefined) {
+      container.state = {
+        type: 'waiting',
+        reason: 'ErrImagePull',
+        message: `image ${String(container.spec.image)} is not in the emulator's image table`,
+      };
+      return;
+    }
+    const mounts = mountsOf(container.spec, run.volumes ?? new Map());
+    const env = this.#environment(run, pod, container, mounts);
+    const own = [...strings(container.spec.command), ...strings(container.spec.args)].map((arg) =>
+      rewriteMountPath(expand(arg, env), mounts),
+    );
+    const child = startChild({
+      command: entry.command,
+      args: [...(entry.args ?? []), ...own],
+      env,
+      cwd: run.folder,
+      logPath: this.logPath(run.namespace, run.name),
+    });
+    container.child = child;
+    container.startedAt = this.#clock.now();
+    container.state = { type: 'running', startedAt: container.startedAt };
+    container.ready = false;
+    container.probeFailures = 0;
+    void child.exited.then(({ code, signal }) =>
+      this.#exited(run, container, signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15)),
+    );
+  }
+
+  #exited(run: PodRun, container: ContainerRun, exitCode: number): void {
+    container.child = undefined;
+    container.ready = false;
+    const now = this.#clock.now();
+    const terminated: ContainerState = {
+      type: 'terminated',
+      exitCode,
+      reason: exitCode === 0 ? 'Completed' : 'Error',
+      startedAt: container.startedAt,
+      finishedAt: now,
+    };
+    if (run.terminating || this.#stopped) {
+      container.state = terminated;
+      return;
+    }
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    const policy = isObject(pod?.spec) ? pod.spec.restartPolicy : 'Always';
+    const restart =
+      policy === 'Always' || policy === undefined || (policy === 'OnFailure' && exitCode !== 0);
+    container.lastState = terminated;
+    if (!restart) container.state = terminated;
+    else {
+      const initial = this.#settings.restartBackoffMs ?? 500;
+      if (now - container.startedAt > 10_000) container.backoffMs = initial;
+      container.restartCount++;
+      container.state = {
+        type: 'waiting',
+        reason: 'CrashLoopBackOff',
+        message: `back-off ${container.backoffMs}ms restarting failed container=${container.name} pod=${run.name}`,
+      };
+      const delay = container.backoffMs;
+      container.backoffMs = Math.min(
+        container.backoffMs * 2,
+        this.#settings.maxRestartBackoffMs ?? 10_000,
+      );
+      container.restartTimer = this.#clock.setTimeout(() => {
+        container.restartTimer = undefined;
+        if (run.terminating || this.#stopped) return;
+        const current = this.#api.peek(podInfo, run.namespace, run.name);
+        if (current === undefined || current.metadata.uid !== run.uid) return;
+        try {
+          this.#spawn(run, current, container);
+        } catch (error: unknown) {
+          // A reference that went missing (or a start failure): wait and let a sync retry it.
+          const message = error instanceof Error ? error.message : String(error);
+          container.state = { type: 'waiting', reason: 'CreateContainerConfigError', message };
+          this.#queue.addAfter(run.key, this.#settings.restartBackoffMs ?? 500);
+        }
+        this.#writeStatus(run);
+      }, delay);
+    }
+    this.#writeStatus(run);
+  }
+
+  #scheduleProbe(run: PodRun): void {
+    if (run.terminating || this.#stopped) return;
+    run.probeTimer = this.#clock.setTimeout(() => {
+      void this.#probeAll(run).finally(() => this.#scheduleProbe(run));
+    }, this.#settings.readinessPeriodMs ?? 200);
+  }
+
+  async #probeAll(run: PodRun): Promise<void> {
+    if (run.probing || run.terminating) return;
+    run.probing = true;
+    let changed = false;
+    try {
+      for (const container of run.containers) {
+        const before = container.ready;
+        container.ready =
+          container.child !== undefined && (await this.#probeContainer(run, container));
+        if (before !== container.ready) changed = true;
+      }
+    } finally {
+      run.probing = false;
+    }
+    if (changed) this.#writeStatus(run);
+  }
+
+  async #probeContainer(run: PodRun, container: ContainerRun): Promise<boolean> {
+    const probeSpec = isObject(container.spec.readinessProbe)
+      ? container.spec.readinessProbe
+      : undefined;
+    const httpGet =
+      probeSpec !== undefined && isObject(probeSpec.httpGet) ? probeSpec.httpGet : undefined;
+    if (httpGet === undefined) return true;
+    const port = this.#probePort(run, container, httpGet.port);
+    if (port === undefined) return false;
+    const path = typeof httpGet.path === 'string' ? httpGet.path : '/';
+    const ok = await probe(port, path, 1000);
+    if (ok) {
+      container.probeFailures = 0;
+      return true;
+    }
+    container.probeFailures++;
+    const threshold =
+      typeof probeSpec?.failureThreshold === 'number' ? probeSpec.failureThreshold : 3;
+    return container.ready && container.probeFailures < threshold;
+  }
+
+  /** The host port a probe's port (a name or a container port number) maps to. */
+  #probePort(run: PodRun, container: ContainerRun, port: unknown): number | undefined {
+    if (typeof port === 'string' && !/^\d+$/.test(port)) return run.ports[port];
+    const number = Number(port);
+    const declared = objects(container.spec.ports).find((p) => p.containerPort === number);
+    if (declared === undefined) return Number.isFinite(number) ? number : undefined;
+    return run.ports[typeof declared.name === 'string' ? declared.name : String(number)];
+  }
+
+  #writeStatus(run: PodRun): void {
+    if (this.#stopped) return;
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    if (
+      pod === undefined ||
+      pod.metadata.uid !== run.uid ||
+      pod.metadata.deletionTimestamp !== undefined
+    )
+      return;
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    const containers: ContainerReport[] = run.containers.map((c) => ({
+      name: c.name,
+      state: c.state,
+      ready: run.forcedReady ?? c.ready,
+      restartCount: c.restartCount,
+      ...(c.lastState === undefined ? {} : { lastState: c.lastState }),
+    }));
+    const everStarted = run.containers.every(
+      (c) => c.state.type !== 'waiting' || c.restartCount > 0,
+    );
+    const allDone = run.containers.every((c) => c.state.type === 'terminated');
+    const failed = run.containers.some(
+      (c) => c.state.type === 'terminated' && c.state.exitCode !== 0,
+    );
+    const phase =
+      allDone && spec.restartPolicy !== 'Always'
+        ? failed
+          ? 'Failed'
+          : 'Succeeded'
+        : everStarted
+          ? 'Running'
+          : 'Pending';
+    const next = clone(pod);
+    next.status = podStatus(pod, {
+      phase,
+      scheduled: true,
+      containers,
+      podIP: LOOPBACK,
+      hostIP: LOOPBACK,
+      startTime: run.startTime,
+      now: this.#clock.now(),
+    });
+    this.#api.write(podInfo, next, 'status');
+  }
+
+  /** Stops a pod's processes: SIGTERM, SIGKILL after `graceMs`; then removes its private folder. */
+  async #teardown(run: PodRun, graceMs: number): Promise<void> {
+    run.terminating = true;
+    run.probeTimer?.();
+    for (const container of run.containers) {
+      container.restartTimer?.();
+      container.restartTimer = undefined;
+      container.child?.signal('SIGTERM');
+    }
+    const children = run.containers.flatMap((c) => (c.child === undefined ? [] : [c.child]));
+    const all = Promise.all(children.map((child) => child.exited));
+    let cancelTimer: Cancel = () => undefined;
+    const graceOver = new Promise<'timeout'>((resolve) => {
+      cancelTimer = this.#clock.setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const outcome = await Promise.race([all, graceOver]);
+    cancelTimer();
+    if (outcome === 'timeout') {
+      for (const child of children) child.signal('SIGKILL');
+      await all;
+    }
+    await rm(run.folder, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,199 @@
+// The StatefulSet controller: ordinal pods created in order (OrderedReady) or all at once
+// (Parallel), removed from the highest ordinal, recreated when deleted, rolled on template
+// changes, with a status `kubectl rollout status` understands.
+import type { Clock } from './clock.ts';
+import { clone, isObject, type JsonObject } from './json.ts';
+import { kindOf } from './kinds.ts';
+import { podInfo, splitKey } from './kubelet.ts';
+import { ownedPods, ownerKeyOf, podFromTemplate, templateOf } from './owned-pods.ts';
+import { isPodReady } from './pod-status.ts';
+import type { ResourceApi } from './resource-api.ts';
+import { templateHash } from './template-hash.ts';
+import type { KubeObject } from './types.ts';
+import { WorkQueue } from './work-queue.ts';
+
+const statefulSets = kindOf('apps', 'statefulsets');
+
+export const POD_NAME_LABEL = 'statefulset.kubernetes.io/pod-name';
+export const POD_INDEX_LABEL = 'apps.kubernetes.io/pod-index';
+export const REVISION_LABEL = 'controller-revision-hash';
+
+function ordinalOf(setName: string, pod: KubeObject): number | undefined {
+  const name = pod.metadata.name ?? '';
+  if (!name.startsWith(`${setName}-`)) return undefined;
+  const rest = name.slice(setName.length + 1);
+  return /^(0|[1-9]\d*)$/.test(rest) ? Number(rest) : undefined;
+}
+
+const terminating = (pod: KubeObject): boolean => pod.metadata.deletionTimestamp !== undefined;
+
+function failed(pod: KubeObject): boolean {
+  const phase = isObject(pod.status) ? pod.status.phase : undefined;
+  return phase === 'Failed' || phase === 'Succeeded';
+}
+
+export class StatefulSetController {
+  readonly #api: ResourceApi;
+  readonly #queue: WorkQueue;
+  readonly #unsubscribe: () => void;
+
+  constructor(options: { api: ResourceApi; clock: Clock }) {
+    this.#api = options.api;
+    this.#queue = new WorkQueue({ handle: (key) => this.#reconcile(key), clock: options.clock });
+    this.#unsubscribe = this.#api.store.subscribe((event) => {
+      const key = ownerKeyOf(event, statefulSets.storage, 'StatefulSet');
+      if (key !== undefined) this.#queue.add(key);
+    });
+    for (const set of this.#api.store.list(statefulSets.storage)) {
+      this.#queue.add(`${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''}`);
+    }
+  }
+
+  stop(): void {
+    this.#unsubscribe();
+    this.#queue.stop();
+  }
+
+  #reconcile(key: string): void {
+    const [namespace, name] = splitKey(key);
+    const set = this.#api.peek(statefulSets, namespace, name);
+    if (set === undefined || set.metadata.deletionTimestamp !== undefined) return;
+    const spec = isObject(set.spec) ? set.spec : {};
+    const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
+    const parallel = spec.podManagementPolicy === 'Parallel';
+    const revision = `${name}-${templateHash(templateOf(set).template)}`;
+    const byOrdinal = new Map<number, KubeObject>();
+    for (const pod of ownedPods(this.#api, set)) {
+      const ordinal = ordinalOf(name, pod);
+      if (ordinal !== undefined) byOrdinal.set(ordinal, pod);
+    }
+    // Failed pods are deleted so that they get recreated.
+    for (const pod of byOrdinal.values())
+      if (failed(pod) && !terminating(pod)) this.#deletePod(pod);
+    this.#scale({ set, replicas, parallel, revision, byOrdinal });
+    this.#writeStatus(set, revision, replicas);
+  }
+
+  #scale(options: {
+    set: KubeObject;
+    replicas: number;
+    parallel: boolean;
+    revision: string;
+    byOrdinal: Map<number, KubeObject>;
+  }): void {
+    const { set, replicas, parallel, revision, byOrdinal } = options;
+    let blocked = false;
+    for (let ordinal = 0; ordinal < replicas; ordinal++) {
+      const pod = byOrdinal.get(ordinal);
+      if (pod === undefined) {
+        this.#createPod(set, ordinal, revision);
+        if (!parallel) return;
+        blocked = true;
+      } else if (terminating(pod) || !isPodReady(pod)) {
+        if (!parallel) return;
+        blocked = true;
+      }
+    }
+    const condemned = [...byOrdinal.entries()]
+      .filter(([ordinal]) => ordinal >= replicas)
+      .sort((a, b) => b[0] - a[0]);
+    if (parallel) {
+      for (const [, pod] of condemned) if (!terminating(pod)) this.#deletePod(pod);
+    } else if (condemned.length > 0) {
+      const [first] = condemned;
+      if (first !== undefined && !condemned.some(([, pod]) => terminating(pod)))
+        this.#deletePod(first[1]);
+      return;
+    }
+    if (blocked || condemned.length > 0) return;
+    // Rolling update: replace the highest-ordinal pod still on an old revision, one at a time.
+    const outdated = [...byOrdinal.entries()]
+      .filter(
+        ([ordinal, pod]) =>
+          ordinal < replicas && pod.metadata.labels?.[REVISION_LABEL] !== revision,
+      )
+      .sort((a, b) => b[0] - a[0]);
+    const partition = this.#partition(set);
+    const next = outdated.find(([ordinal]) => ordinal >= partition);
+    if (
+      next !== undefined &&
+      set.spec !== undefined &&
+      (set.spec as JsonObject).updateStrategy !== undefined
+    ) {
+      const strategy = (set.spec as JsonObject).updateStrategy as JsonObject;
+      if (strategy.type !== 'OnDelete') this.#deletePod(next[1]);
+    }
+  }
+
+  #partition(set: KubeObject): number {
+    const strategy =
+      isObject(set.spec) && isObject(set.spec.updateStrategy) ? set.spec.updateStrategy : {};
+    const rolling = isObject(strategy.rollingUpdate) ? strategy.rollingUpdate : {};
+    return typeof rolling.partition === 'number' ? rolling.partition : 0;
+  }
+
+  #createPod(set: KubeObject, ordinal: number, revision: string): void {
+    const setName = set.metadata.name ?? '';
+    const podName = `${setName}-${ordinal}`;
+    const spec = isObject(set.spec) ? set.spec : {};
+    const pod = podFromTemplate({
+      owner: set,
+      ownerKind: 'StatefulSet',
+      name: podName,
+      labels: {
+        ...templateOf(set).labels,
+        [REVISION_LABEL]: revision,
+        [POD_NAME_LABEL]: podName,
+        [POD_INDEX_LABEL]: String(ordinal),
+      },
+      specExtra: {
+        hostname: podName,
+        ...(typeof spec.serviceName === 'string' && spec.serviceName !== ''
+          ? { subdomain: spec.serviceName }
+          : {}),
+      },
+    });
+    if (this.#api.peek(podInfo, set.metadata.namespace ?? '', podName) !== undefined) return;
+    this.#api.create(podInfo, set.metadata.namespace ?? '', pod);
+  }
+
+  #deletePod(pod: KubeObject): void {
+    this.#api.delete(podInfo, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+  }
+
+  #writeStatus(set: KubeObject, revision: string, replicas: number): void {
+    const current = this.#api.peek(
+      statefulSets,
+      set.metadata.namespace ?? '',
+      set.metadata.name ?? '',
+    );
+    if (current === undefined) return;
+    const pods = ownedPods(this.#api, current).filter(
+      (pod) => ordinalOf(current.metadata.name ?? '', pod) !== undefined,
+    );
+    const previous = isObject(current.status) ? current.status : {};
+    const updated = pods.filter((pod) => pod.metadata.labels?.[REVISION_LABEL] === revision);
+    const ready = pods.filter(isPodReady).length;
+    const rolledOut = updated.length === pods.length && pods.length === replicas;
+    const currentRevision =
+      rolledOut || typeof previous.currentRevision !== 'string'
+        ? revision
+        : previous.currentRevision;
+    const status: JsonObject = {
+      observedGeneration: current.metadata.generation ?? 1,
+      replicas: pods.length,
+      readyReplicas: ready,
+      currentReplicas: pods.filter(
+        (pod) => pod.metadata.labels?.[REVISION_LABEL] === currentRevision,
+      ).length,
+      updatedReplicas: updated.length,
+      availableReplicas: ready,
+      currentRevision,
+      updateRevision: revision,
+      collisionCount: 0,
+    };
+    const next = clone(current);
+    next.status = status;
+    this.#api.write(statefulSets, next, 'status');
+  }
+}

@@ -1,0 +1,228 @@
+// Watch streams: replay from a resourceVersion or synthetic ADDED, live events with transition
+// filtering, bookmarks, timeouts, 410 Expired, and the switches the fault API pulls.
+import type { ServerResponse } from 'node:http';
+import type { Cancel, Clock } from './clock.ts';
+import { apiVersionOf, type KindInfo } from './kinds.ts';
+import type { ObjectFilter } from './object-filter.ts';
+import type { ResourceApi } from './resource-api.ts';
+import { toTable } from './table.ts';
+import type { StoreEvent, StoreEventType } from './store.ts';
+import type { KubeObject } from './types.ts';
+
+export interface WatchRequest {
+  info: KindInfo;
+  filter: ObjectFilter;
+  /** Undefined, '' and '0' mean "now, starting with the current state as ADDED". */
+  resourceVersion: string | undefined;
+  allowBookmarks: boolean;
+  sendInitialEvents: boolean;
+  timeoutSeconds: number | undefined;
+  /** Events carry one-row Tables (kubectl get -w) when set; `includeObject` as asked. */
+  table: { includeObject: string | null } | undefined;
+}
+
+export interface WatchHubOptions {
+  api: ResourceApi;
+  clock: Clock;
+  /** How often a bookmark goes out to watches that asked for them. */
+  bookmarkIntervalMs: number;
+  /** Called when a watch opens (for tests and logs). */
+  onOpen?: (request: WatchRequest) => void;
+}
+
+interface OpenWatch {
+  readonly response: ServerResponse;
+  readonly request: WatchRequest;
+  readonly cancels: Cancel[];
+  readonly unsubscribe: () => void;
+  /** Events held back while the stream is paused. */
+  held: string[];
+}
+
+type EventCache = Map<string, string>;
+
+/** The line a store event becomes on the wire, for a type and a served kind; cached per event. */
+const encoded = new WeakMap<StoreEvent, EventCache>();
+
+export class WatchHub {
+  readonly #options: WatchHubOptions;
+  readonly #open = new Set<OpenWatch>();
+  #paused = false;
+  #expireNext = 0;
+
+  constructor(options: WatchHubOptions) {
+    this.#options = options;
+  }
+
+  /** How many watch streams are open. */
+  get size(): number {
+    return this.#open.size;
+  }
+
+  /** Serves one watch on `response`, whose headers go out at once. */
+  open(response: ServerResponse, request: WatchRequest): void {
+    const { api } = this.#options;
+    this.#options.onOpen?.(request);
+    response.writeHead(200, {
+      'Content-Type': 'application/json',
+      'Cache-Control': 'no-cache, private',
+      'Transfer-Encoding': 'chunked',
+    });
+    response.flushHeaders();
+    const store = api.store;
+    const rvText = request.resourceVersion;
+    const fromNow = rvText === undefined || rvText === '' || rvText === '0';
+    const since = fromNow ? [] : store.since(Number(rvText));
+    if (this.#expireNext > 0 || since === undefined || (!fromNow && !/^\d+$/.test(rvText))) {
+      if (this.#expireNext > 0) this.#expireNext--;
+      const message = `too old resource version: ${rvText ?? ''} (${store.oldestResumableVersion})`;
+      const status = {
+        kind: 'Status',
+        apiVersion: 'v1',
+        metadata: {},
+        status: 'Failure',
+        message,
+        reason: 'Expired',
+        code: 410,
+      };
+      response.end(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      return;
+    }
+    const watch: OpenWatch = {
+      response,
+      request,
+      cancels: [],
+      held: [],
+      unsubscribe: store.subscribe((event) => {
+        if (event.storage === request.info.storage) this.#deliver(watch, event);
+      }),
+    };
+    this.#open.add(watch);
+    response.on('close', () => this.#close(watch));
+    if (fromNow) {
+      for (const object of store.list(request.info.storage)) {
+        if (request.filter.matches(object))
+          this.#write(watch, this.#line('ADDED', object, request));
+      }
+      if (request.sendInitialEvents && request.allowBookmarks) this.#bookmark(watch, true);
+    } else {
+      for (const event of since)
+        if (event.storage === request.info.storage) this.#deliver(watch, event);
+    }
+    const { clock, bookmarkIntervalMs } = this.#options;
+    if (request.allowBookmarks) {
+      const tick = (): void => {
+        this.#bookmark(watch, false);
+        watch.cancels.push(clock.setTimeout(tick, bookmarkIntervalMs));
+      };
+      watch.cancels.push(clock.setTimeout(tick, bookmarkIntervalMs));
+    }
+    // Without timeoutSeconds a real apiserver ends a watch after 30 to 60 minutes.
+    const lifetime =
+      request.timeoutSeconds === undefined
+        ? (1800 + Math.random() * 1800) * 1000
+        : request.timeoutSeconds * 1000;
+    watch.cancels.push(
+      clock.setTimeout(() => {
+        if (request.allowBookmarks) this.#bookmark(watch, false);
+        this.#end(watch);
+      }, lifetime),
+    );
+  }
+
+  /** Ends every stream cleanly (clients re-watch from their last RV). */
+  endAll(): void {
+    for (const watch of [...this.#open]) this.#end(watch);
+  }
+
+  /** Resets every stream's socket (clients see a network error). */
+  resetAll(): void {
+    for (const watch of [...this.#open]) {
+      this.#close(watch);
+      watch.response.socket?.resetAndDestroy();
+    }
+  }
+
+  /** The next `count` watches get 200 + ERROR 410 Expired, then the end of the stream. */
+  expireNext(count = 1): void {
+    this.#expireNext += count;
+  }
+
+  /** Holds every event back until `resume()`; streams stay open. */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  resume(): void {
+    this.#paused = false;
+    for (const watch of this.#open) {
+      const held = watch.held;
+      watch.held = [];
+      for (const line of held) watch.response.write(line);
+    }
+  }
+
+  #deliver(watch: OpenWatch, event: StoreEvent): void {
+    const { filter, info, table } = watch.request;
+    const isMatch = event.type !== 'DELETED' && filter.matches(event.object);
+    const wasMatch = event.previous !== undefined && filter.matches(event.previous);
+    let type: StoreEventType | undefined;
+    if (event.type === 'DELETED') type = wasMatch ? 'DELETED' : undefined;
+    else if (isMatch) type = wasMatch ? 'MODIFIED' : 'ADDED';
+    else if (wasMatch) type = 'DELETED';
+    if (type === undefined) return;
+    let cache = encoded.get(event);
+    if (cache === undefined) {
+      cache = new Map();
+      encoded.set(event, cache);
+    }
+    const key = `${type}|${apiVersionOf(info)}|${table === undefined ? '' : `table=${table.includeObject ?? ''}`}`;
+    let line = cache.get(key);
+    if (line === undefined) {
+      line = this.#line(type, event.object, watch.request);
+      cache.set(key, line);
+    }
+    this.#write(watch, line);
+  }
+
+  #line(type: StoreEventType, object: KubeObject, request: WatchRequest): string {
+    const { api } = this.#options;
+    const served = api.serve(request.info, object);
+    const body =
+      request.table === undefined
+        ? served
+        : toTable({
+            info: request.info,
+            objects: [served],
+            now: api.now(),
+            includeObject: request.table.includeObject,
+          });
+    return `${JSON.stringify({ type, object: body })}\n`;
+  }
+
+  #bookmark(watch: OpenWatch, initialEventsEnd: boolean): void {
+    const { info } = watch.request;
+    const metadata: Record<string, unknown> = {
+      resourceVersion: String(this.#options.api.store.resourceVersion),
+    };
+    if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
+    const object = { kind: info.kind, apiVersion: apiVersionOf(info), metadata };
+    this.#write(watch, `${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
+  }
+
+  #write(watch: OpenWatch, line: string): void {
+    if (this.#paused) watch.held.push(line);
+    else watch.response.write(line);
+  }
+
+  #end(watch: OpenWatch): void {
+    this.#close(watch);
+    watch.response.end();
+  }
+
+  #close(watch: OpenWatch): void {
+    if (!this.#open.delete(watch)) return;
+    watch.unsubscribe();
+    for (const cancel of watch.cancels) cancel();
+  }
+}
