@@ -136,14 +136,16 @@ describe.each(DEPLOYABLE)('%s: the manager configuration', (dir) => {
       if (rule.resources.includes('secrets')) expect(rule.resourceNames?.length).toBe(1);
     }
     const binding = findObject(objects, 'RoleBinding', 'cluster-manager');
+    const role = findObject(objects, 'Role', 'cluster-manager').metadata.name;
+    const account = findObject(objects, 'ServiceAccount', 'cluster-manager').metadata.name;
     expect(binding.roleRef).toEqual({
       apiGroup: 'rbac.authorization.k8s.io',
       kind: 'Role',
-      name: 'cluster-manager',
+      name: role,
     });
-    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: 'cluster-manager' }]);
+    expect(binding.subjects).toEqual([{ kind: 'ServiceAccount', name: account }]);
     expect(podSpecOf(findObject(objects, 'Deployment', 'cluster-manager')).serviceAccountName).toBe(
-      'cluster-manager',
+      account,
     );
   });
 
@@ -240,6 +242,11 @@ describe('k8s/overlays/pocket-v1', () => {
   const objects = kustomizeBuild('k8s/overlays/pocket-v1');
   const config = configOf(objects);
 
+  it("keeps its names apart from Pocket's own cluster-manager ServiceAccount, Role and binding", () => {
+    for (const kind of ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service'])
+      expect(findObject(objects, kind, 'cluster-manager').metadata.name).toBe('ts-cluster-manager');
+  });
+
   it("configures the manager for Pocket's LocalNet layout and its p1 CLI", () => {
     expect(config.idMapping).toBe('pattern');
     expect(config.idPattern.exec('validator-007-pocket-0')?.[1]).toBe('007');
@@ -265,7 +272,7 @@ describe('k8s/overlays/pocket-v1', () => {
     for (const resource of ['pods', 'statefulsets', 'statefulsets/scale'])
       for (const verb of ['patch', 'update', 'create', 'delete'])
         expect(allows(rules, resource === 'pods' ? '' : 'apps', resource, verb)).toEqual([]);
-    expect(workloads(objects).map((w) => w.metadata.name)).toEqual(['cluster-manager']);
+    expect(workloads(objects).map((w) => w.metadata.name)).toEqual(['ts-cluster-manager']);
     expect(objects.some((o) => o.kind === 'Secret' && o.metadata.name === config.keysSecret)).toBe(
       false,
     );

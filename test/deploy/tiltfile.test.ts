@@ -86,6 +86,17 @@ interface TiltRecord {
   yaml: KubeObject[];
 }
 
+const scratch = mkdtempSync(join(tmpdir(), 'cm-tiltfile-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+/** The dev overlay built once by kubectl 1.32, handed to every run of the Tiltfile. */
+const devBuild = join(scratch, 'dev.yaml');
+writeFileSync(
+  devBuild,
+  execFileSync(kubectl132(), ['kustomize', join(repoRoot, 'k8s/overlays/dev')], {
+    encoding: 'utf8',
+  }),
+);
+
 function runTiltfile(options: {
   args?: Record<string, string>;
   context?: string;
@@ -96,6 +107,7 @@ function runTiltfile(options: {
     context: options.context ?? 'kind-kind',
     namespace: 'localnet',
     kubectl: kubectl132(),
+    kustomize_output: { 'k8s/overlays/dev': devBuild },
     local_output: options.localOutput ?? '{"genesis": "stub"}',
   };
   const out = execFileSync(

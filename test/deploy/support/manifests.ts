@@ -116,13 +116,18 @@ export function kustomizeBuild(dir: string): KubeObject[] {
   return objects;
 }
 
-/** The one object of a kind and name (a prefix for kustomize's hash-suffixed names). */
+/**
+ * The one object of a kind and name, allowing for what kustomize adds: a one-word name prefix
+ * (`ts-cluster-manager`) and a hash suffix (`cluster-manager-config-5f8k2`).
+ */
 export function findObject(objects: readonly KubeObject[], kind: string, name: string): KubeObject {
-  const found = objects.filter(
-    (o) => o.kind === kind && (o.metadata.name === name || o.metadata.name.startsWith(`${name}-`)),
-  );
-  if (found.length !== 1) throw new Error(`expected one ${kind} ${name}, found ${found.length}`);
-  return found[0]!;
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(`^([a-z0-9]+-)?${escaped}(-[a-z0-9]+)?$`);
+  const found = objects.filter((o) => o.kind === kind && pattern.test(o.metadata.name));
+  const exact = found.filter((o) => o.metadata.name === name);
+  const chosen = exact.length === 1 ? exact : found;
+  if (chosen.length !== 1) throw new Error(`expected one ${kind} ${name}, found ${chosen.length}`);
+  return chosen[0]!;
 }
 
 /** A repo-relative path for messages. */
