@@ -1,0 +1,50 @@
+# syntax=docker/dockerfile:1
+# One image, three entry points: cluster-manager, localnet-node and localnet-cli. Node 24 runs the
+# TypeScript sources as they are (type stripping, no build step). The targets differ only in the
+# entry point: `cluster-manager` (the default, last stage) and `localnet-node`.
+#
+#   docker build -t cluster-manager:0.1.0 .
+#   docker build -t localnet-node:0.1.0 --target localnet-node .
+#
+# No HEALTHCHECK: Kubernetes probes the control RPC (/healthz, /readyz) and the node (/v1/health).
+
+# The official Node image. Its major must match package.json "engines" (a test checks).
+ARG NODE_VERSION=24
+
+FROM node:${NODE_VERSION}-bookworm-slim AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Production dependencies only, exactly as locked. This drops the `node` dev dependency that pins
+# Node for development: the image's own Node 24 runs the app. No install scripts are needed.
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+# tini as PID 1 forwards SIGTERM to node (which then shuts down gracefully) and reaps the
+# processes of the node CLI in cli mode. npm, corepack and yarn are not needed at run time.
+RUN apt-get update \
+  && apt-get install -y --no-install-recommends tini \
+  && rm -rf /var/lib/apt/lists/* \
+  && rm -rf /usr/local/lib/node_modules/npm /usr/local/lib/node_modules/corepack /opt/yarn-* \
+  && rm -f /usr/local/bin/npm /usr/local/bin/npx /usr/local/bin/corepack /usr/local/bin/yarn /usr/local/bin/yarnpkg
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY package.json ./
+# The sources belong to root and cannot be changed by the app user. Tilt's live_update builds
+# with APP_OWNER=1000:1000 so that it can sync changed files into a running dev container.
+ARG APP_OWNER=0:0
+COPY --chown=${APP_OWNER} src ./src
+# The package's `bin` entries on PATH, e.g. `kubectl exec deploy/cluster-manager -- cluster-manager status`.
+RUN ln -s /app/src/bin/cluster-manager.ts /usr/local/bin/cluster-manager \
+  && ln -s /app/src/bin/localnet-node.ts /usr/local/bin/localnet-node \
+  && ln -s /app/src/bin/localnet-cli.ts /usr/local/bin/localnet-cli
+# The image's `node` user, by number so that Kubernetes' runAsNonRoot can verify it.
+USER 1000:1000
+
+FROM runtime AS localnet-node
+EXPOSE 50832 42069
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/localnet-node.ts"]
+
+FROM runtime AS cluster-manager
+EXPOSE 8080
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/cluster-manager.ts"]
