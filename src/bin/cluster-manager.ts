@@ -5,7 +5,7 @@ import { registerDevnetCommand } from '../devnet/command.ts';
 import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerTxCommands } from '../manager/cli/tx-commands.ts';
-import { registerRunCommand } from '../manager/run.ts';
+import { registerRunCommand } from '../manager/cli/run-command.ts';
 import { registerEmulatorCommand } from './emulator-command.ts';
 
 const program = createProgram(

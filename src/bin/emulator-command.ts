@@ -2,7 +2,6 @@
 // src/kube-emulator/main.ts, which the manager's own code never imports).
 import { Option, type Command } from 'commander';
 import { UsageError } from '../cli/program.ts';
-import { runEmulatorCommand } from '../kube-emulator/main.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -35,6 +34,7 @@ export function registerEmulatorCommand(program: Command): void {
         dir?: string;
         images?: string;
       }) => {
+        const { runEmulatorCommand } = await import('../kube-emulator/main.ts');
         await runEmulatorCommand({
           kubelet: options.kubelet,
           ...(options.port === undefined ? {} : { port: options.port }),

@@ -2,8 +2,7 @@
 // shows the validators' status until SIGINT/SIGTERM, then stops everything it started.
 import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, ExitCode } from '../cli/program.ts';
-import { startDevnet, type Devnet } from './devnet.ts';
-import { StatusBoard } from './status-board.ts';
+import type { Devnet } from './devnet.ts';
 
 interface DevnetFlags {
   validators: number;
@@ -19,14 +18,16 @@ interface DevnetFlags {
 
 function int(min: number, max: number, what: string) {
   return (value: string): number => {
-    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}`);
+    if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+      throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}`);
     return Number(value);
   };
 }
 
 function oneOf<T extends string>(values: readonly T[], what: string) {
   return (value: string): T => {
-    if (!(values as readonly string[]).includes(value)) throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
+    if (!(values as readonly string[]).includes(value))
+      throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
     return value as T;
   };
 }
@@ -34,17 +35,51 @@ function oneOf<T extends string>(values: readonly T[], what: string) {
 export function registerDevnetCommand(program: Command): void {
   program
     .command('devnet')
-    .description('Run a whole localnet on this machine: Kubernetes API emulator, validator nodes as processes, and the manager.')
+    .description(
+      'Run a whole localnet on this machine: Kubernetes API emulator, validator nodes as processes, and the manager.',
+    )
     .option('--validators <n>', 'validators at genesis', int(1, 100, '--validators'), 4)
-    .option('--keys <n>', 'keys in the Secret (room to scale; default max(32, 2 × validators))', int(1, 999, '--keys'))
+    .option(
+      '--keys <n>',
+      'keys in the Secret (room to scale; default max(32, 2 × validators))',
+      int(1, 999, '--keys'),
+    )
     .option('--dir <dir>', 'where kubeconfig, devnet.json, manager.env and logs go', '.devnet')
-    .option('--kube-port <port>', 'port of the Kubernetes API (0 = any free port)', int(0, 65_535, '--kube-port'), 0)
-    .option('--rpc-port <port>', 'port of the manager\'s control RPC (0 = any free port)', int(0, 65_535, '--rpc-port'), 8080)
-    .option('--pacemaker <mode>', 'auto (blocks at an interval) or manual (one block per trigger-view)', oneOf(['auto', 'manual'] as const, '--pacemaker'), 'auto')
-    .option('--block-interval <ms>', 'block interval of the auto pacemaker', int(50, 60_000, '--block-interval'), 1000)
-    .option('--tx-mode <mode>', 'how the manager sends transactions: rpc or cli', oneOf(['rpc', 'cli'] as const, '--tx-mode'), 'rpc')
+    .option(
+      '--kube-port <port>',
+      'port of the Kubernetes API (0 = any free port)',
+      int(0, 65_535, '--kube-port'),
+      0,
+    )
+    .option(
+      '--rpc-port <port>',
+      "port of the manager's control RPC (0 = any free port)",
+      int(0, 65_535, '--rpc-port'),
+      8080,
+    )
+    .option(
+      '--pacemaker <mode>',
+      'auto (blocks at an interval) or manual (one block per trigger-view)',
+      oneOf(['auto', 'manual'] as const, '--pacemaker'),
+      'auto',
+    )
+    .option(
+      '--block-interval <ms>',
+      'block interval of the auto pacemaker',
+      int(50, 60_000, '--block-interval'),
+      1000,
+    )
+    .option(
+      '--tx-mode <mode>',
+      'how the manager sends transactions: rpc or cli',
+      oneOf(['rpc', 'cli'] as const, '--tx-mode'),
+      'rpc',
+    )
     .option('--no-manager', 'start the cluster and chain only')
     .action(async (flags: DevnetFlags) => {
+      // Loaded on use: the devnet pulls in the emulator, the node and client-node.
+      const { startDevnet } = await import('./devnet.ts');
+      const { StatusBoard } = await import('./status-board.ts');
       let devnet: Devnet;
       try {
         devnet = await startDevnet({
@@ -60,7 +95,10 @@ export function registerDevnetCommand(program: Command): void {
           log: (line) => process.stderr.write(`${line}\n`),
         });
       } catch (error: unknown) {
-        throw new CliError(`devnet did not start: ${error instanceof Error ? error.message : String(error)}`, ExitCode.failed);
+        throw new CliError(
+          `devnet did not start: ${error instanceof Error ? error.message : String(error)}`,
+          ExitCode.failed,
+        );
       }
       const { info } = devnet;
       process.stdout.write(
@@ -72,7 +110,10 @@ export function registerDevnetCommand(program: Command): void {
           '       npm run cluster-manager -- scale 6 --wait active\n' +
           `       kubectl --kubeconfig ${info.kubeconfig} get pods\n`,
       );
-      const board = info.managerUrl === null ? undefined : new StatusBoard({ url: info.managerUrl, out: process.stdout });
+      const board =
+        info.managerUrl === null
+          ? undefined
+          : new StatusBoard({ url: info.managerUrl, out: process.stdout });
       board?.start();
       await new Promise<void>((resolve) => {
         const stop = (signal: NodeJS.Signals): void => {

@@ -7,7 +7,12 @@ import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, type KubernetesObject } from '@kubernetes/client-node';
+import {
+  CoreV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys } from '../pocket/index.ts';
@@ -94,7 +99,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   await rm(emulatorDir, { recursive: true, force: true });
 
   const keyCount = Math.min(999, options.keys ?? Math.max(32, options.validators * 2));
-  if (options.validators < 1 || options.validators > keyCount) throw new Error(`--validators must be 1…${keyCount}`);
+  if (options.validators < 1 || options.validators > keyCount)
+    throw new Error(`--validators must be 1…${keyCount}`);
   const keys = generateKeys({ count: keyCount });
   if (options.rpcPort !== 0 && !(await isPortFree(options.rpcPort))) {
     throw new Error(`port ${options.rpcPort} is in use; pass --rpc-port 0 or another port`);
@@ -103,7 +109,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   // Genesis names each genesis validator's p2p address, so those ports are fixed up front; the
   // process kubelet hands them to the pods of those ordinals. The full node's RPC is fixed too.
   const fixed = await freePorts(options.validators * 2 + 1);
-  const portOf = (ordinal: number, name: 'rpc' | 'p2p'): number | undefined => fixed[ordinal * 2 + (name === 'rpc' ? 0 : 1)];
+  const portOf = (ordinal: number, name: 'rpc' | 'p2p'): number | undefined =>
+    fixed[ordinal * 2 + (name === 'rpc' ? 0 : 1)];
   const fullNodeRpc = fixed[options.validators * 2] ?? 0;
   const genesis = buildGenesis({
     keys,
@@ -123,14 +130,18 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         if (pod.name === `${FULL_NODE_STATEFULSET}-0` && port.name === 'rpc') return fullNodeRpc;
         const ordinal = /^validator-(\d+)$/.exec(pod.name)?.[1];
         if (ordinal === undefined || (port.name !== 'rpc' && port.name !== 'p2p')) return undefined;
-        return Number(ordinal) < options.validators ? portOf(Number(ordinal), port.name) : undefined;
+        return Number(ordinal) < options.validators
+          ? portOf(Number(ordinal), port.name)
+          : undefined;
       },
       env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
     },
   });
   let manager: ChildProcess | undefined;
   try {
-    const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), { namespace: DEVNET_NAMESPACE });
+    const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
+      namespace: DEVNET_NAMESPACE,
+    });
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const objects = KubernetesObjectApi.makeApiClient(kc);
@@ -144,7 +155,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       validatorStatefulSet(options.validators, settings),
     ];
     for (const manifest of manifests) await objects.create(manifest as KubernetesObject);
-    log(`kubernetes API ${emulator.url}; ${options.validators} validators and a full node starting…`);
+    log(
+      `kubernetes API ${emulator.url}; ${options.validators} validators and a full node starting…`,
+    );
     await waitForPods(kc, options.validators + 1, 60_000);
 
     const token = options.manager ? randomBytes(24).toString('hex') : null;
@@ -166,7 +179,13 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       CM_RESYNC_INTERVAL: '10s',
       ...options.managerEnv,
     };
-    await writeFile(join(dir, 'manager.env'), `${Object.entries(managerEnv).map(([k, v]) => `${k}=${v}`).join('\n')}\n`, { mode: 0o600 });
+    await writeFile(
+      join(dir, 'manager.env'),
+      `${Object.entries(managerEnv)
+        .map(([k, v]) => `${k}=${v}`)
+        .join('\n')}\n`,
+      { mode: 0o600 },
+    );
     const info: DevnetInfo = {
       kubeApi: emulator.url,
       kubeconfig,
@@ -183,14 +202,20 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       managerLog: options.manager ? join(dir, 'manager.log') : null,
       dir,
     };
-    await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+    await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, {
+      mode: 0o600,
+    });
 
     const startManager = async (): Promise<void> => {
       if (info.managerLog === null || info.managerUrl === null) return;
       const out = createWriteStream(info.managerLog, { flags: 'a', mode: 0o600 });
       await new Promise((resolveOpen) => out.once('open', resolveOpen));
       manager = spawn(process.execPath, [BIN.clusterManager, 'run'], {
-        env: { ...managerEnv, PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`, HOME: process.env.HOME ?? dir },
+        env: {
+          ...managerEnv,
+          PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+          HOME: process.env.HOME ?? dir,
+        },
         stdio: ['ignore', out, out],
       });
       manager.once('exit', () => out.end());
@@ -234,9 +259,14 @@ async function waitForPods(kc: KubeConfig, count: number, timeoutMs: number): Pr
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const pods = await core.listNamespacedPod({ namespace: DEVNET_NAMESPACE });
-    const ready = pods.items.filter((p) => p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True')).length;
+    const ready = pods.items.filter((p) =>
+      p.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    ).length;
     if (ready >= count) return;
-    if (Date.now() > deadline) throw new Error(`only ${ready} of ${count} node pods became Ready within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `only ${ready} of ${count} node pods became Ready within ${timeoutMs / 1000} s`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }
@@ -244,14 +274,20 @@ async function waitForPods(kc: KubeConfig, count: number, timeoutMs: number): Pr
 async function waitForManager(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the manager exited during start (${child.exitCode ?? child.signalCode ?? '?'}); see manager.log`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `the manager exited during start (${child.exitCode ?? child.signalCode ?? '?'}); see manager.log`,
+      );
     try {
       const response = await fetch(`${url}/readyz`, { signal: AbortSignal.timeout(2_000) });
       if (response.ok) return;
     } catch {
       // not listening yet
     }
-    if (Date.now() > deadline) throw new Error(`the manager did not become ready within ${timeoutMs / 1000} s; see manager.log`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `the manager did not become ready within ${timeoutMs / 1000} s; see manager.log`,
+      );
     await new Promise((r) => setTimeout(r, 200));
   }
 }

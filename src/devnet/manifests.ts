@@ -10,8 +10,14 @@ export const KEYS_SECRET = 'validators-private-keys';
 export const GENESIS_CONFIGMAP = 'v1-localnet-genesis';
 export const NODE_IMAGE = 'localnet-node';
 
-const VALIDATOR_LABELS = { 'app.kubernetes.io/name': 'localnet-node', 'pokt.network/purpose': 'validator' };
-const FULL_NODE_LABELS = { 'app.kubernetes.io/name': 'localnet-node', 'pokt.network/purpose': 'full' };
+const VALIDATOR_LABELS = {
+  'app.kubernetes.io/name': 'localnet-node',
+  'pokt.network/purpose': 'validator',
+};
+const FULL_NODE_LABELS = {
+  'app.kubernetes.io/name': 'localnet-node',
+  'pokt.network/purpose': 'full',
+};
 
 export interface NodeSettings {
   pacemaker: 'auto' | 'manual';
@@ -71,7 +77,14 @@ function nodeContainer(settings: NodeSettings, withKeys: boolean): Json {
   };
 }
 
-function nodeStatefulSet(parts: { name: string; service: string; replicas: number; labels: Json; settings: NodeSettings; withKeys: boolean }): Json {
+function nodeStatefulSet(parts: {
+  name: string;
+  service: string;
+  replicas: number;
+  labels: Json;
+  settings: NodeSettings;
+  withKeys: boolean;
+}): Json {
   return {
     apiVersion: 'apps/v1',
     kind: 'StatefulSet',
@@ -88,7 +101,9 @@ function nodeStatefulSet(parts: { name: string; service: string; replicas: numbe
           containers: [nodeContainer(parts.settings, parts.withKeys)],
           volumes: [
             { name: 'genesis', configMap: { name: GENESIS_CONFIGMAP } },
-            ...(parts.withKeys ? [{ name: 'keys', secret: { secretName: KEYS_SECRET, defaultMode: 0o400 } }] : []),
+            ...(parts.withKeys
+              ? [{ name: 'keys', secret: { secretName: KEYS_SECRET, defaultMode: 0o400 } }]
+              : []),
           ],
         },
       },
@@ -98,12 +113,26 @@ function nodeStatefulSet(parts: { name: string; service: string; replicas: numbe
 
 /** The validator StatefulSet: each pod takes the key of its ordinal + 1 from the mounted Secret. */
 export function validatorStatefulSet(replicas: number, settings: NodeSettings): Json {
-  return nodeStatefulSet({ name: VALIDATOR_STATEFULSET, service: VALIDATOR_SERVICE, replicas, labels: VALIDATOR_LABELS, settings, withKeys: true });
+  return nodeStatefulSet({
+    name: VALIDATOR_STATEFULSET,
+    service: VALIDATOR_SERVICE,
+    replicas,
+    labels: VALIDATOR_LABELS,
+    settings,
+    withKeys: true,
+  });
 }
 
 /** One full node (no key) that serves the chain RPC to the manager and to users. */
 export function fullNodeStatefulSet(settings: NodeSettings): Json {
-  return nodeStatefulSet({ name: FULL_NODE_STATEFULSET, service: FULL_NODE_STATEFULSET, replicas: 1, labels: FULL_NODE_LABELS, settings, withKeys: false });
+  return nodeStatefulSet({
+    name: FULL_NODE_STATEFULSET,
+    service: FULL_NODE_STATEFULSET,
+    replicas: 1,
+    labels: FULL_NODE_LABELS,
+    settings,
+    withKeys: false,
+  });
 }
 
 export function headlessService(name: string, labels: Json): Json {
@@ -130,7 +159,10 @@ export function services(): Json[] {
       apiVersion: 'v1',
       kind: 'Service',
       metadata: { name: 'pocket-validators', namespace: DEVNET_NAMESPACE },
-      spec: { selector: { 'pokt.network/purpose': 'validator' }, ports: [{ name: 'rpc', port: 50832, targetPort: 'rpc' }] },
+      spec: {
+        selector: { 'pokt.network/purpose': 'validator' },
+        ports: [{ name: 'rpc', port: 50832, targetPort: 'rpc' }],
+      },
     },
   ];
 }

@@ -21,7 +21,8 @@ export class StatusBoard {
   start(): void {
     const tick = async (): Promise<void> => {
       await this.#refresh().catch(() => undefined);
-      if (this.#timer !== undefined) this.#timer = setTimeout(() => void tick(), this.#options.intervalMs ?? 1_000);
+      if (this.#timer !== undefined)
+        this.#timer = setTimeout(() => void tick(), this.#options.intervalMs ?? 1_000);
     };
     this.#timer = setTimeout(() => void tick(), 0);
   }
@@ -32,10 +33,15 @@ export class StatusBoard {
   }
 
   async #refresh(): Promise<void> {
-    const response = await fetch(`${this.#options.url}/v1/validators`, { signal: AbortSignal.timeout(2_000) });
+    const response = await fetch(`${this.#options.url}/v1/validators`, {
+      signal: AbortSignal.timeout(2_000),
+    });
     if (!response.ok) return;
     const { validators } = (await response.json()) as { validators: ValidatorStatus[] };
-    const lines = validators.map((v) => `  ${(v.id ?? v.key.slice(0, 8)).padEnd(5)} ${(v.pod ?? '-').padEnd(13)} ${v.phase.padEnd(9)} ${v.reason.slice(0, 90)}`);
+    const lines = validators.map(
+      (v) =>
+        `  ${(v.id ?? v.key.slice(0, 8)).padEnd(5)} ${(v.pod ?? '-').padEnd(13)} ${v.phase.padEnd(9)} ${v.reason.slice(0, 90)}`,
+    );
     const text = [`validators (${new Date().toISOString().slice(11, 19)}):`, ...lines].join('\n');
     const body = lines.join('\n');
     if (body === this.#last) return;

@@ -1,8 +1,6 @@
-// `cluster-manager run`: the service. Config is read once (env and flags, every problem reported
-// together), then the manager and its control RPC start; SIGTERM/SIGINT stop them gracefully.
-import type { Command } from 'commander';
-import { CliError, ExitCode } from '../cli/program.ts';
-import { ConfigError, loadConfig, redactedConfig, SETTINGS, type Config } from './config.ts';
+// The service behind `cluster-manager run`: config read once (env and flags, every problem
+// reported together), then the manager and its control RPC; stop() shuts both down gracefully.
+import { loadConfig, redactedConfig, type Config } from './config.ts';
 import { loadKubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Manager } from './manager.ts';
@@ -59,43 +57,4 @@ export async function startService(options: {
       return stopping;
     },
   };
-}
-
-export function registerRunCommand(program: Command): void {
-  const run = program
-    .command('run')
-    .description(
-      'Run the manager: keep the staked validator set in step with the cluster (config from CM_* env vars or flags).',
-    );
-  for (const setting of SETTINGS) {
-    run.option(
-      `--${setting.flag} <value>`,
-      `${setting.description} [${setting.env}${setting.default === undefined ? '' : `, default ${setting.default}`}]`,
-    );
-  }
-  run.action(async (flags: Record<string, string | undefined>) => {
-    const byFlag: Record<string, string | undefined> = {};
-    for (const setting of SETTINGS) byFlag[setting.flag] = flags[camel(setting.flag)];
-    let service: RunningService;
-    try {
-      service = await startService({ env: process.env, flags: byFlag });
-    } catch (error: unknown) {
-      if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.usage);
-      throw error;
-    }
-    await new Promise<void>((resolve) => {
-      const onSignal = (signal: NodeJS.Signals): void => {
-        service.logger.info({ signal }, 'shutting down');
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        void service.stop().then(resolve);
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-    });
-  });
-}
-
-function camel(flag: string): string {
-  return flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
 }

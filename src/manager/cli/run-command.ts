@@ -1,0 +1,45 @@
+// `cluster-manager run` wiring: one flag per setting of config.ts; the service itself is loaded
+// only when the command runs (it pulls in client-node, fastify and the rest).
+import type { Command } from 'commander';
+import { CliError, ExitCode } from '../../cli/program.ts';
+import { ConfigError, SETTINGS } from '../config.ts';
+
+export function registerRunCommand(program: Command): void {
+  const run = program
+    .command('run')
+    .description(
+      'Run the manager: keep the staked validator set in step with the cluster (config from CM_* env vars or flags).',
+    );
+  for (const setting of SETTINGS) {
+    run.option(
+      `--${setting.flag} <value>`,
+      `${setting.description} [${setting.env}${setting.default === undefined ? '' : `, default ${setting.default}`}]`,
+    );
+  }
+  run.action(async (flags: Record<string, string | undefined>) => {
+    const byFlag: Record<string, string | undefined> = {};
+    for (const setting of SETTINGS) byFlag[setting.flag] = flags[camel(setting.flag)];
+    const { startService } = await import('../run.ts');
+    let service: Awaited<ReturnType<typeof startService>>;
+    try {
+      service = await startService({ env: process.env, flags: byFlag });
+    } catch (error: unknown) {
+      if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.usage);
+      throw error;
+    }
+    await new Promise<void>((resolve) => {
+      const onSignal = (signal: NodeJS.Signals): void => {
+        service.logger.info({ signal }, 'shutting down');
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        void service.stop().then(resolve);
+      };
+      process.on('SIGTERM', onSignal);
+      process.on('SIGINT', onSignal);
+    });
+  });
+}
+
+function camel(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+}
