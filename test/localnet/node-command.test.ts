@@ -178,7 +178,7 @@ describe('localnet-node run', () => {
     full.child.kill('SIGTERM');
     expect(await full.exited).toBe(0);
 
-    const badKey = `${secrets[1]!.slice(0, 100)}`;
+    const badKey = secrets[1]!.slice(0, 100);
     const bad = start(
       ['run', '--genesis', join(dir, 'missing.json'), '--rpc-port', '0', '--p2p-port', '0'],
       {
