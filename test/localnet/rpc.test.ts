@@ -37,6 +37,19 @@ beforeAll(async () => {
     serviceUrl: '127.0.0.1:1',
     unstakingBlocks: 5,
   });
+  // 004 is a validator paused since genesis: not in the active set, and able to show 68.
+  const paused = key('004');
+  genesis.validators.push({
+    address: paused.address,
+    public_key: paused.publicKeyHex,
+    chains: null,
+    service_url: '127.0.0.1:2',
+    staked_amount: '15000000000',
+    paused_height: 0,
+    unstaking_height: -1,
+    output: paused.address,
+    actor_type: 4,
+  });
   node = await startNode({
     genesis,
     key: key('001'),
@@ -138,8 +151,11 @@ describe('localnet RPC: service endpoints', () => {
 
   it('paginates validators with V1 rules and texts', async () => {
     const page = await rpc.validatorsPage({ page: 1, perPage: 10 });
-    expect(page).toMatchObject({ total_validators: 1, page: 1, total_pages: 1 });
-    expect(page.validators?.[0]).toEqual({
+    expect(page).toMatchObject({ total_validators: 2, page: 1, total_pages: 1 });
+    expect(page.validators?.map((v) => v.address)).toEqual(
+      [key('001').address, key('004').address].sort(),
+    );
+    expect(page.validators?.find((v) => v.address === key('001').address)).toEqual({
       address: key('001').address,
       actor_type: 'validator',
       public_key: key('001').publicKeyHex,
@@ -161,7 +177,7 @@ describe('localnet RPC: service endpoints', () => {
     });
     expect(await query({ page: 3, per_page: 1 })).toMatchObject({
       status: 400,
-      text: 'starting page too high: got 3, total pages: 1',
+      text: 'starting page too high: got 3, total pages: 2',
     });
   });
 
@@ -351,9 +367,9 @@ describe('localnet RPC: stage-B outcomes recorded by the chain', () => {
       [
         '71',
         sign(
-          key('004'),
+          key('003'),
           editStakeMessage({
-            address: key('004').addressBytes,
+            address: key('003').addressBytes,
             amount: '1',
             chains: [],
             serviceUrl: '',
@@ -361,6 +377,7 @@ describe('localnet RPC: stage-B outcomes recorded by the chain', () => {
         ),
       ],
       ['67', sign(key('001'), unpauseMessage({ address: key('001').addressBytes }))],
+      ['68', sign(key('004'), unpauseMessage({ address: key('004').addressBytes }))],
       [
         'edit ok',
         sign(
@@ -388,7 +405,7 @@ describe('localnet RPC: stage-B outcomes recorded by the chain', () => {
       ['dropped: cannot pay the fee', sign(stranger, stakeOf(stranger, '20000000000'))],
       [
         'dropped: unstake of an unknown actor',
-        sign(key('004'), unstakeMessage({ address: key('004').addressBytes })),
+        sign(stranger, unstakeMessage({ address: stranger.addressBytes })),
       ],
     ];
     for (const [, tx] of cases) await rpc.broadcast(tx);
@@ -409,6 +426,7 @@ describe('localnet RPC: stage-B outcomes recorded by the chain', () => {
       '60': 60,
       '71': 71,
       '67': 67,
+      '68': 68,
       'edit ok': 0,
       'send ok': 0,
       'dropped: not a candidate': undefined,
