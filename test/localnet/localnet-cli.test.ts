@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../src/localnet/server.ts';
-import { client, triggerView } from './support/chain.ts';
+import { client, inEveryMempool, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
@@ -211,6 +211,8 @@ describe('localnet-cli', () => {
       joiner.address,
     ]);
     expect(run).toMatchObject({ code: 0, stdout: 'HTTP status code: 200\n\n' });
+    const [pending] = await client(second.rpcUrl).unconfirmedTransactions();
+    await inEveryMempool([first.rpcUrl, second.rpcUrl], pending!.tx.hash);
     const { height } = await triggerView(second.rpcUrl);
     expect(await client(first.rpcUrl).validator(joiner.address)).toMatchObject({
       unstaking_height: height + 1,

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { buildGenesis, type Genesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode, type StartNodeOptions } from '../../src/localnet/server.ts';
-import { client, stakeTx, triggerView } from './support/chain.ts';
+import { client, inEveryMempool, stakeTx, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
 import { waitFor } from './support/wait-for.ts';
 
@@ -97,7 +97,9 @@ describe('pacemaker', () => {
     const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
     const b = await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
     const third = keys.get('003')!;
-    await client(a.rpcUrl).broadcast(stakeTx(third, '127.0.0.1:1'));
+    const stake = stakeTx(third, '127.0.0.1:1');
+    await client(a.rpcUrl).broadcast(stake);
+    await inEveryMempool([a.rpcUrl, b.rpcUrl], stake.hash);
     await triggerView(a.rpcUrl);
     expect(await client(b.rpcUrl).validator(third.address)).toBeDefined();
     await client(a.rpcUrl).broadcast(stakeTx(third, '127.0.0.1:2'));

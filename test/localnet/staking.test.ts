@@ -3,7 +3,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { startNet, type LocalNet, type NetNode } from '../../src/localnet/net.ts';
-import { client, signers, stakeTx, triggerView, unstakeTx } from './support/chain.ts';
+import {
+  client,
+  inEveryMempool,
+  signers,
+  stakeTx,
+  triggerView,
+  unstakeTx,
+} from './support/chain.ts';
 import { waitFor } from './support/wait-for.ts';
 
 const keys = generateKeys({ count: 5, seed: 'staking' });
@@ -38,6 +45,10 @@ describe('staking a fifth validator on a 4-validator localnet', () => {
       signer_addr: fifth.address,
     });
 
+    await inEveryMempool(
+      net.nodes.map((n) => n.rpcUrl),
+      tx.hash,
+    );
     const staked = await triggerView(first.rpcUrl);
     expect(staked.status).toBe(200);
     const indexed = await client(first.rpcUrl).transaction(tx.hash);
@@ -72,12 +83,9 @@ describe('staking a fifth validator on a 4-validator localnet', () => {
     const tx = unstakeTx(fifthKey);
     await client(fifth.rpcUrl).broadcast(tx);
     // Gossip carries it from the fifth node to the others.
-    await waitFor(
-      async () => (await client(first.rpcUrl).unconfirmedTransaction(tx.hash)) !== undefined,
-      {
-        timeoutMs: 5_000,
-        what: 'the unstake to reach the first node by gossip',
-      },
+    await inEveryMempool(
+      net.nodes.map((n) => n.rpcUrl),
+      tx.hash,
     );
     const unstaked = await triggerView(first.rpcUrl);
     expect(await client(first.rpcUrl).transaction(tx.hash)).toMatchObject({ result_code: 0 });

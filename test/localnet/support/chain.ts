@@ -63,3 +63,17 @@ export async function blockHashes(rpcUrl: string, upTo: number): Promise<string[
   for (let h = 1; h <= upTo; h++) hashes.push((await rpc.block(h)).block_header.quorum_cert.block);
   return hashes;
 }
+
+/**
+ * Resolves once every node's mempool holds `hash`: a trigger can reach the round's leader
+ * before gossip does, and then the next block would not include the transaction.
+ */
+export async function inEveryMempool(rpcUrls: readonly string[], hash: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (const url of rpcUrls) {
+    while ((await client(url).unconfirmedTransaction(hash)) === undefined) {
+      if (Date.now() > deadline) throw new Error(`transaction ${hash} did not reach ${url}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
