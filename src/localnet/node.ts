@@ -57,6 +57,8 @@ export type DebugAction =
 const STEP_NUMBERS: Record<Step, number> = { idle: 1, propose: 2, prevote: 3, precommit: 4 };
 
 const ROUND_STATE_INTERVAL_MS = 200;
+/** How long a TriggerView waits for a sync pass before it picks its target. */
+const TRIGGER_SYNC_MS = 2000;
 
 export class LocalnetNode {
   readonly nodeId = randomUUID();
@@ -217,9 +219,14 @@ export class LocalnetNode {
 
   /**
    * TriggerView from the RPC: starts the next height (or, if it is stuck, its next round) here
-   * and on every peer.
+   * and on every peer. A sync pass first (bounded) makes a lagging node target the chain's next
+   * height rather than its own, which up-to-date peers would ignore.
    */
-  triggerView(): { height: number; round: number } {
+  async triggerView(): Promise<{ height: number; round: number }> {
+    await Promise.race([
+      this.#sync.request(),
+      new Promise((resolve) => setTimeout(resolve, TRIGGER_SYNC_MS).unref()),
+    ]);
     const target = this.#consensus.nextView();
     this.#forward({ action: 'trigger_view', ...target });
     return target;

@@ -252,7 +252,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/debug/trigger_view',
       handler: async (request) => {
-        const target = node.triggerView();
+        const target = await node.triggerView();
         if (request.query.get('wait') !== 'true') return json(200, { height: node.chain.height });
         const timeoutMs = Number(request.query.get('timeout_ms') ?? DEFAULT_WAIT_MS);
         const committed = await node.waitForHeight(

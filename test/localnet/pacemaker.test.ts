@@ -65,6 +65,19 @@ describe('pacemaker', () => {
     expect(block.block_header.quorum_cert.threshold_sig.signatures).toHaveLength(2);
   });
 
+  it('commits the next block of the chain when triggered through a full node that just started', async () => {
+    const { genesis, ports } = await twoValidators();
+    const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
+    await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
+    for (const height of [1, 2, 3]) expect((await triggerView(a.rpcUrl)).height).toBe(height);
+    const full = await node(genesis, { p2pPort: await freePort() });
+    expect(await triggerView(full.rpcUrl)).toEqual({ status: 200, height: 4 });
+    await waitFor(async () => (await client(a.rpcUrl).height()) === 4, {
+      timeoutMs: 5_000,
+      what: 'the validators to commit height 4',
+    });
+  });
+
   it('commits on its own in auto mode, and a toggle on one node reaches the other', async () => {
     const { genesis, ports } = await twoValidators();
     const auto = { pacemaker: 'auto' as const, blockIntervalMs: 50 };
