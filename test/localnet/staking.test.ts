@@ -1,5 +1,6 @@
 // Five node processes, four staked: staking the fifth makes it vote (its signature appears in
 // certificates); unstaking takes it out of the set and the certificates; the chain goes on.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { startNet, type LocalNet, type NetNode } from '../../src/localnet/net.ts';
@@ -26,6 +27,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Every node logged as JSON, and no key appears in any log.
+  const secrets = [...keys.values()].map((k) => k.exportPrivateKeyHex().slice(0, 64));
+  for (const node of net.nodes) {
+    const log = readFileSync(net.logFile(node.id), 'utf8');
+    expect(log).toContain('"msg":"committed block"');
+    for (const secret of secrets) expect(log).not.toContain(secret);
+  }
   await net.stop();
 });
 

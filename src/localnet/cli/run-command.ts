@@ -110,7 +110,15 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
 
 /** Runs a node until SIGTERM/SIGINT (or the parent's IPC channel closes); resolves after it stopped. */
 export async function runNode(config: RunConfig): Promise<void> {
-  const logger = pino({ level: config.logLevel, base: { pid: process.pid } });
+  // The key is never handed to the logger; redaction is the second line of defence.
+  const logger = pino({
+    level: config.logLevel,
+    base: { pid: process.pid },
+    redact: {
+      paths: ['key', '*.key', 'privateKey', '*.privateKey', 'env.POCKET_PRIVATE_KEY'],
+      censor: '[redacted]',
+    },
+  });
   const running = await startNode({
     genesis: config.genesis,
     key: config.key,
