@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   admitTransaction,
+  generateKeys,
   parsePrivateKey,
   signTransaction,
   unstakeMessage,
@@ -41,6 +42,18 @@ describe('verifyEd25519Native', () => {
     expect(verifyEd25519Native(signature.subarray(1), message, key.publicKey)).toBe(false);
     expect(verifyEd25519Native(signature, message, key.publicKey.subarray(1))).toBe(false);
     expect(verifyEd25519Native(new Uint8Array(64), message, new Uint8Array(32))).toBe(false);
+  });
+
+  it('gives the same answers for a cached key and after the cache has turned over', () => {
+    for (let i = 0; i < 3; i++) {
+      expect(verifyEd25519Native(signature, message, key.publicKey)).toBe(true);
+      expect(verifyEd25519Native(signature, Uint8Array.of(1), key.publicKey)).toBe(false);
+    }
+    for (const other of generateKeys({ count: 40, seed: 'native-verify' }).values()) {
+      expect(verifyEd25519Native(other.sign(message), message, other.publicKey)).toBe(true);
+      expect(verifyEd25519Native(signature, message, other.publicKey)).toBe(false);
+    }
+    expect(verifyEd25519Native(signature, message, key.publicKey)).toBe(true);
   });
 
   it('can stand in for the default verifier in admission', () => {
