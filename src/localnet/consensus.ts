@@ -121,6 +121,7 @@ interface HeightState<B> {
   prevoteTimeoutFor: Set<number>;
   precommitTimeoutFor: Set<number>;
   polkaSeenFor: Set<number>;
+  /** Decided blocks already reported (missing body, or `invalid:<hash>`), to ask or warn once. */
   missingBodyFor: Set<string>;
   /** Validators seen voting at the next height (they have decided this one). */
   aheadSenders: Set<string>;
@@ -504,10 +505,13 @@ export class Consensus<B> {
         continue;
       }
       if (!this.#isValid(hash)) {
-        this.#options.log.warn(
-          { height: s.height, round, hash },
-          'a quorum precommitted a block this node finds invalid',
-        );
+        if (!s.missingBodyFor.has(`invalid:${hash}`)) {
+          s.missingBodyFor.add(`invalid:${hash}`);
+          this.#options.log.warn(
+            { height: s.height, round, hash },
+            'a quorum precommitted a block this node finds invalid',
+          );
+        }
         continue;
       }
       s.decided = true;
