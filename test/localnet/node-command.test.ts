@@ -210,6 +210,7 @@ describe('localnet-node net', () => {
       ),
     ) as {
       nodes: { id: string; address: string; rpc: string; serviceUrl: string; staked: boolean }[];
+      dir: string;
     };
 
   it('prints every node once all are healthy and stops them all on SIGTERM', async () => {
@@ -243,14 +244,19 @@ describe('localnet-node net', () => {
 
   it('leaves no node behind when it is killed outright', async () => {
     const net = start(['net', '--keys', secretFile, '--validators', '2']);
-    const { nodes } = await readLine(net);
+    const { nodes, dir: netDir } = await readLine(net);
     net.child.kill('SIGKILL');
     await net.exited;
-    for (const node of nodes) {
-      await waitFor(async () => !(await healthy(node.rpc)), {
-        timeoutMs: 10_000,
-        what: `node ${node.id} to exit with its parent`,
-      });
+    try {
+      for (const node of nodes) {
+        await waitFor(async () => !(await healthy(node.rpc)), {
+          timeoutMs: 10_000,
+          what: `node ${node.id} to exit with its parent`,
+        });
+      }
+    } finally {
+      // A killed net cannot remove its temp dir; the test does.
+      rmSync(netDir, { recursive: true, force: true });
     }
   });
 });
