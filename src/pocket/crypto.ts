@@ -1,5 +1,6 @@
 // The primitives Pocket V1 uses: Ed25519 (pure, RFC 8032), SHA-256 for addresses, SHA3-256 for
 // transaction hashes. Audited noble implementations; sync API enabled once here.
+import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { sha3_256 } from '@noble/hashes/sha3.js';
@@ -30,6 +31,49 @@ export function verifyEd25519(
   } catch {
     return false;
   }
+}
+
+/** A pure Ed25519 verifier: `(signature, message, publicKey) => valid`. */
+export type Ed25519Verify = (
+  signature: Uint8Array,
+  message: Uint8Array,
+  publicKey: Uint8Array,
+) => boolean;
+
+const SPKI_ED25519_PREFIX = Uint8Array.from([
+  0x30, 0x2a, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x03, 0x21, 0x00,
+]);
+
+/**
+ * Verifies a pure Ed25519 signature with the platform's OpenSSL (node:crypto): about ten times
+ * faster than `verifyEd25519`, for hot paths such as a node admitting transactions. OpenSSL
+ * follows RFC 8032 strictly (like Go's crypto/ed25519); noble accepts a few more edge-case
+ * encodings (ZIP-215). Malformed input verifies as false, never throws.
+ */
+export const verifyEd25519Native: Ed25519Verify = (signature, message, publicKey) => {
+  if (publicKey.length !== 32 || signature.length !== 64) return false;
+  try {
+    return nodeVerify(null, message, publicKeyObject(publicKey), signature);
+  } catch {
+    return false;
+  }
+};
+
+/** Recently used public keys as OpenSSL key objects (building one costs about a third of a verify). */
+const KEY_CACHE_SIZE = 1024;
+const keyCache = new Map<string, KeyObject>();
+
+function publicKeyObject(publicKey: Uint8Array): KeyObject {
+  const id = Buffer.from(publicKey).toString('hex');
+  const cached = keyCache.get(id);
+  if (cached !== undefined) return cached;
+  const der = new Uint8Array(SPKI_ED25519_PREFIX.length + 32);
+  der.set(SPKI_ED25519_PREFIX);
+  der.set(publicKey, SPKI_ED25519_PREFIX.length);
+  const key = createPublicKey({ key: Buffer.from(der), format: 'der', type: 'spki' });
+  if (keyCache.size >= KEY_CACHE_SIZE) keyCache.delete(keyCache.keys().next().value ?? '');
+  keyCache.set(id, key);
+  return key;
 }
 
 /** SHA-256 digest. */

@@ -11,4 +11,11 @@ export * from './v1-errors.ts';
 export * from './rpc/types.ts';
 export * from './rpc/errors.ts';
 export * from './rpc/client.ts';
-export { sha3Digest, sha256Digest, verifyEd25519, randomSeed } from './crypto.ts';
+export {
+  sha3Digest,
+  sha256Digest,
+  verifyEd25519,
+  verifyEd25519Native,
+  randomSeed,
+  type Ed25519Verify,
+} from './crypto.ts';

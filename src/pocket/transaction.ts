@@ -2,7 +2,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Any } from '@bufbuild/protobuf/wkt';
 import { bytesToHex } from './bytes.ts';
-import { sha3Digest, verifyEd25519 } from './crypto.ts';
+import { sha3Digest, verifyEd25519, type Ed25519Verify } from './crypto.ts';
 import { SignatureSchema, TransactionSchema, type Transaction } from './gen/core/transaction_pb.js';
 import { addressHexOf, type ValidatorKey } from './keys.ts';
 import { packMessage, unpackMessage, UnpackError, type PocketMessage } from './messages.ts';
@@ -81,13 +81,19 @@ export interface AdmittedTransaction {
   signerAddress: string;
 }
 
+export interface AdmitOptions {
+  /** The Ed25519 verifier (default: noble's `verifyEd25519`; nodes pass `verifyEd25519Native`). */
+  verify?: Ed25519Verify;
+}
+
 /**
  * V1's stateless admission (`HandleTransaction` after the duplicate checks): protobuf decode (26),
  * then `ValidateBasic` in V1's order: nonce (30), signature struct (136), signature (32), public
  * key present (31) and 32 bytes (8), message decodable (4), signature valid over the re-encoded
  * `{msg, nonce}` (10). Throws the matching `V1Error`; performs no stateful check.
  */
-export function admitTransaction(bytes: Uint8Array): AdmittedTransaction {
+export function admitTransaction(bytes: Uint8Array, options?: AdmitOptions): AdmittedTransaction {
+  const verify = options?.verify ?? verifyEd25519;
   const tx = decodeTransaction(bytes);
   if (tx.nonce === '') throw v1Errors.emptyNonce();
   const sig = tx.signature;
@@ -100,9 +106,7 @@ export function admitTransaction(bytes: Uint8Array): AdmittedTransaction {
     );
   }
   const message = decodeTransactionMessage(tx.msg);
-  if (
-    !verifyEd25519(sig.signature, signableBytes({ msg: tx.msg, nonce: tx.nonce }), sig.publicKey)
-  ) {
+  if (!verify(sig.signature, signableBytes({ msg: tx.msg, nonce: tx.nonce }), sig.publicKey)) {
     throw v1Errors.signatureVerificationFailed();
   }
   return {

@@ -10,6 +10,7 @@ export const V1Code = {
   signatureVerificationFailed: 10,
   hexDecodeFromString: 11,
   protoUnmarshal: 26,
+  stringToBigInt: 40,
   emptyNonce: 30,
   emptyPublicKey: 31,
   emptySignature: 32,
@@ -75,6 +76,8 @@ export const v1Errors = {
       V1Code.protoUnmarshal,
       `an error occurred unmarshalling the structure in protobuf: ${cause}`,
     ),
+  stringToBigInt: (cause: string) =>
+    new V1Error(V1Code.stringToBigInt, `error converting string to big int: ${cause}`),
   emptyNonce: () => new V1Error(V1Code.emptyNonce, 'the nonce in the transaction is empty'),
   emptyPublicKey: () => new V1Error(V1Code.emptyPublicKey, 'the public key field is empty'),
   emptySignature: () => new V1Error(V1Code.emptySignature, 'the signature field is empty'),

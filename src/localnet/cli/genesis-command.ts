@@ -1,0 +1,60 @@
+// `localnet-node genesis`: a V1-shaped genesis JSON from a keys Secret manifest.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { Command } from 'commander';
+import { UsageError } from '../../cli/program.ts';
+import { buildGenesis, DEFAULT_SERVICE_URL_TEMPLATE } from '../genesis.ts';
+import { readKeysSecret } from '../secret-keys.ts';
+
+interface GenesisFlags {
+  keys: string;
+  validators: string;
+  serviceUrlTemplate: string;
+  unstakingBlocks?: string;
+  stakeAmount?: string;
+  chainId?: string;
+  out?: string;
+}
+
+function wholeNumber(name: string, value: string, minimum: number): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < minimum)
+    throw new UsageError(`${name} must be a whole number ≥ ${minimum}`);
+  return n;
+}
+
+export function genesisCommand(): Command {
+  return new Command('genesis')
+    .description(
+      'Write a genesis JSON in V1 shape: every key of the Secret funded, the first N staked.',
+    )
+    .requiredOption(
+      '--keys <secret.yaml>',
+      'Secret manifest with the validator keys ("001": <128 hex>)',
+    )
+    .requiredOption('--validators <n>', 'how many of the first ids are staked at genesis')
+    .option(
+      '--service-url-template <template>',
+      'service_url of each validator; {id}, {index}, {ordinal}',
+      DEFAULT_SERVICE_URL_TEMPLATE,
+    )
+    .option('--unstaking-blocks <n>', 'validator_unstaking_blocks (default 2016)')
+    .option('--stake-amount <upokt>', 'stake of each genesis validator (default 1000000000000)')
+    .option('--chain-id <id>', 'chain_id (default testnet)')
+    .option('--out <file>', 'write here instead of stdout')
+    .action((flags: GenesisFlags) => {
+      const keys = readKeysSecret(readFileSync(flags.keys, 'utf8'));
+      const genesis = buildGenesis({
+        keys,
+        validators: wholeNumber('--validators', flags.validators, 1),
+        serviceUrl: flags.serviceUrlTemplate,
+        ...(flags.unstakingBlocks === undefined
+          ? {}
+          : { unstakingBlocks: wholeNumber('--unstaking-blocks', flags.unstakingBlocks, 0) }),
+        ...(flags.stakeAmount === undefined ? {} : { stakeAmount: flags.stakeAmount }),
+        ...(flags.chainId === undefined ? {} : { chainId: flags.chainId }),
+      });
+      const json = `${JSON.stringify(genesis, null, 2)}\n`;
+      if (flags.out === undefined) process.stdout.write(json);
+      else writeFileSync(flags.out, json);
+    });
+}

@@ -1,0 +1,75 @@
+// localnet-cli `Debug TriggerView|TogglePacemakerMode|ResetToGenesis` (the node's debug RPC) and
+// `Debug ScaleActor validators N` (the cluster-manager's control RPC).
+import type { Command } from 'commander';
+import { command, exactArgs, type CommandContext } from './p1-context.ts';
+import { P1Error, printQuery, request } from './p1-io.ts';
+
+const SCALABLE_ACTORS = ['fishermen', 'full_nodes', 'servicers', 'validators'];
+
+export function debugCommand(context: CommandContext): Command {
+  const debugAction = (name: string, aliases: string[], action: string, description: string) =>
+    command(name, aliases, description)
+      .argument('[args...]')
+      .option(
+        '--wait',
+        'localnet extension: answer once the next height is committed (TriggerView)',
+      )
+      .action(async (args: string[], flags: { wait?: boolean }) => {
+        exactArgs(args, 0);
+        const url = context.remote();
+        const query = flags.wait === true ? '?wait=true' : '';
+        const answer = await request('POST', `${url}/v1/debug/${action}${query}`, { body: {} });
+        // p1 fires debug messages and forgets them: silent unless something went wrong.
+        if (answer.status !== 200) printQuery(context.environment.output, answer, url);
+        else if (flags.wait === true) context.environment.output.out(answer.body);
+      });
+  const scale = command('ScaleActor', ['scale'], 'Scales the number of actors up or down')
+    .argument('[args...]')
+    .action(async (args: string[]) => {
+      exactArgs(args, 2);
+      const [actor, count] = args as [string, string];
+      if (!SCALABLE_ACTORS.includes(actor)) throw new P1Error('Invalid actor type provided');
+      if (actor !== 'validators') {
+        throw new P1Error(
+          `ScaleActor ${actor} is not supported: the cluster-manager scales validators only`,
+        );
+      }
+      const replicas = Number(count);
+      if (!Number.isInteger(replicas) || replicas < 0 || !/^\d+$/.test(count)) {
+        throw new P1Error(`invalid number of validators: ${count}`);
+      }
+      const { env, output } = context.environment;
+      const base =
+        (env.CLUSTER_MANAGER_URL ?? '') === '' ? 'http://127.0.0.1:8080' : env.CLUSTER_MANAGER_URL;
+      const token = env.CLUSTER_MANAGER_TOKEN ?? '';
+      const answer = await request('POST', `${base}/v1/scale`, {
+        body: { replicas },
+        headers: token === '' ? {} : { authorization: `Bearer ${token}` },
+      });
+      output.out(answer.body.endsWith('\n') ? answer.body : `${answer.body}\n`);
+      if (answer.status < 200 || answer.status > 299) {
+        throw new P1Error(`the cluster-manager answered HTTP ${answer.status}`);
+      }
+    });
+  return command('Debug', ['d'], 'Debug utility for rapid development')
+    .addCommand(
+      debugAction(
+        'TriggerView',
+        ['next', 'trigger', 'view'],
+        'trigger_view',
+        'Trigger the next view in consensus',
+      ),
+    )
+    .addCommand(
+      debugAction(
+        'TogglePacemakerMode',
+        ['toggle', 'pcm'],
+        'toggle_pacemaker_mode',
+        'Toggle the pacemaker',
+      ),
+    )
+    .addCommand(
+      debugAction('ResetToGenesis', ['reset', 'genesis'], 'reset_to_genesis', 'Reset to genesis'),
+    )
+    .addCommand(scale);
+}

@@ -1,0 +1,181 @@
+// `localnet-node run`: one node process. Flags fall back to the env a process kubelet sets
+// (PORT_RPC, PORT_P2P, HOST) and LOCALNET_*; the key comes only from POCKET_PRIVATE_KEY.
+import { readFileSync } from 'node:fs';
+import { Command, Option } from 'commander';
+import { pino } from 'pino';
+import { UsageError } from '../../cli/program.ts';
+import { parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
+import { parseGenesis, type Genesis } from '../genesis.ts';
+import { isPacemakerMode, type PacemakerMode } from '../pacemaker.ts';
+import { startNode } from '../server.ts';
+
+export interface RunConfig {
+  genesis: Genesis;
+  key: ValidatorKey | undefined;
+  host: string;
+  rpcPort: number;
+  p2pPort: number;
+  pacemaker: PacemakerMode;
+  blockIntervalMs: number;
+  roundTimeoutMs: number | undefined;
+  peers: string[];
+  dataDir: string | undefined;
+  logLevel: string;
+}
+
+interface RunFlags {
+  genesis?: string;
+  host?: string;
+  rpcPort?: string;
+  p2pPort?: string;
+  pacemaker?: string;
+  blockIntervalMs?: string;
+  roundTimeoutMs?: string;
+  peers?: string;
+  dataDir?: string;
+  logLevel?: string;
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+/**
+ * Resolves flags over env over defaults and validates everything at once: every problem is
+ * reported together, by name. The key is read from `env` and never echoed.
+ */
+export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunConfig {
+  const problems: string[] = [];
+  const port = (name: string, value: string | undefined, fallback: number): number => {
+    if (value === undefined || value === '') return fallback;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number`);
+    return n;
+  };
+  const positive = (name: string, value: string | undefined): number | undefined => {
+    if (value === undefined || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) problems.push(`${name} must be a positive whole number`);
+    return n;
+  };
+  const genesisPath = flags.genesis ?? env.GENESIS_PATH;
+  let genesis: Genesis | undefined;
+  if (genesisPath === undefined || genesisPath === '') {
+    problems.push('--genesis is required (or GENESIS_PATH)');
+  } else {
+    try {
+      genesis = parseGenesis(JSON.parse(readFileSync(genesisPath, 'utf8')));
+    } catch (error: unknown) {
+      problems.push(
+        `--genesis ${genesisPath}: ${error instanceof Error ? error.message : 'unreadable'}`,
+      );
+    }
+  }
+  let key: ValidatorKey | undefined;
+  const keyText = env.POCKET_PRIVATE_KEY;
+  if (keyText !== undefined && keyText !== '') {
+    try {
+      key = parsePrivateKey(keyText.trim());
+    } catch (error: unknown) {
+      problems.push(`POCKET_PRIVATE_KEY: ${error instanceof Error ? error.message : 'invalid'}`);
+    }
+  }
+  const pacemaker = flags.pacemaker ?? env.LOCALNET_PACEMAKER ?? 'manual';
+  if (!isPacemakerMode(pacemaker)) problems.push('--pacemaker must be manual or auto');
+  const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel))
+    problems.push(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const config = {
+    key,
+    host: flags.host ?? (env.HOST !== undefined && env.HOST !== '' ? env.HOST : '0.0.0.0'),
+    rpcPort: port('--rpc-port', flags.rpcPort ?? env.PORT_RPC, 50832),
+    p2pPort: port('--p2p-port', flags.p2pPort ?? env.PORT_P2P, 42069),
+    blockIntervalMs:
+      positive('--block-interval-ms', flags.blockIntervalMs ?? env.LOCALNET_BLOCK_INTERVAL_MS) ??
+      1000,
+    roundTimeoutMs: positive(
+      '--round-timeout-ms',
+      flags.roundTimeoutMs ?? env.LOCALNET_ROUND_TIMEOUT_MS,
+    ),
+    peers: (flags.peers ?? env.LOCALNET_PEERS ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== ''),
+    dataDir: flags.dataDir ?? (env.LOCALNET_DATA_DIR === '' ? undefined : env.LOCALNET_DATA_DIR),
+    logLevel,
+  };
+  if (problems.length > 0 || genesis === undefined || !isPacemakerMode(pacemaker)) {
+    throw new UsageError(problems.join('; '));
+  }
+  return { ...config, genesis, pacemaker };
+}
+
+/** Runs a node until SIGTERM/SIGINT (or the parent's IPC channel closes); resolves after it stopped. */
+export async function runNode(config: RunConfig): Promise<void> {
+  // The key is never handed to the logger; redaction is the second line of defence.
+  const logger = pino({
+    level: config.logLevel,
+    base: { pid: process.pid },
+    redact: {
+      paths: ['key', '*.key', 'privateKey', '*.privateKey', 'env.POCKET_PRIVATE_KEY'],
+      censor: '[redacted]',
+    },
+  });
+  const running = await startNode({
+    genesis: config.genesis,
+    key: config.key,
+    host: config.host,
+    rpcPort: config.rpcPort,
+    p2pPort: config.p2pPort,
+    pacemaker: config.pacemaker,
+    blockIntervalMs: config.blockIntervalMs,
+    ...(config.roundTimeoutMs === undefined ? {} : { roundTimeoutMs: config.roundTimeoutMs }),
+    peers: config.peers,
+    dataDir: config.dataDir,
+    logger,
+  });
+  await new Promise<void>((resolve) => {
+    const shutdown = (reason: string) => {
+      logger.info({ reason }, 'stopping');
+      resolve();
+    };
+    process.once('SIGTERM', () => shutdown('SIGTERM'));
+    process.once('SIGINT', () => shutdown('SIGINT'));
+    // Started by `localnet-node net` with an IPC channel: exit with the parent, however it died.
+    if (process.connected) process.once('disconnect', () => shutdown('parent exited'));
+  });
+  await running.stop();
+  logger.flush();
+}
+
+export function runCommand(): Command {
+  return new Command('run')
+    .description(
+      'Run one localnet node (a validator when POCKET_PRIVATE_KEY is set, else a full node).',
+    )
+    .addOption(new Option('--genesis <file>', 'genesis JSON (V1 shape)').env('GENESIS_PATH'))
+    .option('--host <host>', 'interface to listen on (env HOST, default 0.0.0.0)')
+    .option('--rpc-port <port>', 'RPC port (env PORT_RPC, default 50832)')
+    .option(
+      '--p2p-port <port>',
+      'p2p port, the one staked as service_url (env PORT_P2P, default 42069)',
+    )
+    .option('--pacemaker <mode>', 'manual or auto (env LOCALNET_PACEMAKER, default manual)')
+    .option(
+      '--block-interval-ms <ms>',
+      'auto pacemaker interval (env LOCALNET_BLOCK_INTERVAL_MS, default 1000)',
+    )
+    .option(
+      '--round-timeout-ms <ms>',
+      'base consensus step timeout (env LOCALNET_ROUND_TIMEOUT_MS, default 3 intervals)',
+    )
+    .option(
+      '--peers <list>',
+      'extra peers, host:port of their p2p servers, comma-separated (env LOCALNET_PEERS)',
+    )
+    .option('--data-dir <dir>', 'keeps the vote guard across restarts (env LOCALNET_DATA_DIR)')
+    .option('--log-level <level>', 'pino level (env LOG_LEVEL, default info)')
+    .action(async (flags: RunFlags) => {
+      const config = resolveRunConfig(flags, process.env);
+      delete process.env.POCKET_PRIVATE_KEY;
+      await runNode(config);
+    });
+}

@@ -1,0 +1,687 @@
+// The consensus core: Tendermint-style BFT (propose, prevote, precommit with locks) for one
+// node, over any block type. Pure logic: messages and timeouts in, signed messages and
+// decisions out through the host; time comes from injected timers. Protocol: docs/localnet-node.md.
+import type { Ed25519Verify } from '../pocket/index.ts';
+import type { ValidatorSet } from './validator-set.ts';
+import { SignStep, type VoteGuard } from './vote-guard.ts';
+import {
+  proposalSignBytes,
+  signVote,
+  verifyHex,
+  voteSignBytes,
+  VoteKind,
+  type SignedProposal,
+  type Signer,
+  type Vote,
+} from './votes.ts';
+import { bytesToHex } from '../pocket/index.ts';
+
+/** A proposal with its block and, when re-proposing a locked block, the prevotes that justify it. */
+export interface ProposalMessage<B> {
+  type: 'proposal';
+  proposal: SignedProposal;
+  block: B;
+  polVotes: Vote[];
+}
+
+export interface VoteMessage {
+  type: 'vote';
+  vote: Vote;
+}
+
+export type ConsensusMessage<B> = ProposalMessage<B> | VoteMessage;
+
+/** Everything consensus needs from the node around it. */
+export interface ConsensusHost<B> {
+  /** The active set that signs `height`. */
+  validators(height: number): ValidatorSet;
+  /** A new block for `height` from the mempool, with its hash. */
+  buildBlock(height: number): { block: B; hash: string };
+  /** The hash of a block body, recomputed (never taken from a message). */
+  hashOf(block: B): string;
+  /** Full validity of a block for `height` (the host executes it and caches the result). */
+  isValid(height: number, block: B, hash: string): boolean;
+  /** Applies a decided block: the precommits are its certificate. Called once per height. */
+  commit(decision: Decision<B>): void;
+  broadcast(message: ConsensusMessage<B>): void;
+  /** Peers are ahead of us (or decided a block we lack): fetch committed blocks. */
+  requestSync(): void;
+  /** We may have missed messages of our height: pull proposals and votes from peers. */
+  requestRoundState(): void;
+  /** A precommit for the block committed just before our height (joins its certificate). */
+  onLateVote(vote: Vote): void;
+}
+
+export interface Decision<B> {
+  height: number;
+  round: number;
+  block: B;
+  hash: string;
+  precommits: Vote[];
+}
+
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export interface ConsensusLog {
+  debug(details: object, message: string): void;
+  warn(details: object, message: string): void;
+}
+
+export interface ConsensusOptions<B> {
+  host: ConsensusHost<B>;
+  /** Bound into every signature: the genesis hash. */
+  chainTag: string;
+  /** This node's key; full nodes have none and only follow. */
+  signer: Signer | undefined;
+  guard: VoteGuard;
+  verify: Ed25519Verify;
+  timers: Timers;
+  /** Timeout of each step in `round` (grows with the round so slow networks catch up). */
+  timeoutMs: (round: number) => number;
+  log: ConsensusLog;
+  /** The first height to decide (last committed + 1). */
+  height: number;
+}
+
+/** Step of the current round. `idle`: the height is not started yet (manual pacemaker). */
+export const Step = {
+  idle: 'idle',
+  propose: 'propose',
+  prevote: 'prevote',
+  precommit: 'precommit',
+} as const;
+export type Step = (typeof Step)[keyof typeof Step];
+
+interface StoredProposal<B> {
+  proposal: SignedProposal;
+  block: B;
+  polVotes: Vote[];
+}
+
+type VotesByRound = Map<number, Map<string, Vote>>;
+
+/** Round state of one height. Fresh for every height. */
+interface HeightState<B> {
+  height: number;
+  set: ValidatorSet;
+  round: number;
+  step: Step;
+  lockedRound: number;
+  lockedHash: string | null;
+  validRound: number;
+  validHash: string | null;
+  proposals: Map<number, StoredProposal<B>>;
+  bodies: Map<string, B>;
+  validity: Map<string, boolean>;
+  prevotes: VotesByRound;
+  precommits: VotesByRound;
+  prevoteTimeoutFor: Set<number>;
+  precommitTimeoutFor: Set<number>;
+  polkaSeenFor: Set<number>;
+  /** Decided blocks already reported (missing body, or `invalid:<hash>`), to ask or warn once. */
+  missingBodyFor: Set<string>;
+  /** Validators seen voting at the next height (they have decided this one). */
+  aheadSenders: Set<string>;
+  decided: boolean;
+  /** Messages this process signed at this height, re-sent when a round stalls. */
+  own: ConsensusMessage<B>[];
+}
+
+const FUTURE_LIMIT = 10_000;
+
+/**
+ * One node's consensus. Safety rests on three rules: a validator signs at most one message per
+ * (height, round, step) (the vote guard), precommits only a block with a prevote quorum in that
+ * round and then locks on it, and prevotes another block only when shown a newer prevote quorum
+ * for it. A block is decided by precommits from more than 2/3 of the height's set.
+ */
+export class Consensus<B> {
+  readonly #options: ConsensusOptions<B>;
+  readonly #host: ConsensusHost<B>;
+  #s: HeightState<B>;
+  #future: ConsensusMessage<B>[] = [];
+  /** Pacemaker target: start (height, round) once reached. */
+  #target: { height: number; round: number } | undefined;
+  #timers = new Set<unknown>();
+  #stopped = false;
+
+  constructor(options: ConsensusOptions<B>) {
+    this.#options = options;
+    this.#host = options.host;
+    this.#s = this.#freshHeight(options.height);
+  }
+
+  get height(): number {
+    return this.#s.height;
+  }
+
+  get round(): number {
+    return this.#s.round;
+  }
+
+  get step(): Step {
+    return this.#s.step;
+  }
+
+  /** Pacemaker input: make sure this node is at least at (height, round) (see docs). */
+  advanceTo(height: number, round: number): void {
+    if (this.#stopped) return;
+    if (height > this.#s.height) {
+      if (
+        this.#target === undefined ||
+        height > this.#target.height ||
+        (height === this.#target.height && round > this.#target.round)
+      ) {
+        this.#target = { height, round };
+      }
+      return;
+    }
+    if (height < this.#s.height || this.#s.decided) return;
+    if (this.#s.step === Step.idle || round > this.#s.round) {
+      this.#startRound(Math.max(round, this.#s.step === Step.idle ? 0 : this.#s.round));
+      this.#evaluate();
+    }
+  }
+
+  /** Manual trigger: start an idle height at round 0, or move a started one to the next round. */
+  nextView(): { height: number; round: number } {
+    const target =
+      this.#s.step === Step.idle
+        ? { height: this.#s.height, round: 0 }
+        : { height: this.#s.height, round: this.#s.round + 1 };
+    this.advanceTo(target.height, target.round);
+    return target;
+  }
+
+  /** A message from a peer (or a peer's replay of round state). */
+  receive(message: ConsensusMessage<B>): void {
+    if (this.#stopped) return;
+    const height = message.type === 'vote' ? message.vote.height : message.proposal.height;
+    if (height === this.#s.height) {
+      if (this.#accept(message)) this.#evaluate();
+      return;
+    }
+    if (height === this.#s.height + 1) {
+      if (this.#future.length < FUTURE_LIMIT) this.#future.push(message);
+      this.#noteAhead(message);
+      return;
+    }
+    if (height > this.#s.height + 1) {
+      this.#host.requestSync();
+      return;
+    }
+    if (message.type === 'vote' && message.vote.height === this.#s.height - 1) {
+      this.#host.onLateVote(message.vote);
+    }
+  }
+
+  /** f + 1 validators speaking at the next height have decided ours: fetch that block. */
+  #noteAhead(message: ConsensusMessage<B>): void {
+    const sender = message.type === 'vote' ? message.vote.validator : message.proposal.proposer;
+    if (!this.#s.set.has(sender)) return;
+    this.#s.aheadSenders.add(sender);
+    if (this.#s.aheadSenders.size === this.#s.set.skipThreshold) this.#host.requestSync();
+  }
+
+  /** The chain advanced without us (block sync): move to the next height to decide. */
+  syncedTo(committedHeight: number): void {
+    if (committedHeight + 1 > this.#s.height) this.#enterHeight(committedHeight + 1);
+  }
+
+  /** Our proposals and votes of the current height, for a peer that missed them. */
+  roundState(): { height: number; round: number; messages: ConsensusMessage<B>[] } {
+    const messages: ConsensusMessage<B>[] = [];
+    for (const stored of this.#s.proposals.values()) {
+      messages.push({ type: 'proposal', ...stored, polVotes: [] });
+    }
+    for (const byRound of [this.#s.prevotes, this.#s.precommits]) {
+      for (const votes of byRound.values()) {
+        for (const vote of votes.values()) messages.push({ type: 'vote', vote });
+      }
+    }
+    return { height: this.#s.height, round: this.#s.round, messages };
+  }
+
+  /** Diagnostics: the round state in brief. */
+  describe(): object {
+    const s = this.#s;
+    return {
+      height: s.height,
+      round: s.round,
+      step: s.step,
+      lockedRound: s.lockedRound,
+      lockedHash: s.lockedHash,
+      validators: s.set.size,
+      proposals: [...s.proposals.keys()],
+      prevotes: Object.fromEntries([...s.prevotes].map(([r, v]) => [r, v.size])),
+      precommits: Object.fromEntries([...s.precommits].map(([r, v]) => [r, v.size])),
+    };
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#clearTimers();
+  }
+
+  // --- heights and rounds ---------------------------------------------------------------
+
+  #freshHeight(height: number): HeightState<B> {
+    const lock = this.#options.guard.lockAt(height);
+    return {
+      height,
+      set: this.#host.validators(height),
+      round: 0,
+      step: Step.idle,
+      lockedRound: lock?.round ?? -1,
+      lockedHash: lock?.hash ?? null,
+      validRound: -1,
+      validHash: null,
+      proposals: new Map(),
+      bodies: new Map(),
+      validity: new Map(),
+      prevotes: new Map(),
+      precommits: new Map(),
+      prevoteTimeoutFor: new Set(),
+      precommitTimeoutFor: new Set(),
+      polkaSeenFor: new Set(),
+      missingBodyFor: new Set(),
+      aheadSenders: new Set(),
+      decided: false,
+      own: [],
+    };
+  }
+
+  #enterHeight(height: number): void {
+    this.#clearTimers();
+    this.#s = this.#freshHeight(height);
+    const replay = this.#future.filter((m) =>
+      m.type === 'vote' ? m.vote.height === height : m.proposal.height === height,
+    );
+    this.#future = this.#future.filter((m) =>
+      m.type === 'vote' ? m.vote.height > height : m.proposal.height > height,
+    );
+    const target = this.#target;
+    if (target !== undefined && target.height <= height) {
+      this.#target = undefined;
+      if (target.height === height) this.#startRound(target.round);
+    }
+    let changed = false;
+    for (const message of replay) changed = this.#accept(message) || changed;
+    if (changed || this.#s.step !== Step.idle) this.#evaluate();
+  }
+
+  #startRound(round: number): void {
+    const s = this.#s;
+    const resumeAt = this.#options.guard.lastRoundAt(s.height) ?? 0;
+    s.round = Math.max(round, resumeAt);
+    s.step = Step.propose;
+    this.#schedule(() => this.#onTimeoutPropose(s.height, s.round), s.round);
+    this.#scheduleHeartbeat(s.height, s.round);
+    const signer = this.#options.signer;
+    if (signer === undefined || s.set.proposer(s.height, s.round) !== signer.address) return;
+    if (!this.#options.guard.allows(s.height, s.round, SignStep.proposal)) return;
+    let block: B;
+    let hash: string;
+    let polRound = -1;
+    const valid = s.validHash === null ? undefined : s.bodies.get(s.validHash);
+    if (valid !== undefined && s.validHash !== null) {
+      block = valid;
+      hash = s.validHash;
+      polRound = s.validRound;
+    } else {
+      ({ block, hash } = this.#host.buildBlock(s.height));
+      s.validity.set(hash, true);
+    }
+    this.#options.guard.record(s.height, s.round, SignStep.proposal);
+    const unsigned = { height: s.height, round: s.round, polRound, blockHash: hash };
+    const signature = bytesToHex(signer.sign(proposalSignBytes(this.#options.chainTag, unsigned)));
+    const polVotes =
+      polRound >= 0
+        ? [...(s.prevotes.get(polRound)?.values() ?? [])].filter((v) => v.blockHash === hash)
+        : [];
+    const message: ProposalMessage<B> = {
+      type: 'proposal',
+      proposal: { ...unsigned, proposer: signer.address, signature },
+      block,
+      polVotes,
+    };
+    s.own.push(message);
+    this.#accept(message);
+    this.#host.broadcast(message);
+  }
+
+  // --- accepting messages ---------------------------------------------------------------
+
+  /** Verifies and stores a message of the current height. Returns whether it was new. */
+  #accept(message: ConsensusMessage<B>): boolean {
+    const s = this.#s;
+    if (message.type === 'vote') return this.#acceptVote(message.vote);
+    const { proposal, block } = message;
+    if (s.proposals.has(proposal.round)) return false;
+    const proposer = s.set.proposer(proposal.height, proposal.round);
+    if (proposer === undefined || proposal.proposer !== proposer) return false;
+    const member = s.set.get(proposer);
+    if (member === undefined) return false;
+    const bytes = proposalSignBytes(this.#options.chainTag, proposal);
+    if (!verifyHex(this.#options.verify, proposal.signature, bytes, member.publicKey)) return false;
+    if (this.#host.hashOf(block) !== proposal.blockHash) return false;
+    for (const vote of message.polVotes) this.#acceptVote(vote);
+    s.proposals.set(proposal.round, { proposal, block, polVotes: message.polVotes });
+    s.bodies.set(proposal.blockHash, block);
+    this.#observeOwn(proposal.proposer, proposal.round, SignStep.proposal);
+    this.#joinIfIdle(proposal.round);
+    return true;
+  }
+
+  #acceptVote(vote: Vote): boolean {
+    const s = this.#s;
+    if (vote.height !== s.height || !Number.isInteger(vote.round) || vote.round < 0) return false;
+    const member = s.set.get(vote.validator);
+    if (member === undefined) return false;
+    const byRound = vote.kind === VoteKind.prevote ? s.prevotes : s.precommits;
+    let votes = byRound.get(vote.round);
+    if (votes?.has(vote.validator) === true) return false;
+    const bytes = voteSignBytes(this.#options.chainTag, vote);
+    if (!verifyHex(this.#options.verify, vote.signature, bytes, member.publicKey)) return false;
+    if (votes === undefined) {
+      votes = new Map();
+      byRound.set(vote.round, votes);
+    }
+    votes.set(vote.validator, vote);
+    const step = vote.kind === VoteKind.prevote ? SignStep.prevote : SignStep.precommit;
+    this.#observeOwn(vote.validator, vote.round, step, vote);
+    this.#joinIfIdle(vote.round);
+    return true;
+  }
+
+  /** A message signed with our key that we did not send in this process: a restart forgot it. */
+  #observeOwn(address: string, round: number, step: SignStep, vote?: Vote): void {
+    const signer = this.#options.signer;
+    if (signer === undefined || address !== signer.address) return;
+    if (this.#s.own.some((m) => isSameMessage(m, round, step))) return;
+    const s = this.#s;
+    const lock =
+      vote?.kind === VoteKind.precommit && vote.blockHash !== null
+        ? { round, hash: vote.blockHash }
+        : undefined;
+    this.#options.guard.observe(s.height, round, step, lock);
+    if (lock !== undefined && lock.round > s.lockedRound) {
+      s.lockedRound = lock.round;
+      s.lockedHash = lock.hash;
+    }
+  }
+
+  /** Any valid message of our height starts an idle height (the pacemaker reached someone). */
+  #joinIfIdle(round: number): void {
+    if (this.#s.step === Step.idle && !this.#s.decided) this.#startRound(round);
+  }
+
+  // --- the rules --------------------------------------------------------------------------
+
+  #evaluate(): void {
+    for (let guard = 0; guard < 1000 && !this.#stopped; guard++) {
+      if (!this.#applyRules()) return;
+    }
+  }
+
+  /** Applies the first rule that fires; returns whether the state changed. */
+  #applyRules(): boolean {
+    const s = this.#s;
+    if (s.decided) return false;
+    if (this.#tryDecide()) return true;
+    if (s.step === Step.idle) return false;
+    const r = s.round;
+    const quorum = s.set.quorum;
+    const current = s.proposals.get(r);
+    if (s.step === Step.propose && current !== undefined) {
+      const { polRound, blockHash } = current.proposal;
+      if (polRound === -1) {
+        const acceptable = s.lockedRound === -1 || s.lockedHash === blockHash;
+        this.#prevote(acceptable && this.#isValid(blockHash) ? blockHash : null);
+        return true;
+      }
+      if (polRound < r && countFor(s.prevotes, polRound, blockHash) >= quorum) {
+        const acceptable = s.lockedRound <= polRound || s.lockedHash === blockHash;
+        this.#prevote(acceptable && this.#isValid(blockHash) ? blockHash : null);
+        return true;
+      }
+    }
+    if (
+      s.step === Step.prevote &&
+      (s.prevotes.get(r)?.size ?? 0) >= quorum &&
+      !s.prevoteTimeoutFor.has(r)
+    ) {
+      s.prevoteTimeoutFor.add(r);
+      this.#schedule(() => this.#onTimeoutPrevote(s.height, r), r);
+    }
+    if (current !== undefined && s.step !== Step.propose && !s.polkaSeenFor.has(r)) {
+      const hash = current.proposal.blockHash;
+      if (countFor(s.prevotes, r, hash) >= quorum && this.#isValid(hash)) {
+        s.polkaSeenFor.add(r);
+        if (s.step === Step.prevote) {
+          s.lockedRound = r;
+          s.lockedHash = hash;
+          this.#precommit(hash);
+        }
+        s.validRound = r;
+        s.validHash = hash;
+        return true;
+      }
+    }
+    if (s.step === Step.prevote && countFor(s.prevotes, r, null) >= quorum) {
+      this.#precommit(null);
+      return true;
+    }
+    if ((s.precommits.get(r)?.size ?? 0) >= quorum && !s.precommitTimeoutFor.has(r)) {
+      s.precommitTimeoutFor.add(r);
+      this.#schedule(() => this.#onTimeoutPrecommit(s.height, r), r);
+    }
+    const ahead = this.#roundWithSkipQuorum();
+    if (ahead !== undefined) {
+      this.#startRound(ahead);
+      this.#host.requestRoundState();
+      return true;
+    }
+    return false;
+  }
+
+  /** Decides when some round has a precommit quorum for a block we hold and find valid. */
+  #tryDecide(): boolean {
+    const s = this.#s;
+    for (const [round, votes] of s.precommits) {
+      if (votes.size < s.set.quorum) continue;
+      const hash = majorityHash(votes, s.set.quorum);
+      if (hash === undefined) continue;
+      const block = s.bodies.get(hash);
+      if (block === undefined) {
+        if (!s.missingBodyFor.has(hash)) {
+          s.missingBodyFor.add(hash);
+          this.#host.requestRoundState();
+          this.#host.requestSync();
+        }
+        continue;
+      }
+      if (!this.#isValid(hash)) {
+        if (!s.missingBodyFor.has(`invalid:${hash}`)) {
+          s.missingBodyFor.add(`invalid:${hash}`);
+          this.#options.log.warn(
+            { height: s.height, round, hash },
+            'a quorum precommitted a block this node finds invalid',
+          );
+        }
+        continue;
+      }
+      s.decided = true;
+      this.#clearTimers();
+      const precommits = [...votes.values()].filter((v) => v.blockHash === hash);
+      this.#host.commit({ height: s.height, round, block, hash, precommits });
+      this.#enterHeight(s.height + 1);
+      return true;
+    }
+    return false;
+  }
+
+  /** The highest round above ours where f + 1 members have spoken. */
+  #roundWithSkipQuorum(): number | undefined {
+    const s = this.#s;
+    const senders = new Map<number, Set<string>>();
+    const add = (round: number, address: string): void => {
+      if (round <= s.round) return;
+      let set = senders.get(round);
+      if (set === undefined) senders.set(round, (set = new Set()));
+      set.add(address);
+    };
+    for (const byRound of [s.prevotes, s.precommits]) {
+      for (const [round, votes] of byRound) for (const address of votes.keys()) add(round, address);
+    }
+    for (const [round, stored] of s.proposals) add(round, stored.proposal.proposer);
+    let best: number | undefined;
+    for (const [round, set] of senders) {
+      if (set.size >= s.set.skipThreshold && (best === undefined || round > best)) best = round;
+    }
+    return best;
+  }
+
+  #isValid(hash: string): boolean {
+    const s = this.#s;
+    const known = s.validity.get(hash);
+    if (known !== undefined) return known;
+    const block = s.bodies.get(hash);
+    if (block === undefined) return false;
+    const valid = this.#host.isValid(s.height, block, hash);
+    s.validity.set(hash, valid);
+    return valid;
+  }
+
+  // --- signing ----------------------------------------------------------------------------
+
+  #prevote(hash: string | null): void {
+    this.#s.step = Step.prevote;
+    this.#signVote(VoteKind.prevote, hash);
+  }
+
+  #precommit(hash: string | null): void {
+    this.#s.step = Step.precommit;
+    this.#signVote(VoteKind.precommit, hash);
+  }
+
+  #signVote(kind: VoteKind, hash: string | null): void {
+    const s = this.#s;
+    const signer = this.#options.signer;
+    if (signer === undefined || !s.set.has(signer.address)) return;
+    const step = kind === VoteKind.prevote ? SignStep.prevote : SignStep.precommit;
+    const guard = this.#options.guard;
+    if (!guard.allows(s.height, s.round, step)) return;
+    const lock =
+      kind === VoteKind.precommit && hash !== null ? { round: s.round, hash } : undefined;
+    guard.record(s.height, s.round, step, lock);
+    const vote = signVote(this.#options.chainTag, signer, {
+      kind,
+      height: s.height,
+      round: s.round,
+      blockHash: hash,
+    });
+    const message: VoteMessage = { type: 'vote', vote };
+    s.own.push(message);
+    this.#acceptVote(vote);
+    this.#host.broadcast(message);
+  }
+
+  // --- timeouts ---------------------------------------------------------------------------
+
+  #onTimeoutPropose(height: number, round: number): void {
+    const s = this.#s;
+    if (s.height !== height || s.round !== round || s.step !== Step.propose || s.decided) return;
+    this.#prevote(null);
+    this.#evaluate();
+  }
+
+  #onTimeoutPrevote(height: number, round: number): void {
+    const s = this.#s;
+    if (s.height !== height || s.round !== round || s.step !== Step.prevote || s.decided) return;
+    this.#resendOwn();
+    this.#precommit(null);
+    this.#evaluate();
+  }
+
+  #onTimeoutPrecommit(height: number, round: number): void {
+    const s = this.#s;
+    if (s.height !== height || s.round !== round || s.decided) return;
+    this.#options.log.debug({ height, round }, 'round ended without a decision');
+    this.#resendOwn();
+    this.#host.requestRoundState();
+    this.#startRound(round + 1);
+    this.#evaluate();
+  }
+
+  /**
+   * While a round makes no decision, periodically re-send our messages of the round and pull
+   * everyone's: the delivery guarantee Tendermint's gossip layer gives (messages get lost when a
+   * peer restarts or a request times out).
+   */
+  #scheduleHeartbeat(height: number, round: number): void {
+    const beat = (): void => {
+      const s = this.#s;
+      if (s.height !== height || s.round !== round || s.decided || this.#stopped) return;
+      this.#resendOwn();
+      this.#host.requestRoundState();
+      this.#host.requestSync();
+      this.#schedule(beat, round, 2);
+    };
+    this.#schedule(beat, round, 2);
+  }
+
+  /** Re-sends what we signed in the current round, for peers that missed or forgot it. */
+  #resendOwn(): void {
+    const s = this.#s;
+    for (const message of s.own) {
+      const round = message.type === 'vote' ? message.vote.round : message.proposal.round;
+      if (round === s.round) this.#host.broadcast(message);
+    }
+  }
+
+  #schedule(callback: () => void, round: number, factor = 1): void {
+    if (this.#stopped) return;
+    const handle = this.#options.timers.setTimeout(
+      () => {
+        this.#timers.delete(handle);
+        callback();
+      },
+      factor * this.#options.timeoutMs(round),
+    );
+    this.#timers.add(handle);
+  }
+
+  #clearTimers(): void {
+    for (const handle of this.#timers) this.#options.timers.clearTimeout(handle);
+    this.#timers.clear();
+  }
+}
+
+function countFor(byRound: VotesByRound, round: number, hash: string | null): number {
+  let count = 0;
+  for (const vote of byRound.get(round)?.values() ?? []) if (vote.blockHash === hash) count++;
+  return count;
+}
+
+/** The non-nil hash with at least `quorum` votes among `votes`, if any. */
+function majorityHash(votes: Map<string, Vote>, quorum: number): string | undefined {
+  const counts = new Map<string, number>();
+  for (const vote of votes.values()) {
+    if (vote.blockHash === null) continue;
+    const count = (counts.get(vote.blockHash) ?? 0) + 1;
+    if (count >= quorum) return vote.blockHash;
+    counts.set(vote.blockHash, count);
+  }
+  return undefined;
+}
+
+function isSameMessage<B>(message: ConsensusMessage<B>, round: number, step: SignStep): boolean {
+  if (message.type === 'proposal')
+    return step === SignStep.proposal && message.proposal.round === round;
+  const kind = step === SignStep.prevote ? VoteKind.prevote : VoteKind.precommit;
+  return message.vote.round === round && message.vote.kind === kind;
+}

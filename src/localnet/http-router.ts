@@ -1,0 +1,174 @@
+// A small router on node:http that behaves like V1's Echo server where clients can tell:
+// JSON 404/405 bodies, text/plain errors, JSON bodies ending in a newline, HEAD served by GET
+// routes, and Echo's body binding rules.
+import type {
+  IncomingHttpHeaders,
+  IncomingMessage,
+  RequestListener,
+  ServerResponse,
+} from 'node:http';
+
+export interface HttpRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
+
+export interface HttpResponse {
+  status: number;
+  body?: string;
+  contentType?: string;
+}
+
+export type Handler = (request: HttpRequest) => HttpResponse | Promise<HttpResponse>;
+
+export interface Route {
+  method: 'GET' | 'POST';
+  path: string;
+  handler: Handler;
+}
+
+const TEXT = 'text/plain; charset=UTF-8';
+const JSON_TYPE = 'application/json; charset=UTF-8';
+
+/** A text/plain answer, as Echo's `ctx.String`. */
+export function text(status: number, body: string): HttpResponse {
+  return { status, body, contentType: TEXT };
+}
+
+/** A JSON answer, as Echo's `ctx.JSON` (json.Encoder appends a newline). */
+export function json(status: number, value: unknown): HttpResponse {
+  return { status, body: `${JSON.stringify(value)}\n`, contentType: JSON_TYPE };
+}
+
+export function empty(status = 200): HttpResponse {
+  return { status };
+}
+
+export interface RouterOptions {
+  bodyLimit: number;
+  onError: (error: unknown, request: HttpRequest) => void;
+}
+
+export function createRouter(routes: readonly Route[], options: RouterOptions): RequestListener {
+  const byPath = new Map<string, Map<string, Handler>>();
+  for (const route of routes) {
+    const methods = byPath.get(route.path) ?? new Map<string, Handler>();
+    methods.set(route.method, route.handler);
+    byPath.set(route.path, methods);
+  }
+  return (req, res) => {
+    void serve(req, res, { byPath, options });
+  };
+}
+
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  context: { byPath: Map<string, Map<string, Handler>>; options: RouterOptions },
+): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://localhost');
+  const method = req.method ?? 'GET';
+  const methods = context.byPath.get(url.pathname);
+  const handler = methods?.get(method === 'HEAD' ? 'GET' : method);
+  let body: Buffer;
+  try {
+    body = await readBody(req, context.options.bodyLimit);
+  } catch {
+    write(res, method, text(413, 'Request Entity Too Large'));
+    return;
+  }
+  const request: HttpRequest = {
+    method,
+    path: url.pathname,
+    query: url.searchParams,
+    headers: req.headers,
+    body,
+  };
+  if (methods === undefined) {
+    write(res, method, json(404, { message: 'Not Found' }));
+    return;
+  }
+  if (handler === undefined) {
+    write(res, method, json(405, { message: 'Method Not Allowed' }));
+    return;
+  }
+  try {
+    write(res, method, await handler(request));
+  } catch (error: unknown) {
+    context.options.onError(error, request);
+    write(res, method, text(500, 'internal error'));
+  }
+}
+
+function write(res: ServerResponse, method: string, response: HttpResponse): void {
+  if (res.headersSent || res.destroyed) return;
+  const headers: Record<string, string | number> = {
+    'content-length': Buffer.byteLength(response.body ?? ''),
+  };
+  if (response.contentType !== undefined) headers['content-type'] = response.contentType;
+  res.writeHead(response.status, headers);
+  res.end(method === 'HEAD' ? undefined : response.body);
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export type FieldType = 'int' | 'string';
+type FieldValue<T extends FieldType> = T extends 'int' ? number : string;
+export type Bound<S extends Record<string, FieldType>> = { [K in keyof S]: FieldValue<S[K]> };
+
+/**
+ * Echo's `ctx.Bind` for a JSON body into a Go struct: an empty body binds zero values; a body
+ * with another content type, malformed JSON or a mistyped field fails (`undefined`, which V1
+ * answers with 400 `bad request`). Field names match case-insensitively, unknown ones are
+ * ignored, `null` is the zero value.
+ */
+export function bindJson<S extends Record<string, FieldType>>(
+  request: HttpRequest,
+  schema: S,
+): Bound<S> | undefined {
+  const zero = Object.fromEntries(
+    Object.entries(schema).map(([name, type]) => [name, type === 'int' ? 0 : '']),
+  ) as Bound<S>;
+  if (request.body.length === 0) return zero;
+  const type = (request.headers['content-type'] ?? '').split(';', 1).join('').trim().toLowerCase();
+  if (type !== 'application/json') return undefined;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(request.body.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (parsed === null) return zero;
+  if (typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+  const input = parsed as Record<string, unknown>;
+  const out: Record<string, unknown> = { ...zero };
+  for (const [name, type] of Object.entries(schema)) {
+    const key =
+      name in input ? name : Object.keys(input).find((k) => k.toLowerCase() === name.toLowerCase());
+    if (key === undefined) continue;
+    const value = input[key];
+    if (value === null) continue;
+    if (type === 'int' ? !Number.isSafeInteger(value) : typeof value !== 'string') return undefined;
+    out[name] = value;
+  }
+  return out as Bound<S>;
+}

@@ -1,0 +1,489 @@
+// One localnet node: its chain, mempool and consensus, admission of transactions, gossip, block
+// sync, the pacemaker and the debug actions. The RPC and p2p servers are thin views of this.
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import {
+  admitTransaction,
+  bytesToHex,
+  hexToBytes,
+  transactionHash,
+  V1Error,
+  v1Errors,
+  verifyEd25519Native,
+  type AdmittedTransaction,
+  type ValidatorKey,
+} from '../pocket/index.ts';
+import { blockHash, type Block, type CommittedBlock, type QuorumCert } from './block.ts';
+import { BlockSync } from './block-sync.ts';
+import { Chain } from './chain.ts';
+import { Consensus, type ConsensusMessage, type Decision, type Step } from './consensus.ts';
+import { buildBlock, executeBlock, type Execution, type ResolveTx } from './execute.ts';
+import type { Genesis } from './genesis.ts';
+import { Mempool } from './mempool.ts';
+import { PacemakerMode, Pacemaker } from './pacemaker.ts';
+import { PeerClient } from './p2p-client.ts';
+import { Peers } from './peers.ts';
+import type { ValidatorSet } from './validator-set.ts';
+import { VoteGuard } from './vote-guard.ts';
+import type { Vote } from './votes.ts';
+import { parseConsensusMessage } from './wire.ts';
+
+export interface LocalnetNodeOptions {
+  genesis: Genesis;
+  /** The validator key; a full node has none. */
+  key?: ValidatorKey | undefined;
+  pacemaker?: PacemakerMode;
+  /** Auto pacemaker: time from one commit to the next height's start. */
+  blockIntervalMs?: number;
+  /** Base timeout of a consensus step (grows with the round); default 3 block intervals. */
+  roundTimeoutMs?: number;
+  /** Extra peers, `host:port` of their p2p servers. */
+  peers?: readonly string[];
+  /** Where the vote guard is kept across restarts; in memory when omitted. */
+  dataDir?: string | undefined;
+  /** How often to compare heights with peers. */
+  syncIntervalMs?: number;
+  logger: Logger;
+}
+
+/** Debug actions a node forwards to its peers (V1 sends these over P2P as DebugMessages). */
+export type DebugAction =
+  | { action: 'trigger_view'; height: number; round: number }
+  | { action: 'set_pacemaker'; mode: PacemakerMode }
+  | { action: 'reset_to_genesis' };
+
+/** V1's step numbers for `/v1/consensus/state`. */
+const STEP_NUMBERS: Record<Step, number> = { idle: 1, propose: 2, prevote: 3, precommit: 4 };
+
+const ROUND_STATE_INTERVAL_MS = 200;
+/** How long a TriggerView waits for a sync pass before it picks its target. */
+const TRIGGER_SYNC_MS = 2000;
+
+export class LocalnetNode {
+  readonly nodeId = randomUUID();
+  readonly genesis: Genesis;
+  readonly #options: LocalnetNodeOptions;
+  readonly #log: Logger;
+  readonly #key: ValidatorKey | undefined;
+  readonly #client: PeerClient;
+  readonly #peers: Peers;
+  readonly #mempool = new Mempool();
+  readonly #pacemaker: Pacemaker;
+  readonly #sync: BlockSync;
+  #chain: Chain;
+  #guard: VoteGuard;
+  #consensus: Consensus<Block>;
+  #executions = new Map<string, Execution>();
+  #waiters = new Set<{ height: number; resolve: (ok: boolean) => void }>();
+  #gossipQueue: string[] = [];
+  #lastRoundStatePull = 0;
+  #stopped = false;
+
+  constructor(options: LocalnetNodeOptions) {
+    this.#options = options;
+    this.genesis = options.genesis;
+    this.#key = options.key;
+    this.#log = options.logger;
+    this.#client = new PeerClient({ timeoutMs: 3000, nodeId: this.nodeId });
+    this.#chain = new Chain(options.genesis, verifyEd25519Native);
+    this.#guard = this.#newGuard();
+    this.#consensus = this.#newConsensus();
+    this.#peers = new Peers({
+      configured: options.peers ?? [],
+      genesis: () => this.genesis.validators.map((v) => v.service_url ?? ''),
+      current: () =>
+        this.#chain.validatorSet(this.#chain.height + 1).members.map((m) => m.serviceUrl),
+      own: () =>
+        this.#key === undefined
+          ? undefined
+          : this.#chain.state.at().actor(4, this.#key.address)?.serviceUrl,
+    });
+    this.#pacemaker = new Pacemaker({
+      mode: options.pacemaker ?? PacemakerMode.manual,
+      intervalMs: options.blockIntervalMs ?? 1000,
+      startHeight: (height) => this.#consensus.advanceTo(height, 0),
+      currentHeight: () => this.#consensus.height,
+    });
+    this.#sync = new BlockSync({
+      client: this.#client,
+      nodeId: this.nodeId,
+      genesisHash: () => this.#chain.genesisHash,
+      peers: () => this.#peers.list(),
+      height: () => this.#chain.height,
+      apply: (block) => this.#applySynced(block),
+      markSelf: (peer) => this.#peers.markSelf(peer),
+      warn: (details, message) => this.#log.warn(details, message),
+      intervalMs: options.syncIntervalMs ?? 500,
+    });
+  }
+
+  /** Starts syncing with peers and the pacemaker. */
+  start(): void {
+    this.#sync.start();
+    this.#pullRoundState(true);
+    this.#pacemaker.ready();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#sync.stop();
+    this.#pacemaker.stop();
+    this.#consensus.stop();
+    this.#client.close();
+    for (const waiter of this.#waiters) waiter.resolve(false);
+    this.#waiters.clear();
+  }
+
+  get chain(): Chain {
+    return this.#chain;
+  }
+
+  get mempool(): Mempool {
+    return this.#mempool;
+  }
+
+  get address(): string | undefined {
+    return this.#key?.address;
+  }
+
+  get pacemakerMode(): PacemakerMode {
+    return this.#pacemaker.mode;
+  }
+
+  /** `/v1/consensus/state`: the height being decided (committed + 1), round and step. */
+  consensusState(): { height: number; round: number; step: number } {
+    return {
+      height: this.#consensus.height,
+      round: this.#consensus.round,
+      step: STEP_NUMBERS[this.#consensus.step],
+    };
+  }
+
+  describe(): object {
+    return {
+      nodeId: this.nodeId,
+      address: this.address ?? null,
+      committedHeight: this.#chain.height,
+      pacemaker: this.#pacemaker.mode,
+      mempool: this.#mempool.size,
+      peers: this.#peers.list(),
+      consensus: this.#consensus.describe(),
+    };
+  }
+
+  // --- transactions ---------------------------------------------------------------------
+
+  /**
+   * V1 stage A for a broadcast: duplicate in the mempool (35) or committed (95), then decode,
+   * basic checks and signature. Throws the `V1Error`; on success the tx is pooled and gossiped.
+   */
+  submit(bytes: Uint8Array): AdmittedTransaction {
+    const tx = this.#admit(bytes);
+    this.#gossip(bytesToHex(bytes));
+    return tx;
+  }
+
+  /** Transactions gossiped by a peer: admitted the same way, errors ignored, not re-gossiped. */
+  receiveTxs(raws: readonly string[]): void {
+    for (const raw of raws) {
+      try {
+        this.#admit(hexToBytes(raw));
+      } catch {
+        // Duplicates are the normal case for gossip; anything else a peer sends is its problem.
+      }
+    }
+  }
+
+  #admit(bytes: Uint8Array): AdmittedTransaction {
+    const hash = transactionHash(bytes);
+    if (this.#mempool.has(hash)) throw v1Errors.duplicateTransaction();
+    if (this.#chain.transaction(hash) !== undefined) throw v1Errors.transactionAlreadyCommitted();
+    const tx = admitTransaction(bytes, { verify: verifyEd25519Native });
+    this.#mempool.add({ raw: bytesToHex(bytes), tx });
+    return tx;
+  }
+
+  /** Batches transactions admitted in one turn of the event loop into one message per peer. */
+  #gossip(raw: string): void {
+    this.#gossipQueue.push(raw);
+    if (this.#gossipQueue.length > 1) return;
+    setImmediate(() => {
+      const txs = this.#gossipQueue;
+      this.#gossipQueue = [];
+      for (const peer of this.#peers.list()) this.#client.send(peer, '/p2p/v1/txs', { txs });
+    });
+  }
+
+  // --- pacemaker and debug actions --------------------------------------------------------
+
+  /**
+   * TriggerView from the RPC: starts the next height (or, if it is stuck, its next round) here
+   * and on every peer. A sync pass first (bounded) makes a lagging node target the chain's next
+   * height rather than its own, which up-to-date peers would ignore.
+   */
+  async triggerView(): Promise<{ height: number; round: number }> {
+    await Promise.race([
+      this.#sync.request(),
+      new Promise((resolve) => setTimeout(resolve, TRIGGER_SYNC_MS).unref()),
+    ]);
+    const target = this.#consensus.nextView();
+    this.#forward({ action: 'trigger_view', ...target });
+    return target;
+  }
+
+  setPacemaker(mode: PacemakerMode): void {
+    this.#pacemaker.setMode(mode);
+    this.#forward({ action: 'set_pacemaker', mode });
+  }
+
+  resetToGenesis(): void {
+    this.#forward({ action: 'reset_to_genesis' });
+    this.#reset();
+  }
+
+  /** A debug action forwarded by a peer (applied here, not forwarded again). */
+  receiveDebug(action: DebugAction): void {
+    switch (action.action) {
+      case 'trigger_view':
+        this.#consensus.advanceTo(action.height, action.round);
+        return;
+      case 'set_pacemaker':
+        this.#pacemaker.setMode(action.mode);
+        return;
+      case 'reset_to_genesis':
+        this.#reset();
+        return;
+    }
+  }
+
+  #forward(action: DebugAction): void {
+    for (const peer of this.#peers.list()) this.#client.send(peer, '/p2p/v1/debug', action);
+  }
+
+  #reset(): void {
+    this.#log.info({ height: this.#chain.height }, 'reset to genesis');
+    this.#consensus.stop();
+    this.#mempool.clear();
+    this.#executions.clear();
+    this.#guard.clear();
+    this.#chain = new Chain(this.genesis, verifyEd25519Native);
+    this.#guard = this.#newGuard();
+    this.#consensus = this.#newConsensus();
+    this.#pacemaker.ready();
+  }
+
+  /** Resolves true once block `height` is committed here, false after `timeoutMs`. */
+  waitForHeight(height: number, timeoutMs: number): Promise<boolean> {
+    if (this.#chain.height >= height) return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const waiter = {
+        height,
+        resolve: (ok: boolean) => {
+          clearTimeout(timer);
+          this.#waiters.delete(waiter);
+          resolve(ok);
+        },
+      };
+      const timer = setTimeout(() => waiter.resolve(false), timeoutMs);
+      this.#waiters.add(waiter);
+    });
+  }
+
+  // --- p2p --------------------------------------------------------------------------------
+
+  receiveConsensus(body: unknown): boolean {
+    const message = parseConsensusMessage(body);
+    if (message === undefined) return false;
+    this.#consensus.receive(message);
+    return true;
+  }
+
+  status(): object {
+    return {
+      nodeId: this.nodeId,
+      address: this.address ?? null,
+      genesisHash: this.#chain.genesisHash,
+      height: this.#chain.height,
+      round: this.#consensus.round,
+    };
+  }
+
+  /** Committed blocks `from`…`to` (at most 50) for a syncing peer. */
+  blocks(from: number, to: number): { block: Block; qc: QuorumCert }[] {
+    const out: { block: Block; qc: QuorumCert }[] = [];
+    for (let h = Math.max(1, from); h <= Math.min(to, from + 49, this.#chain.height); h++) {
+      const committed = this.#chain.block(h);
+      if (committed !== undefined) out.push({ block: committed.block, qc: committed.qc });
+    }
+    return out;
+  }
+
+  roundState(): { height: number; round: number; messages: ConsensusMessage<Block>[] } {
+    return this.#consensus.roundState();
+  }
+
+  // --- consensus host ---------------------------------------------------------------------
+
+  #newGuard(): VoteGuard {
+    const dir = this.#options.dataDir;
+    return new VoteGuard({
+      chain: this.#chain.genesisHash,
+      file: dir === undefined ? undefined : join(dir, 'vote-guard.json'),
+    });
+  }
+
+  #newConsensus(): Consensus<Block> {
+    const interval = this.#options.blockIntervalMs ?? 1000;
+    const base = this.#options.roundTimeoutMs ?? Math.max(3 * interval, 1000);
+    return new Consensus<Block>({
+      host: {
+        validators: (height) => this.#validators(height),
+        buildBlock: () => this.#buildBlock(),
+        hashOf: (block) => blockHash(block.header),
+        isValid: (height, block, hash) => this.#isValid(height, block, hash),
+        commit: (decision) => this.#commitDecision(decision),
+        broadcast: (message) => {
+          for (const peer of this.#peers.list()) {
+            this.#client.send(peer, '/p2p/v1/consensus', message);
+          }
+        },
+        requestSync: () => void this.#sync.request(),
+        requestRoundState: () => this.#pullRoundState(false),
+        onLateVote: (vote: Vote) => this.#chain.addLateSignature(vote),
+      },
+      chainTag: this.#chain.genesisHash,
+      signer: this.#key,
+      guard: this.#guard,
+      verify: verifyEd25519Native,
+      timers: { setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
+      timeoutMs: (round) => Math.round(base * Math.min(1 + round / 2, 4)),
+      log: this.#log,
+      height: this.#chain.height + 1,
+    });
+  }
+
+  #validators(height: number): ValidatorSet {
+    return this.#chain.validatorSet(height);
+  }
+
+  #buildBlock(): { block: Block; hash: string } {
+    const proposer = this.#key?.address;
+    if (proposer === undefined) throw new Error('a full node cannot propose');
+    const execution = buildBlock(this.#chain.executionBase(), {
+      candidates: this.#mempool.list(),
+      proposer,
+      time: Date.now(),
+      maxBytes: this.genesis.max_block_bytes,
+    });
+    this.#executions.set(execution.hash, execution);
+    return { block: execution.block, hash: execution.hash };
+  }
+
+  #isValid(height: number, block: Block, hash: string): boolean {
+    if (height !== this.#chain.height + 1) return false;
+    if (this.#executions.has(hash)) return true;
+    const result = executeBlock(this.#chain.executionBase(), block, this.#resolve);
+    if (typeof result === 'string') {
+      this.#log.warn({ height, hash, problem: result }, 'rejected a proposed block');
+      return false;
+    }
+    if (result.hash !== hash) return false;
+    this.#executions.set(hash, result);
+    return true;
+  }
+
+  /** Stage A for a transaction inside a block (skipped for one already admitted here). */
+  readonly #resolve: ResolveTx = (raw) => {
+    let bytes: Uint8Array;
+    try {
+      bytes = hexToBytes(raw);
+    } catch {
+      return 'not hex';
+    }
+    const hash = transactionHash(bytes);
+    if (this.#chain.transaction(hash) !== undefined) return 'already committed';
+    const pooled = this.#mempool.get(hash);
+    if (pooled !== undefined) return pooled.tx;
+    try {
+      return admitTransaction(bytes, { verify: verifyEd25519Native });
+    } catch (error: unknown) {
+      return error instanceof V1Error ? error.message : 'not admissible';
+    }
+  };
+
+  #commitDecision(decision: Decision<Block>): void {
+    const execution = this.#executions.get(decision.hash);
+    if (execution === undefined)
+      throw new Error(`decided block ${decision.hash} was never executed`);
+    const qc: QuorumCert = {
+      height: decision.height,
+      round: decision.round,
+      blockHash: decision.hash,
+      signatures: decision.precommits
+        .map((v) => ({ address: v.validator, signature: v.signature }))
+        .sort((a, b) => (a.address < b.address ? -1 : 1)),
+    };
+    this.#chain.commit(execution, qc);
+    this.#afterCommit(execution, qc);
+  }
+
+  #applySynced(candidate: Omit<CommittedBlock, 'hash'>): string | undefined {
+    const { block, qc } = candidate;
+    const height = this.#chain.height + 1;
+    if (block.header.height !== height || qc.height !== height) return 'not the next height';
+    const hash = blockHash(block.header);
+    const problem = this.#chain.checkCertificate(qc, hash);
+    if (problem !== undefined) return problem;
+    const execution = executeBlock(this.#chain.executionBase(), block, this.#resolve);
+    if (typeof execution === 'string') return execution;
+    if (execution.hash !== hash) return 'block hash mismatch';
+    const cert = { ...qc, signatures: [...qc.signatures] };
+    this.#chain.commit(execution, cert);
+    this.#afterCommit(execution, cert);
+    this.#consensus.syncedTo(this.#chain.height);
+    return undefined;
+  }
+
+  #afterCommit(execution: Execution, qc: QuorumCert): void {
+    const { header } = execution.block;
+    this.#mempool.remove([...execution.txs.map((t) => t.tx.hash), ...execution.block.dropped]);
+    this.#executions.clear();
+    this.#log.info(
+      {
+        height: header.height,
+        hash: execution.hash,
+        round: qc.round,
+        proposer: header.proposer,
+        txs: execution.txs.length,
+        dropped: execution.block.dropped.length,
+        signers: qc.signatures.length,
+        validators: this.#chain.validatorSet(header.height).size,
+      },
+      'committed block',
+    );
+    for (const waiter of [...this.#waiters]) {
+      if (waiter.height <= header.height) waiter.resolve(true);
+    }
+    this.#pacemaker.committed(header.height);
+  }
+
+  /** Asks every peer for the proposals and votes of our height (throttled unless forced). */
+  #pullRoundState(force: boolean): void {
+    const now = Date.now();
+    if (this.#stopped || (!force && now - this.#lastRoundStatePull < ROUND_STATE_INTERVAL_MS)) {
+      return;
+    }
+    this.#lastRoundStatePull = now;
+    for (const peer of this.#peers.list()) {
+      this.#client
+        .get(peer, '/p2p/v1/round-state')
+        .then((body) => {
+          const messages = (body as { messages?: unknown } | undefined)?.messages;
+          if (!Array.isArray(messages)) return;
+          for (const message of messages) this.receiveConsensus(message);
+        })
+        .catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,333 @@
+// The V1 RPC of a localnet node (rpc/v1/openapi.yaml): the paths, JSON shapes, status codes and
+// error texts of V1's handlers, plus the localnet's debug actions under /v1/debug/.
+import type { RequestListener } from 'node:http';
+import type { Logger } from 'pino';
+import { V1Error } from '../pocket/index.ts';
+import { ACTOR_KINDS, ActorKind } from './actor-types.ts';
+import { goHexDecode } from './go-format.ts';
+import {
+  bindJson,
+  createRouter,
+  empty,
+  json,
+  text,
+  type HttpRequest,
+  type HttpResponse,
+  type Route,
+} from './http-router.ts';
+import type { LocalnetNode } from './node.ts';
+import { isPacemakerMode, PacemakerMode } from './pacemaker.ts';
+import { blockView, indexedTransaction, protocolActor } from './rpc-views.ts';
+
+/** What `GET /v1/version` answers (V1's `app.AppVersion` default). */
+export const RPC_VERSION = 'v0.0.1-pre-alpha.1';
+
+const BAD_REQUEST = 'bad request';
+/** V1's Postgres answer for a missing row. */
+const NO_ROWS = 'no rows in result set';
+/** V1's badger answer for a missing key (tx index, block store). */
+const KEY_NOT_FOUND = 'Key not found';
+const MAX_PER_PAGE = 1000;
+const DEFAULT_WAIT_MS = 30_000;
+
+const RPC_ACTOR_KINDS: Readonly<Record<string, ActorKind>> = {
+  application: ActorKind.application,
+  servicer: ActorKind.servicer,
+  fisherman: ActorKind.fisherman,
+  validator: ActorKind.validator,
+};
+
+/** V1's `getPageIndexes`: a page of `total` items, or the 400 text, or `empty` (no items). */
+export function pageIndexes(
+  total: number,
+  page: number,
+  perPage: number,
+): { start: number; end: number; totalPages: number } | { error: string } | 'empty' {
+  if (total === 0) return 'empty';
+  if (perPage > MAX_PER_PAGE) return { error: `per_page has a max value of ${MAX_PER_PAGE}` };
+  if (page <= 0 || perPage <= 0) return { error: 'page and per_page must both be greater than 0' };
+  const totalPages = Math.ceil(total / perPage);
+  const start = (page - 1) * perPage;
+  if (start > total - 1) {
+    return { error: `starting page too high: got ${page}, total pages: ${totalPages}` };
+  }
+  return { start, end: Math.min(page * perPage, total) - 1, totalPages };
+}
+
+export function createRpcListener(node: LocalnetNode, log: Logger): RequestListener {
+  /** V1's `getQueryHeight`: 0 means the last committed height; later heights read the latest. */
+  const queryHeight = (height: number) =>
+    height === 0 ? node.chain.height : Math.max(0, Math.min(height, node.chain.height));
+
+  const routes: Route[] = [
+    { method: 'GET', path: '/v1/health', handler: () => empty() },
+    { method: 'GET', path: '/v1/version', handler: () => text(200, RPC_VERSION) },
+    { method: 'GET', path: '/v1/consensus/state', handler: () => json(200, node.consensusState()) },
+    {
+      method: 'GET',
+      path: '/v1/query/height',
+      handler: () => json(200, { height: node.chain.height }),
+    },
+    {
+      method: 'POST',
+      path: '/v1/client/broadcast_tx_sync',
+      handler: (request) => {
+        const body = bindJson(request, { address: 'string', raw_hex_bytes: 'string' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const bytes = goHexDecode(body.raw_hex_bytes);
+        if (typeof bytes === 'string') return text(400, 'cannot decode tx bytes');
+        try {
+          node.submit(bytes);
+        } catch (error: unknown) {
+          if (error instanceof V1Error) return text(500, error.text);
+          throw error;
+        }
+        return empty();
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/validator',
+      handler: (request) => {
+        const body = bindJson(request, { address: 'string', height: 'int' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const address = goHexDecode(body.address);
+        if (typeof address === 'string') return text(500, address);
+        const actor = node.chain.state
+          .at(queryHeight(body.height))
+          .actor(ActorKind.validator, body.address.toLowerCase());
+        return actor === undefined ? text(500, NO_ROWS) : json(200, protocolActor(actor));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/validators',
+      handler: (request) => {
+        const body = bindJson(request, {
+          height: 'int',
+          page: 'int',
+          per_page: 'int',
+          sort: 'string',
+        });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const all = node.chain.state.at(queryHeight(body.height)).actors(ActorKind.validator);
+        const page = pageIndexes(all.length, body.page, body.per_page);
+        if (page === 'empty') {
+          return json(200, { validators: null, total_validators: 0, page: 0, total_pages: 0 });
+        }
+        if ('error' in page) return text(400, page.error);
+        return json(200, {
+          validators: all.slice(page.start, page.end + 1).map(protocolActor),
+          total_validators: all.length,
+          page: body.page,
+          total_pages: page.totalPages,
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/account',
+      handler: (request) => {
+        const body = bindJson(request, { address: 'string', height: 'int' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const address = goHexDecode(body.address);
+        if (typeof address === 'string') return text(400, address);
+        const amount = node.chain.state
+          .at(queryHeight(body.height))
+          .account(body.address.toLowerCase());
+        return json(200, {
+          address: body.address,
+          coins: [{ amount: amount.toString(), denom: 'upokt' }],
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/balance',
+      handler: (request) => {
+        const body = bindJson(request, { address: 'string', height: 'int' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const address = goHexDecode(body.address);
+        if (typeof address === 'string') return text(400, address);
+        const amount = node.chain.state
+          .at(queryHeight(body.height))
+          .account(body.address.toLowerCase());
+        return json(200, { balance: Number(amount) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/tx',
+      handler: (request) => {
+        const body = bindJson(request, { hash: 'string' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const hash = goHexDecode(body.hash);
+        if (typeof hash === 'string') return text(500, hash);
+        const record = node.chain.transaction(body.hash.toLowerCase());
+        if (record === undefined) return text(500, KEY_NOT_FOUND);
+        return json(200, indexedTransaction(record.tx, record, node.chain));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/unconfirmed_tx',
+      handler: (request) => {
+        const body = bindJson(request, { hash: 'string' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const pending = node.mempool.get(body.hash.toLowerCase());
+        if (pending === undefined) return text(400, `hash not found in mempool: ${body.hash}`);
+        const index = node.mempool.indexOf(pending.tx.hash);
+        return json(200, indexedTransaction(pending.tx, { height: 0, index, code: 0 }, node.chain));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/unconfirmed_txs',
+      handler: (request) => {
+        const body = bindJson(request, { page: 'int', per_page: 'int', sort: 'string' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const all = node.mempool.list();
+        const page = pageIndexes(all.length, body.page, body.per_page);
+        if (page === 'empty') {
+          return json(200, { transactions: null, total_txs: 0, page: 0, total_pages: 0 });
+        }
+        if ('error' in page) return text(400, page.error);
+        return json(200, {
+          transactions: all
+            .slice(page.start, page.end + 1)
+            .map((p, i) =>
+              indexedTransaction(p.tx, { height: 0, index: page.start + i, code: 0 }, node.chain),
+            ),
+          total_txs: all.length,
+          page: body.page,
+          total_pages: page.totalPages,
+        });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/block',
+      handler: (request) => {
+        const body = bindJson(request, { height: 'int' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const height = body.height === 0 ? node.chain.height : body.height;
+        const committed = node.chain.block(height);
+        if (committed === undefined) return text(500, KEY_NOT_FOUND);
+        return json(200, { block: blockView(committed, node.chain) });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/param',
+      handler: (request) => {
+        const body = bindJson(request, { param_name: 'string', height: 'int' });
+        if (body === undefined) return text(400, BAD_REQUEST);
+        const value = node.chain.state.at(queryHeight(body.height)).param(body.param_name);
+        if (value === undefined) return text(500, NO_ROWS);
+        return json(200, { parameter_name: body.param_name, parameter_value: value });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/query/all_chain_params',
+      handler: () =>
+        json(
+          200,
+          node.chain.state
+            .params()
+            .map(([name, value]) => ({ parameter_name: name, parameter_value: value })),
+        ),
+    },
+    {
+      method: 'POST',
+      path: '/v1/query/nodeRoles',
+      handler: () => json(200, { node_roles: node.address === undefined ? [] : ['validator'] }),
+    },
+    {
+      method: 'GET',
+      path: '/v1/p2p/staked_actors_address_book',
+      handler: (request) => addressBook(node, request),
+    },
+    {
+      method: 'POST',
+      path: '/v1/debug/trigger_view',
+      handler: async (request) => {
+        const target = await node.triggerView();
+        if (request.query.get('wait') !== 'true') return json(200, { height: node.chain.height });
+        const timeoutMs = Number(request.query.get('timeout_ms') ?? DEFAULT_WAIT_MS);
+        const committed = await node.waitForHeight(
+          target.height,
+          Number.isFinite(timeoutMs) && timeoutMs > 0 ? timeoutMs : DEFAULT_WAIT_MS,
+        );
+        return json(committed ? 200 : 504, { height: node.chain.height });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/debug/toggle_pacemaker_mode',
+      handler: (request) => {
+        const requested = request.query.get('mode');
+        const mode = isPacemakerMode(requested)
+          ? requested
+          : node.pacemakerMode === PacemakerMode.manual
+            ? PacemakerMode.auto
+            : PacemakerMode.manual;
+        node.setPacemaker(mode);
+        return json(200, { mode });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/debug/reset_to_genesis',
+      handler: () => {
+        node.resetToGenesis();
+        return json(200, { height: node.chain.height });
+      },
+    },
+    { method: 'GET', path: '/v1/debug/state', handler: () => json(200, node.describe()) },
+  ];
+  return createRouter(routes, {
+    bodyLimit: 16 * 1024 * 1024,
+    onError: (error, request) =>
+      log.error({ err: error, path: request.path }, 'RPC handler failed'),
+  });
+}
+
+/**
+ * `GET /v1/p2p/staked_actors_address_book`: the actors staked at `height` (default: the height
+ * being decided). Validators are the active set that signs that height; without `actor_type`
+ * every type is listed (V1 dereferences a nil pointer there).
+ */
+function addressBook(node: LocalnetNode, request: HttpRequest): HttpResponse {
+  const raw = request.query.get('height');
+  const live = node.chain.height + 1;
+  const height = raw === null ? live : Number(raw);
+  if (!Number.isSafeInteger(height) || height < 0) return text(400, BAD_REQUEST);
+  const at = Math.max(1, Math.min(height, live));
+  const kind = RPC_ACTOR_KINDS[request.query.get('actor_type') ?? ''];
+  const actors = [];
+  for (const each of kind === undefined ? ACTOR_KINDS : [kind]) {
+    if (each === ActorKind.validator) {
+      for (const member of node.chain.validatorSet(at).members) {
+        actors.push({
+          address: member.address,
+          type: 'validator',
+          public_key: member.publicKeyHex,
+          service_url: member.serviceUrl,
+        });
+      }
+      continue;
+    }
+    for (const actor of node.chain.state.at(at - 1).actors(each)) {
+      if (actor.unstakingHeight !== -1 || actor.pausedHeight !== -1) continue;
+      const view = protocolActor(actor);
+      actors.push({
+        address: view.address,
+        type: view.actor_type,
+        public_key: view.public_key,
+        service_url: view.service_url,
+      });
+    }
+  }
+  return json(200, { actors: actors.length === 0 ? null : actors, height });
+}

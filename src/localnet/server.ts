@@ -1,0 +1,89 @@
+// Starting a node: the node itself plus its RPC and p2p servers, listening; and stopping it all.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from 'pino';
+import { LocalnetNode, type LocalnetNodeOptions } from './node.ts';
+import { createP2pListener } from './p2p-server.ts';
+import { createRpcListener } from './rpc-server.ts';
+
+export interface StartNodeOptions extends Omit<LocalnetNodeOptions, 'logger'> {
+  /** Interface to listen on (both servers). */
+  host: string;
+  /** 0 picks a free port. */
+  rpcPort: number;
+  p2pPort: number;
+  logger: Logger;
+}
+
+export interface RunningNode {
+  node: LocalnetNode;
+  /** `http://host:port` of the RPC. */
+  rpcUrl: string;
+  /** `host:port` of the p2p server (what a validator stakes as its service URL). */
+  p2pAddress: string;
+  stop(): Promise<void>;
+}
+
+/** Starts a node and both of its servers; resolves once both listen. */
+export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
+  const node = new LocalnetNode(options);
+  const rpc = createServer({ keepAliveTimeout: 5000 }, createRpcListener(node, options.logger));
+  const p2p = createServer({ keepAliveTimeout: 5000 }, createP2pListener(node, options.logger));
+  try {
+    await listen(rpc, options.host, options.rpcPort);
+    await listen(p2p, options.host, options.p2pPort);
+  } catch (error: unknown) {
+    await Promise.all([close(rpc), close(p2p)]);
+    node.stop();
+    throw error;
+  }
+  node.start();
+  const display = options.host === '0.0.0.0' || options.host === '::' ? '127.0.0.1' : options.host;
+  const rpcPort = (rpc.address() as AddressInfo).port;
+  const p2pPort = (p2p.address() as AddressInfo).port;
+  options.logger.info(
+    {
+      address: node.address ?? null,
+      role: node.address === undefined ? 'full node' : 'validator',
+      rpcPort,
+      p2pPort,
+      pacemaker: node.pacemakerMode,
+      chainId: node.genesis.chain_id,
+    },
+    'localnet node started',
+  );
+  let stopping: Promise<void> | undefined;
+  return {
+    node,
+    rpcUrl: `http://${display}:${rpcPort}`,
+    p2pAddress: `${display}:${p2pPort}`,
+    stop: () => {
+      stopping ??= (async () => {
+        node.stop();
+        await Promise.all([close(rpc), close(p2p)]);
+      })();
+      return stopping;
+    },
+  };
+}
+
+function listen(server: Server, host: string, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function close(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    if (!server.listening) {
+      resolve();
+      return;
+    }
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,70 @@
+// The active validator set of a height: validators staked (not unstaking, not paused) after the
+// previous block, address-sorted; its quorum (strictly more than 2/3) and round-robin leader.
+import { createHash } from 'node:crypto';
+import { hexToBytes } from '../pocket/index.ts';
+import { ActorKind } from './actor-types.ts';
+import type { StateReader } from './state.ts';
+
+export interface ValidatorInfo {
+  address: string;
+  publicKey: Uint8Array;
+  publicKeyHex: string;
+  serviceUrl: string;
+}
+
+export class ValidatorSet {
+  readonly members: readonly ValidatorInfo[];
+  readonly #byAddress: ReadonlyMap<string, ValidatorInfo>;
+  readonly hash: string;
+
+  constructor(members: readonly ValidatorInfo[]) {
+    this.members = [...members].sort((a, b) => (a.address < b.address ? -1 : 1));
+    this.#byAddress = new Map(this.members.map((m) => [m.address, m]));
+    const hash = createHash('sha256');
+    for (const m of this.members) hash.update(`${m.address}:${m.publicKeyHex}\n`);
+    this.hash = hash.digest('hex');
+  }
+
+  /** The active set as of a state: staked, not unstaking, not paused validators. */
+  static fromState(state: StateReader): ValidatorSet {
+    return new ValidatorSet(
+      state
+        .actors(ActorKind.validator)
+        .filter((v) => v.unstakingHeight === -1 && v.pausedHeight === -1)
+        .map((v) => ({
+          address: v.address,
+          publicKey: hexToBytes(v.publicKey),
+          publicKeyHex: v.publicKey,
+          serviceUrl: v.serviceUrl,
+        })),
+    );
+  }
+
+  get size(): number {
+    return this.members.length;
+  }
+
+  /** Votes needed to decide: strictly more than 2/3 of the set. */
+  get quorum(): number {
+    return Math.floor((2 * this.size) / 3) + 1;
+  }
+
+  /** Votes that prove at least one non-faulty member is in a round (f + 1). */
+  get skipThreshold(): number {
+    return this.size - this.quorum + 1;
+  }
+
+  has(address: string): boolean {
+    return this.#byAddress.has(address);
+  }
+
+  get(address: string): ValidatorInfo | undefined {
+    return this.#byAddress.get(address);
+  }
+
+  /** Leader of (height, round): round-robin over the address-sorted set. */
+  proposer(height: number, round: number): string | undefined {
+    if (this.size === 0) return undefined;
+    return this.members[(height + round) % this.size]?.address;
+  }
+}

@@ -1,0 +1,130 @@
+// The pacemaker and the debug actions on two in-process validators: a TriggerView while a round
+// is stuck moves to the next round, a late node syncs and unblocks the chain, automatic mode
+// commits on its own, and toggle/reset reach the peer.
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { generateKeys } from '../../src/pocket/index.ts';
+import { buildGenesis, type Genesis } from '../../src/localnet/genesis.ts';
+import { startNode, type RunningNode, type StartNodeOptions } from '../../src/localnet/server.ts';
+import { client, inEveryMempool, stakeTx, triggerView } from './support/chain.ts';
+import { freePort } from './support/ports.ts';
+import { waitFor } from './support/wait-for.ts';
+
+const keys = generateKeys({ count: 3, seed: 'pacemaker' });
+const running: RunningNode[] = [];
+
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((node) => node.stop()));
+});
+
+async function twoValidators(): Promise<{ genesis: Genesis; ports: [number, number] }> {
+  const ports: [number, number] = [await freePort(), await freePort()];
+  const genesis = buildGenesis({
+    keys,
+    validators: 2,
+    serviceUrl: (slot) => `127.0.0.1:${ports[slot.ordinal] ?? 0}`,
+  });
+  return { genesis, ports };
+}
+
+async function node(
+  genesis: Genesis,
+  options: Partial<StartNodeOptions> & Pick<StartNodeOptions, 'p2pPort'>,
+): Promise<RunningNode> {
+  const started = await startNode({
+    genesis,
+    host: '127.0.0.1',
+    rpcPort: 0,
+    roundTimeoutMs: 200,
+    logger: pino({ level: 'silent' }),
+    ...options,
+  });
+  running.push(started);
+  return started;
+}
+
+const post = async (url: string): Promise<unknown> => (await fetch(url, { method: 'POST' })).json();
+
+describe('pacemaker', () => {
+  it('moves a stuck round to the next on TriggerView; a late validator syncs and unblocks it', async () => {
+    const { genesis, ports } = await twoValidators();
+    const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
+    const stuck = await triggerView(a.rpcUrl, 500);
+    expect(stuck).toEqual({ status: 504, height: 0 });
+    const before = (await client(a.rpcUrl).consensusState()).round;
+    await post(`${a.rpcUrl}/v1/debug/trigger_view`);
+    expect((await client(a.rpcUrl).consensusState()).round).toBeGreaterThan(before);
+
+    const b = await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
+    await waitFor(async () => (await client(b.rpcUrl).height()) === 1, {
+      timeoutMs: 10_000,
+      what: 'the stuck height to commit once the second validator is up',
+    });
+    expect(await client(a.rpcUrl).height()).toBe(1);
+    const block = await client(b.rpcUrl).block(1);
+    expect(block.block_header.quorum_cert.threshold_sig.signatures).toHaveLength(2);
+  });
+
+  it('commits the next block of the chain when triggered through a full node that just started', async () => {
+    const { genesis, ports } = await twoValidators();
+    const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
+    await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
+    for (const height of [1, 2, 3]) expect((await triggerView(a.rpcUrl)).height).toBe(height);
+    const full = await node(genesis, { p2pPort: await freePort() });
+    expect(await triggerView(full.rpcUrl)).toEqual({ status: 200, height: 4 });
+    await waitFor(async () => (await client(a.rpcUrl).height()) === 4, {
+      timeoutMs: 5_000,
+      what: 'the validators to commit height 4',
+    });
+  });
+
+  it('commits on its own in auto mode, and a toggle on one node reaches the other', async () => {
+    const { genesis, ports } = await twoValidators();
+    const auto = { pacemaker: 'auto' as const, blockIntervalMs: 50 };
+    const a = await node(genesis, { ...auto, key: keys.get('001'), p2pPort: ports[0] });
+    const b = await node(genesis, { ...auto, key: keys.get('002'), p2pPort: ports[1] });
+    await waitFor(async () => (await client(b.rpcUrl).height()) >= 3, {
+      timeoutMs: 10_000,
+      what: 'three blocks without any trigger',
+    });
+    expect(await post(`${b.rpcUrl}/v1/debug/toggle_pacemaker_mode`)).toEqual({ mode: 'manual' });
+    await waitFor(() => a.node.pacemakerMode === 'manual', {
+      timeoutMs: 5_000,
+      what: 'the toggle to reach the peer',
+    });
+    // A height started before the toggle still commits; then both wait for a trigger.
+    const idle = async (n: RunningNode) => (await client(n.rpcUrl).consensusState()).step === 1;
+    await waitFor(
+      async () =>
+        (await idle(a)) &&
+        (await idle(b)) &&
+        (await client(a.rpcUrl).height()) === (await client(b.rpcUrl).height()),
+      { timeoutMs: 5_000, what: 'both nodes idle at the same height' },
+    );
+    const settled = await client(a.rpcUrl).height();
+    expect((await triggerView(a.rpcUrl)).height).toBe(settled + 1);
+  });
+
+  it('resets both nodes to genesis from one, dropping later stakes and the mempool', async () => {
+    const { genesis, ports } = await twoValidators();
+    const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
+    const b = await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
+    const third = keys.get('003')!;
+    const stake = stakeTx(third, '127.0.0.1:1');
+    await client(a.rpcUrl).broadcast(stake);
+    await inEveryMempool([a.rpcUrl, b.rpcUrl], stake.hash);
+    await triggerView(a.rpcUrl);
+    expect(await client(b.rpcUrl).validator(third.address)).toBeDefined();
+    await client(a.rpcUrl).broadcast(stakeTx(third, '127.0.0.1:2'));
+
+    expect(await post(`${a.rpcUrl}/v1/debug/reset_to_genesis`)).toEqual({ height: 0 });
+    await waitFor(async () => (await client(b.rpcUrl).height()) === 0, {
+      timeoutMs: 5_000,
+      what: 'the peer to reset too',
+    });
+    expect(await client(a.rpcUrl).validator(third.address)).toBeUndefined();
+    expect(await client(a.rpcUrl).unconfirmedTransactions()).toEqual([]);
+    expect((await triggerView(b.rpcUrl)).height).toBe(1);
+    expect((await client(a.rpcUrl).block(1)).transactions).toEqual([]);
+  });
+});

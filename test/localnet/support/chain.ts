@@ -1,0 +1,79 @@
+// Helpers for tests that drive a localnet through its RPC: trigger views, build transactions.
+import {
+  PocketRpcClient,
+  signTransaction,
+  stakeMessage,
+  unstakeMessage,
+  type Block,
+  type SignedTransaction,
+  type ValidatorKey,
+} from '../../../src/pocket/index.ts';
+
+export function client(rpcUrl: string): PocketRpcClient {
+  return new PocketRpcClient({ baseUrl: rpcUrl, timeoutMs: 20_000 });
+}
+
+/** `POST /v1/debug/trigger_view?wait=true`: the status and the node's committed height after. */
+export async function triggerView(
+  rpcUrl: string,
+  timeoutMs = 10_000,
+): Promise<{ status: number; height: number }> {
+  const response = await fetch(
+    `${rpcUrl}/v1/debug/trigger_view?wait=true&timeout_ms=${timeoutMs}`,
+    { method: 'POST', signal: AbortSignal.timeout(timeoutMs + 5_000) },
+  );
+  const body = (await response.json()) as { height: number };
+  return { status: response.status, height: body.height };
+}
+
+export function stakeTx(
+  key: ValidatorKey,
+  serviceUrl: string,
+  amount = '15100000000',
+): SignedTransaction {
+  return signTransaction({
+    key,
+    message: stakeMessage({
+      publicKey: key.publicKey,
+      amount,
+      chains: ['0001'],
+      serviceUrl,
+      outputAddress: key.addressBytes,
+      signer: key.addressBytes,
+    }),
+  });
+}
+
+export function unstakeTx(key: ValidatorKey): SignedTransaction {
+  return signTransaction({
+    key,
+    message: unstakeMessage({ address: key.addressBytes, signer: key.addressBytes }),
+  });
+}
+
+/** Addresses in a block's quorum certificate. */
+export function signers(block: Block): string[] {
+  return (block.block_header.quorum_cert.threshold_sig.signatures ?? []).map((s) => s.address);
+}
+
+/** Block hash (the certificate's `block` field) at every height 1…h on one node. */
+export async function blockHashes(rpcUrl: string, upTo: number): Promise<string[]> {
+  const rpc = client(rpcUrl);
+  const hashes: string[] = [];
+  for (let h = 1; h <= upTo; h++) hashes.push((await rpc.block(h)).block_header.quorum_cert.block);
+  return hashes;
+}
+
+/**
+ * Resolves once every node's mempool holds `hash`: a trigger can reach the round's leader
+ * before gossip does, and then the next block would not include the transaction.
+ */
+export async function inEveryMempool(rpcUrls: readonly string[], hash: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (const url of rpcUrls) {
+    while ((await client(url).unconfirmedTransaction(hash)) === undefined) {
+      if (Date.now() > deadline) throw new Error(`transaction ${hash} did not reach ${url}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

@@ -1,0 +1,280 @@
+// A deterministic simulation of N consensus cores on a virtual clock: random delays, message
+// loss, crashes and restarts, with a record of every decision to check agreement.
+import { createHash } from 'node:crypto';
+import { bytesToHex, generateKeys, type Ed25519Verify } from '../../../src/pocket/index.ts';
+import { Consensus, type ConsensusMessage } from '../../../src/localnet/consensus.ts';
+import { ValidatorSet } from '../../../src/localnet/validator-set.ts';
+import { VoteGuard } from '../../../src/localnet/vote-guard.ts';
+import type { Signer } from '../../../src/localnet/votes.ts';
+
+/**
+ * A cheap stand-in for Ed25519 (SHA-512 of public key and message): the simulation tests the
+ * protocol, and real signatures would make it CPU-bound. The node tests use real Ed25519.
+ */
+function fakeSignature(publicKey: Uint8Array, bytes: Uint8Array): Uint8Array {
+  return createHash('sha512').update(publicKey).update(bytes).digest();
+}
+
+const fakeVerify: Ed25519Verify = (signature, bytes, publicKey) =>
+  bytesToHex(signature) === bytesToHex(fakeSignature(publicKey, bytes));
+
+interface SimKey extends Signer {
+  publicKey: Uint8Array;
+  publicKeyHex: string;
+}
+
+/** Mulberry32: a tiny seeded PRNG so every run of a seed is identical. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Event {
+  at: number;
+  seq: number;
+  run: () => void;
+}
+
+interface SimNode {
+  key: SimKey;
+  /** Survives crashes, as the vote guard file does (unless the sim models amnesia). */
+  guard: VoteGuard;
+  consensus: Consensus<string> | undefined;
+  committed: string[];
+}
+
+export interface SimOptions {
+  validators: number;
+  seed: number;
+  /** Probability that one message to one peer is lost. */
+  dropRate: number;
+  maxDelayMs: number;
+  timeoutMs: number;
+  /** When false, a restarted node has lost its vote guard (no data dir). */
+  persistentGuard: boolean;
+}
+
+export class ConsensusSim {
+  readonly nodes: SimNode[];
+  /** height → every distinct block decided there, by anyone, ever. */
+  readonly decisions = new Map<number, Set<string>>();
+  readonly #options: SimOptions;
+  readonly #random: () => number;
+  readonly #set: ValidatorSet;
+  readonly #chainTag = 'sim-chain';
+  #now = 0;
+  #seq = 0;
+  #queue: Event[] = [];
+  #blocks = 0;
+
+  constructor(options: SimOptions) {
+    this.#options = options;
+    this.#random = prng(options.seed);
+    const keys = [
+      ...generateKeys({ count: options.validators, seed: 'consensus-sim' }).values(),
+    ].map((key): SimKey => ({
+      address: key.address,
+      publicKey: key.publicKey,
+      publicKeyHex: key.publicKeyHex,
+      sign: (bytes) => fakeSignature(key.publicKey, bytes),
+    }));
+    this.#set = new ValidatorSet(
+      keys.map((key) => ({
+        address: key.address,
+        publicKey: key.publicKey,
+        publicKeyHex: key.publicKeyHex,
+        serviceUrl: key.address,
+      })),
+    );
+    this.nodes = keys.map((key) => ({
+      key,
+      guard: new VoteGuard({ chain: this.#chainTag }),
+      consensus: undefined,
+      committed: [],
+    }));
+    for (const node of this.nodes) this.#boot(node);
+  }
+
+  get now(): number {
+    return this.#now;
+  }
+
+  isUp(index: number): boolean {
+    return this.nodes[index]?.consensus !== undefined;
+  }
+
+  crash(index: number): void {
+    const node = this.nodes[index]!;
+    node.consensus?.stop();
+    node.consensus = undefined;
+    node.committed = [];
+    if (!this.#options.persistentGuard) node.guard = new VoteGuard({ chain: this.#chainTag });
+  }
+
+  restart(index: number): void {
+    const node = this.nodes[index]!;
+    if (node.consensus === undefined) this.#boot(node);
+  }
+
+  /** Highest height every live node has committed. */
+  minCommitted(): number {
+    const live = this.nodes.filter((n) => n.consensus !== undefined);
+    return Math.min(...live.map((n) => n.committed.length));
+  }
+
+  /** Heights where two different blocks were decided. */
+  conflicts(): number[] {
+    return [...this.decisions].filter(([, blocks]) => blocks.size > 1).map(([h]) => h);
+  }
+
+  /** Runs events until virtual time `until`. */
+  runUntil(until: number): void {
+    for (;;) {
+      const next = this.#queue[0];
+      if (next === undefined || next.at > until) break;
+      this.#pop();
+      this.#now = next.at;
+      next.run();
+    }
+    this.#now = until;
+  }
+
+  #schedule(delay: number, run: () => void): { cancelled: boolean } {
+    const handle = { cancelled: false };
+    this.#push({
+      at: this.#now + delay,
+      seq: this.#seq++,
+      run: () => {
+        if (!handle.cancelled) run();
+      },
+    });
+    return handle;
+  }
+
+  // A binary min-heap on (at, seq): events run in time order, ties in scheduling order.
+  #push(event: Event): void {
+    const q = this.#queue;
+    q.push(event);
+    for (let i = q.length - 1; i > 0;) {
+      const parent = (i - 1) >> 1;
+      if (!before(q[i]!, q[parent]!)) break;
+      [q[i], q[parent]] = [q[parent]!, q[i]!];
+      i = parent;
+    }
+  }
+
+  #pop(): void {
+    const q = this.#queue;
+    const last = q.pop();
+    if (last === undefined || q.length === 0) return;
+    q[0] = last;
+    for (let i = 0; ;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let smallest = i;
+      if (left < q.length && before(q[left]!, q[smallest]!)) smallest = left;
+      if (right < q.length && before(q[right]!, q[smallest]!)) smallest = right;
+      if (smallest === i) return;
+      [q[i], q[smallest]] = [q[smallest]!, q[i]!];
+      i = smallest;
+    }
+  }
+
+  #boot(node: SimNode): void {
+    const consensus: Consensus<string> = new Consensus<string>({
+      host: {
+        validators: () => this.#set,
+        buildBlock: (height) => {
+          const block = `${height}:${node.key.address.slice(0, 6)}:${this.#blocks++}`;
+          return { block, hash: hashOf(block) };
+        },
+        hashOf,
+        isValid: () => true,
+        commit: (decision) => {
+          if (node.consensus !== consensus) return;
+          this.#record(decision.height, decision.block);
+          node.committed.push(decision.block);
+          this.#schedule(5, () => consensus.advanceTo(node.committed.length + 1, 0));
+        },
+        broadcast: (message) => this.#broadcast(node, message),
+        requestSync: () => this.#schedule(10, () => this.#sync(node, consensus)),
+        requestRoundState: () => this.#schedule(10, () => this.#pullRoundState(node, consensus)),
+        onLateVote: () => undefined,
+      },
+      chainTag: this.#chainTag,
+      signer: node.key,
+      guard: node.guard,
+      verify: fakeVerify,
+      timers: {
+        setTimeout: (callback, ms) => this.#schedule(ms, callback),
+        clearTimeout: (handle) => {
+          (handle as { cancelled: boolean }).cancelled = true;
+        },
+      },
+      timeoutMs: (round) => this.#options.timeoutMs * Math.min(1 + round / 2, 4),
+      log: { debug: () => undefined, warn: () => undefined },
+      height: node.committed.length + 1,
+    });
+    node.consensus = consensus;
+    this.#schedule(1, () => {
+      this.#sync(node, consensus);
+      this.#pullRoundState(node, consensus);
+      consensus.advanceTo(node.committed.length + 1, 0);
+    });
+  }
+
+  #record(height: number, block: string): void {
+    const blocks = this.decisions.get(height) ?? new Set<string>();
+    blocks.add(block);
+    this.decisions.set(height, blocks);
+  }
+
+  #broadcast(from: SimNode, message: ConsensusMessage<string>): void {
+    if (from.consensus === undefined) return;
+    for (const to of this.nodes) {
+      if (to === from || this.#random() < this.#options.dropRate) continue;
+      const copy = structuredClone(message);
+      this.#schedule(1 + Math.floor(this.#random() * this.#options.maxDelayMs), () =>
+        to.consensus?.receive(copy),
+      );
+    }
+  }
+
+  /** Block sync: copy committed blocks from the most advanced live peer. */
+  #sync(node: SimNode, consensus: Consensus<string>): void {
+    if (node.consensus !== consensus) return;
+    const best = this.nodes
+      .filter((n) => n.consensus !== undefined)
+      .reduce((a, b) => (b.committed.length > a.committed.length ? b : a));
+    if (best.committed.length <= node.committed.length) return;
+    for (let h = node.committed.length; h < best.committed.length; h++) {
+      const block = best.committed[h]!;
+      this.#record(h + 1, block);
+      node.committed.push(block);
+    }
+    consensus.syncedTo(node.committed.length);
+  }
+
+  #pullRoundState(node: SimNode, consensus: Consensus<string>): void {
+    for (const peer of this.nodes) {
+      if (peer === node || peer.consensus === undefined) continue;
+      for (const message of peer.consensus.roundState().messages) {
+        if (node.consensus === consensus) consensus.receive(structuredClone(message));
+      }
+    }
+  }
+}
+
+function before(a: Event, b: Event): boolean {
+  return a.at < b.at || (a.at === b.at && a.seq < b.seq);
+}
+
+function hashOf(block: string): string {
+  return createHash('sha256').update(block).digest('hex');
+}
