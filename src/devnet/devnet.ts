@@ -7,12 +7,7 @@ import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys } from '../pocket/index.ts';
@@ -154,7 +149,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       fullNodeStatefulSet(settings),
       validatorStatefulSet(options.validators, settings),
     ];
-    for (const manifest of manifests) await objects.create(manifest as KubernetesObject);
+    for (const manifest of manifests) await objects.create(manifest);
     log(
       `kubernetes API ${emulator.url}; ${options.validators} validators and a full node starting…`,
     );

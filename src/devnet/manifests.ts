@@ -62,9 +62,16 @@ function nodeContainer(settings: NodeSettings, withKeys: boolean): Json {
       settings.pacemaker,
       '--block-interval-ms',
       String(settings.blockIntervalMs),
-      ...(withKeys ? ['--keys-dir', '/etc/validator-keys'] : []),
+      '--data-dir',
+      '/var/lib/localnet',
     ],
-    env: [{ name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } }],
+    env: [
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      // Each pod reads the key of its own ordinal + 1 from the mounted Secret.
+      ...(withKeys
+        ? [{ name: 'POCKET_PRIVATE_KEY_FILE_TEMPLATE', value: '/etc/validator-keys/{id}' }]
+        : []),
+    ],
     ports: [
       { name: 'rpc', containerPort: 50832 },
       { name: 'p2p', containerPort: 42069 },
@@ -72,6 +79,7 @@ function nodeContainer(settings: NodeSettings, withKeys: boolean): Json {
     readinessProbe: { httpGet: { path: '/v1/health', port: 'rpc' }, periodSeconds: 1 },
     volumeMounts: [
       { name: 'genesis', mountPath: '/etc/localnet', readOnly: true },
+      { name: 'data', mountPath: '/var/lib/localnet' },
       ...(withKeys ? [{ name: 'keys', mountPath: '/etc/validator-keys', readOnly: true }] : []),
     ],
   };
@@ -101,6 +109,8 @@ function nodeStatefulSet(parts: {
           containers: [nodeContainer(parts.settings, parts.withKeys)],
           volumes: [
             { name: 'genesis', configMap: { name: GENESIS_CONFIGMAP } },
+            // The vote guard: survives process restarts within the pod, as an emptyDir does.
+            { name: 'data', emptyDir: {} },
             ...(parts.withKeys
               ? [{ name: 'keys', secret: { secretName: KEYS_SECRET, defaultMode: 0o400 } }]
               : []),

@@ -43,7 +43,10 @@ export class StatusBoard {
         `  ${(v.id ?? v.key.slice(0, 8)).padEnd(5)} ${(v.pod ?? '-').padEnd(13)} ${v.phase.padEnd(9)} ${v.reason.slice(0, 90)}`,
     );
     const text = [`validators (${new Date().toISOString().slice(11, 19)}):`, ...lines].join('\n');
-    const body = lines.join('\n');
+    // Redraw on a terminal whenever something changed; elsewhere only when a phase changed.
+    const body = this.#options.out.isTTY
+      ? lines.join('\n')
+      : validators.map((v) => `${v.key}:${v.pod ?? ''}:${v.phase}`).join(' ');
     if (body === this.#last) return;
     this.#last = body;
     const out = this.#options.out;

@@ -158,7 +158,12 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
     ];
     try {
       const child = spawn(process.execPath, args, {
-        env: { ...process.env, POCKET_PRIVATE_KEY: member.key.exportPrivateKeyHex() },
+        // The whole net stops together: a validator need not wait to be unstaked first.
+        env: {
+          ...process.env,
+          POCKET_PRIVATE_KEY: member.key.exportPrivateKeyHex(),
+          LOCALNET_SHUTDOWN_DRAIN_MS: '0',
+        },
         stdio: ['ignore', log, log, 'ipc'],
       });
       child.on('exit', () => {

@@ -147,6 +147,15 @@ export class LocalnetNode {
     return this.#key?.address;
   }
 
+  /** True when this node's key is in the set that signs the next block. */
+  inActiveSet(): boolean {
+    const address = this.#key?.address;
+    if (address === undefined) return false;
+    return this.#chain
+      .validatorSet(this.#chain.height + 1)
+      .members.some((m) => m.address === address);
+  }
+
   get pacemakerMode(): PacemakerMode {
     return this.#pacemaker.mode;
   }

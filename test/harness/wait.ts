@@ -22,7 +22,7 @@ export async function waitFor(probe: Probe, options: WaitOptions): Promise<void>
   const timeoutMs = options.timeoutMs ?? 30_000;
   const intervalMs = options.intervalMs ?? 100;
   const deadline = Date.now() + timeoutMs;
-  let last = 'nothing observed yet';
+  let last: string;
   for (;;) {
     try {
       const seen = await probe();

@@ -1,6 +1,6 @@
 // Conformance checks 2, 7, 8, 9, 25 and 26: object metadata, optimistic concurrency, Status
 // errors, generateName, the status subresource and Secret stringData.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node's models are plain data: its API takes object literals. */
+ 
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';

@@ -1,5 +1,5 @@
 // Conformance checks 5 and 6: the scale subresource through client-node and kubectl.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment, @typescript-eslint/no-misused-spread -- client-node's models are plain data: its API takes object literals. */
+ 
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startHarness, statefulSet, statusOf } from './harness.ts';

@@ -1,5 +1,5 @@
 // Conformance checks 11 to 15: informer transitions, replay, 410 Expired, bookmarks, timeouts.
-/* eslint-disable @typescript-eslint/no-unsafe-class-instance-assignment -- client-node's models are plain data: its API takes object literals. */
+ 
 import { spawn } from 'node:child_process';
 import {
   makeInformer,

@@ -119,6 +119,7 @@ describe('localnet-node run', () => {
       PORT_RPC: String(rpcPort),
       PORT_P2P: String(p2pPort),
       POCKET_PRIVATE_KEY: secrets[0]!,
+      LOCALNET_SHUTDOWN_DRAIN_MS: '0',
     });
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
     await waitFor(() => healthy(rpcUrl), { timeoutMs: 15_000, what: 'the node to be healthy' });

@@ -1,5 +1,7 @@
 // `localnet-node run`: one node process. Flags fall back to the env a process kubelet sets
-// (PORT_RPC, PORT_P2P, HOST) and LOCALNET_*; the key comes only from POCKET_PRIVATE_KEY.
+// (PORT_RPC, PORT_P2P, HOST) and LOCALNET_*; the key comes from POCKET_PRIVATE_KEY, or from the
+// file POCKET_PRIVATE_KEY_FILE_TEMPLATE names for this pod's ordinal (a StatefulSet mounting the
+// whole keys Secret). Never from argv.
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
@@ -21,6 +23,8 @@ export interface RunConfig {
   peers: string[];
   dataDir: string | undefined;
   logLevel: string;
+  /** On SIGTERM, how long a validator keeps voting while it is still in the active set. */
+  shutdownDrainMs: number;
 }
 
 interface RunFlags {
@@ -34,6 +38,7 @@ interface RunFlags {
   peers?: string;
   dataDir?: string;
   logLevel?: string;
+  shutdownDrainMs?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -56,6 +61,12 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     if (!Number.isInteger(n) || n <= 0) problems.push(`${name} must be a positive whole number`);
     return n;
   };
+  const nonNegative = (name: string, value: string | undefined): number | undefined => {
+    if (value === undefined || value === '') return undefined;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) problems.push(`${name} must be a whole number`);
+    return n;
+  };
   const genesisPath = flags.genesis ?? env.GENESIS_PATH;
   let genesis: Genesis | undefined;
   if (genesisPath === undefined || genesisPath === '') {
@@ -70,12 +81,13 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     }
   }
   let key: ValidatorKey | undefined;
-  const keyText = env.POCKET_PRIVATE_KEY;
-  if (keyText !== undefined && keyText !== '') {
+  const source = keySource(env);
+  if ('problem' in source) problems.push(source.problem);
+  else if (source.text !== undefined) {
     try {
-      key = parsePrivateKey(keyText.trim());
+      key = parsePrivateKey(source.text.trim());
     } catch (error: unknown) {
-      problems.push(`POCKET_PRIVATE_KEY: ${error instanceof Error ? error.message : 'invalid'}`);
+      problems.push(`${source.name}: ${error instanceof Error ? error.message : 'invalid'}`);
     }
   }
   const pacemaker = flags.pacemaker ?? env.LOCALNET_PACEMAKER ?? 'manual';
@@ -101,11 +113,48 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
       .filter((p) => p !== ''),
     dataDir: flags.dataDir ?? (env.LOCALNET_DATA_DIR === '' ? undefined : env.LOCALNET_DATA_DIR),
     logLevel,
+    shutdownDrainMs:
+      nonNegative('--shutdown-drain-ms', flags.shutdownDrainMs ?? env.LOCALNET_SHUTDOWN_DRAIN_MS) ??
+      20_000,
   };
   if (problems.length > 0 || genesis === undefined || !isPacemakerMode(pacemaker)) {
     throw new UsageError(problems.join('; '));
   }
   return { ...config, genesis, pacemaker };
+}
+
+/**
+ * Where the key comes from: `POCKET_PRIVATE_KEY` (hex) wins; else the file named by
+ * `POCKET_PRIVATE_KEY_FILE_TEMPLATE` with `{id}` (ordinal + 1, three digits), `{ordinal}` and
+ * `{index}` taken from this pod's name (`POD_NAME`, else `HOSTNAME`: `<statefulset>-<ordinal>`).
+ * Neither = a full node. Problems name the variable and never include key material.
+ */
+export function keySource(
+  env: NodeJS.ProcessEnv,
+): { name: string; text: string | undefined } | { problem: string } {
+  const inline = env.POCKET_PRIVATE_KEY;
+  if (inline !== undefined && inline !== '') return { name: 'POCKET_PRIVATE_KEY', text: inline };
+  const template = env.POCKET_PRIVATE_KEY_FILE_TEMPLATE;
+  if (template === undefined || template === '') return { name: 'none', text: undefined };
+  const podName = env.POD_NAME ?? env.HOSTNAME ?? '';
+  const ordinal = /-(\d+)$/.exec(podName)?.[1];
+  if (ordinal === undefined || Number(ordinal) > 998) {
+    return {
+      problem: `POCKET_PRIVATE_KEY_FILE_TEMPLATE needs POD_NAME (or HOSTNAME) ending in a StatefulSet ordinal 0-998, got ${JSON.stringify(podName)}`,
+    };
+  }
+  const n = Number(ordinal);
+  const path = template
+    .replaceAll('{id}', String(n + 1).padStart(3, '0'))
+    .replaceAll('{ordinal}', String(n))
+    .replaceAll('{index}', String(n + 1));
+  try {
+    return { name: `key file ${path}`, text: readFileSync(path, 'utf8') };
+  } catch (error: unknown) {
+    return {
+      problem: `cannot read the key file ${path} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    };
+  }
 }
 
 /** Runs a node until SIGTERM/SIGINT (or the parent's IPC channel closes); resolves after it stopped. */
@@ -142,9 +191,40 @@ export async function runNode(config: RunConfig): Promise<void> {
     // Started by `localnet-node net` with an IPC channel: exit with the parent, however it died.
     if (process.connected) process.once('disconnect', () => shutdown('parent exited'));
   });
+  await leaveGracefully(running.node, config.shutdownDrainMs, logger);
   await running.stop();
   logger.flush();
 }
+
+/**
+ * A validator that is told to stop while it is still in the active set keeps voting until the
+ * block that removes it is committed (its unstake is usually on its way: the manager sends it the
+ * moment the StatefulSet's replicas drop), while the chain keeps moving, for at most `drainMs`.
+ * Without this, `kubectl scale` kills validators faster than their unstakes commit and the chain
+ * stalls. When the chain itself has stopped (the whole network is shutting down) it leaves at once.
+ */
+async function leaveGracefully(
+  node: { inActiveSet(): boolean; chain: { height: number } },
+  drainMs: number,
+  logger: { info(o: object, m: string): void },
+): Promise<void> {
+  if (drainMs <= 0 || !node.inActiveSet()) return;
+  logger.info({ drainMs }, 'still in the active set; voting until removed');
+  const deadline = Date.now() + drainMs;
+  let height = node.chain.height;
+  let movedAt = Date.now();
+  while (node.inActiveSet() && Date.now() < deadline && Date.now() - movedAt < STALL_MS) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    if (node.chain.height !== height) {
+      height = node.chain.height;
+      movedAt = Date.now();
+    }
+  }
+  logger.info({ inActiveSet: node.inActiveSet(), height }, 'leaving');
+}
+
+/** No block for this long during a drain: the chain has stopped; waiting cannot help. */
+const STALL_MS = 2_000;
 
 export function runCommand(): Command {
   return new Command('run')
@@ -173,9 +253,14 @@ export function runCommand(): Command {
     )
     .option('--data-dir <dir>', 'keeps the vote guard across restarts (env LOCALNET_DATA_DIR)')
     .option('--log-level <level>', 'pino level (env LOG_LEVEL, default info)')
+    .option(
+      '--shutdown-drain-ms <ms>',
+      'on SIGTERM, how long a validator keeps voting while still in the active set (env LOCALNET_SHUTDOWN_DRAIN_MS, default 20000; 0 = exit at once)',
+    )
     .action(async (flags: RunFlags) => {
       const config = resolveRunConfig(flags, process.env);
       delete process.env.POCKET_PRIVATE_KEY;
+      delete process.env.POCKET_PRIVATE_KEY_FILE_TEMPLATE;
       await runNode(config);
     });
 }
