@@ -1,7 +1,7 @@
 // Benchmark: a StatefulSet scaled 0 → 1,000 (Parallel, simulated kubelet) with 20 client-node
 // informers watching, timed until every pod is Ready as an informer sees it; the floor is the
 // same number of bare store writes. Run alone with `npx node bench/kube-emulator.bench.ts`.
- 
+
 import { fileURLToPath } from 'node:url';
 import {
   AppsV1Api,

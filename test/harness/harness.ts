@@ -4,7 +4,12 @@
 // committed — with waits that time out with a readable reason.
 import { readFile } from 'node:fs/promises';
 import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
-import { startDevnet, type Devnet, type DevnetInfo, type DevnetOptions } from '../../src/devnet/devnet.ts';
+import {
+  startDevnet,
+  type Devnet,
+  type DevnetInfo,
+  type DevnetOptions,
+} from '../../src/devnet/devnet.ts';
 import { parsePrivateKey, PocketRpcClient, type Block } from '../../src/pocket/index.ts';
 import { waitFor } from './wait.ts';
 
@@ -82,8 +87,16 @@ export class Harness {
     const timeoutSeconds = options.timeoutSeconds ?? 120;
     const response = await fetch(`${this.#managerUrl()}/v1/scale`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.info.token ?? ''}` },
-      body: JSON.stringify({ replicas, wait: options.wait ?? 'active', timeoutSeconds, drive: options.drive ?? this.info.pacemaker === 'manual' }),
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${this.info.token ?? ''}`,
+      },
+      body: JSON.stringify({
+        replicas,
+        wait: options.wait ?? 'active',
+        timeoutSeconds,
+        drive: options.drive ?? this.info.pacemaker === 'manual',
+      }),
       signal: AbortSignal.timeout((timeoutSeconds + 30) * 1000),
     });
     return { status: response.status, body: (await response.json()) as ScaleAnswer['body'] };
@@ -91,7 +104,9 @@ export class Harness {
 
   /** GET a control-RPC path as JSON. */
   async manager<T>(path: string): Promise<T> {
-    const response = await fetch(`${this.#managerUrl()}${path}`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${this.#managerUrl()}${path}`, {
+      signal: AbortSignal.timeout(10_000),
+    });
     return (await response.json()) as T;
   }
 
@@ -128,16 +143,26 @@ export class Harness {
   async expectChainProgress(blocks: number, withinMs: number): Promise<void> {
     const start = await this.chain.height();
     const deadline = Date.now() + withinMs;
-    while (this.info.pacemaker === 'manual' && (await this.chain.height()) < start + blocks && Date.now() < deadline) {
+    while (
+      this.info.pacemaker === 'manual' &&
+      (await this.chain.height()) < start + blocks &&
+      Date.now() < deadline
+    ) {
       await this.chain.debug('trigger_view').catch(() => undefined);
-      await waitFor(async () => ((await this.chain.height()) > start ? true : 'no block'), { what: 'a block', timeoutMs: Math.max(100, deadline - Date.now()) }).catch(() => undefined);
+      await waitFor(async () => ((await this.chain.height()) > start ? true : 'no block'), {
+        what: 'a block',
+        timeoutMs: Math.max(100, deadline - Date.now()),
+      }).catch(() => undefined);
     }
     await waitFor(
       async () => {
         const now = await this.chain.height();
         return now >= start + blocks ? true : `height ${now} (started at ${start})`;
       },
-      { what: `${blocks} new blocks within ${withinMs} ms`, timeoutMs: Math.max(1, deadline - Date.now()) },
+      {
+        what: `${blocks} new blocks within ${withinMs} ms`,
+        timeoutMs: Math.max(1, deadline - Date.now()),
+      },
     );
   }
 
@@ -153,9 +178,13 @@ export class Harness {
   /** Validator id → address, from the keys Secret. */
   async addresses(): Promise<Map<string, string>> {
     if (this.#addresses !== undefined) return this.#addresses;
-    const secret = await this.core.readNamespacedSecret({ name: 'validators-private-keys', namespace: this.info.namespace });
+    const secret = await this.core.readNamespacedSecret({
+      name: 'validators-private-keys',
+      namespace: this.info.namespace,
+    });
     const map = new Map<string, string>();
-    for (const [id, value] of Object.entries(secret.data ?? {})) map.set(id, parsePrivateKey(Buffer.from(value, 'base64').toString('utf8')).address);
+    for (const [id, value] of Object.entries(secret.data ?? {}))
+      map.set(id, parsePrivateKey(Buffer.from(value, 'base64').toString('utf8')).address);
     this.#addresses = map;
     return map;
   }
@@ -175,19 +204,30 @@ export class Harness {
   async activeValidators(height?: number): Promise<string[]> {
     const h = height ?? (await this.chain.height());
     const block = await this.block(h);
-    const ids = await Promise.all((block.block_header.quorum_cert.threshold_sig.signatures ?? []).map((s) => this.#idOf(s.address)));
+    const ids = await Promise.all(
+      (block.block_header.quorum_cert.threshold_sig.signatures ?? []).map((s) =>
+        this.#idOf(s.address),
+      ),
+    );
     return ids.sort();
   }
 
   /** Ids staked on chain now (the active set of the next height). */
   async stakedValidators(): Promise<string[]> {
     const rows = await this.chain.validators();
-    const ids = await Promise.all(rows.filter((r) => r.unstaking_height < 0 && r.paused_height < 0).map((r) => this.#idOf(r.address)));
+    const ids = await Promise.all(
+      rows
+        .filter((r) => r.unstaking_height < 0 && r.paused_height < 0)
+        .map((r) => this.#idOf(r.address)),
+    );
     return ids.sort();
   }
 
   /** Waits until `id` has signed a committed certificate at or after `since`. */
-  async expectActive(id: string, options: { since?: number; timeoutMs?: number } = {}): Promise<number> {
+  async expectActive(
+    id: string,
+    options: { since?: number; timeoutMs?: number } = {},
+  ): Promise<number> {
     const address = await this.#addressOf(id);
     const since = options.since ?? 1;
     let found = -1;
@@ -198,15 +238,24 @@ export class Harness {
         for (let h = scanned + 1; h <= height; h++) {
           const block = await this.block(h);
           scanned = h;
-          if ((block.block_header.quorum_cert.threshold_sig.signatures ?? []).some((s) => s.address === address)) {
+          if (
+            (block.block_header.quorum_cert.threshold_sig.signatures ?? []).some(
+              (s) => s.address === address,
+            )
+          ) {
             found = h;
             return true;
           }
         }
-        if (this.info.pacemaker === 'manual') await this.chain.debug('trigger_view').catch(() => undefined);
+        if (this.info.pacemaker === 'manual')
+          await this.chain.debug('trigger_view').catch(() => undefined);
         return `no signature of ${id} in certificates ${since}…${height}; signers at ${height}: ${(await this.activeValidators(height)).join(',')}`;
       },
-      { what: `validator ${id} to sign a block at or after height ${since}`, timeoutMs: options.timeoutMs ?? 60_000, intervalMs: 200 },
+      {
+        what: `validator ${id} to sign a block at or after height ${since}`,
+        timeoutMs: options.timeoutMs ?? 60_000,
+        intervalMs: 200,
+      },
     );
     return found;
   }
@@ -220,18 +269,24 @@ export class Harness {
         const row = await this.chain.validator(address);
         const height = await this.chain.height();
         if (row !== undefined && row.unstaking_height < 0) {
-          if (this.info.pacemaker === 'manual') await this.chain.debug('trigger_view').catch(() => undefined);
+          if (this.info.pacemaker === 'manual')
+            await this.chain.debug('trigger_view').catch(() => undefined);
           return `${id} still staked at height ${height}`;
         }
         outAt ??= height;
         if (height <= outAt) {
-          if (this.info.pacemaker === 'manual') await this.chain.debug('trigger_view').catch(() => undefined);
+          if (this.info.pacemaker === 'manual')
+            await this.chain.debug('trigger_view').catch(() => undefined);
           return `${id} unstaked at ${outAt}; waiting for the next block`;
         }
         const signers = await this.activeValidators(height);
         return signers.includes(id) ? `${id} still signs at height ${height}` : true;
       },
-      { what: `validator ${id} to leave the set`, timeoutMs: options.timeoutMs ?? 60_000, intervalMs: 200 },
+      {
+        what: `validator ${id} to leave the set`,
+        timeoutMs: options.timeoutMs ?? 60_000,
+        intervalMs: 200,
+      },
     );
   }
 
@@ -241,7 +296,8 @@ export class Harness {
     const height = await this.chain.height();
     let count = 0;
     for (let h = 1; h <= height; h++) {
-      for (const tx of (await this.block(h)).transactions ?? []) if (tx.signer_addr === address && tx.message_type === type) count++;
+      for (const tx of (await this.block(h)).transactions ?? [])
+        if (tx.signer_addr === address && tx.message_type === type) count++;
     }
     return count;
   }
@@ -267,14 +323,20 @@ export class Harness {
 
   /** The emulator's fault switches (only when the harness started the devnet). */
   get faults(): Devnet['emulator']['faults'] {
-    if (this.devnet === undefined) throw new Error('fault switches need a devnet started by the harness');
+    if (this.devnet === undefined)
+      throw new Error('fault switches need a devnet started by the harness');
     return this.devnet.emulator.faults;
   }
 
   /** Kills a validator's node process (its pod stays; the kubelet restarts it). */
   async killNode(id: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    if (this.devnet === undefined) throw new Error('killing nodes needs a devnet started by the harness');
-    this.devnet.emulator.kubelet.kill(this.info.namespace, `${this.info.statefulSet}-${Number(id) - 1}`, signal);
+    if (this.devnet === undefined)
+      throw new Error('killing nodes needs a devnet started by the harness');
+    this.devnet.emulator.kubelet.kill(
+      this.info.namespace,
+      `${this.info.statefulSet}-${Number(id) - 1}`,
+      signal,
+    );
     await Promise.resolve();
   }
 }

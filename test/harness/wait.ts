@@ -31,7 +31,10 @@ export async function waitFor(probe: Probe, options: WaitOptions): Promise<void>
     } catch (error: unknown) {
       last = `probe failed: ${error instanceof Error ? error.message : String(error)}`;
     }
-    if (Date.now() >= deadline) throw new WaitTimeout(`timed out after ${timeoutMs} ms waiting for ${options.what}; last seen: ${last}`);
+    if (Date.now() >= deadline)
+      throw new WaitTimeout(
+        `timed out after ${timeoutMs} ms waiting for ${options.what}; last seen: ${last}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }

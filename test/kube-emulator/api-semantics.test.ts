@@ -1,6 +1,6 @@
 // Conformance checks 2, 7, 8, 9, 25 and 26: object metadata, optimistic concurrency, Status
 // errors, generateName, the status subresource and Secret stringData.
- 
+
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';

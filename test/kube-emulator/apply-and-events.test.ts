@@ -1,6 +1,6 @@
 // Conformance checks 19, 20 and 24: kubectl apply (client side and server side) and Events in
 // kubectl describe.
- 
+
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { V1MicroTime } from '@kubernetes/client-node';

@@ -1,6 +1,6 @@
 // Conformance check 28 (in-cluster config over HTTPS with a CA and a token file), bearer tokens,
 // and RBAC for ServiceAccount tokens.
- 
+
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {

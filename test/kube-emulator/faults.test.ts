@@ -1,6 +1,6 @@
 // Conformance checks 17 and 18: watch resets, injected 500s and 429s, and an apiserver restart
 // with a resourceVersion jump, as a sidecar's restarting informer lives through them.
- 
+
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startHarness, statusOf, type Harness } from './harness.ts';
 import { restartingInformer, type RestartingInformer } from './restarting-informer.ts';

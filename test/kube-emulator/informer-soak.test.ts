@@ -1,7 +1,7 @@
 // Conformance check 16: a client-node 2.x informer open for over 60 s with no changes lives
 // through its own 30 s client aborts, re-watching from its last RV. Slow by nature (65 s), so
 // it sits alone in this file and runs beside the others.
- 
+
 import { makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startHarness } from './harness.ts';

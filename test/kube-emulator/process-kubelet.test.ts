@@ -1,6 +1,6 @@
 // The process kubelet: pods run as local child processes with resolved env, private volume
 // files, mapped loopback ports, HTTP readiness, restarts with backoff and clean termination.
- 
+
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';

@@ -1,5 +1,5 @@
 // Conformance checks 5 and 6: the scale subresource through client-node and kubectl.
- 
+
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startHarness, statefulSet, statusOf } from './harness.ts';

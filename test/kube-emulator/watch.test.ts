@@ -1,5 +1,5 @@
 // Conformance checks 11 to 15: informer transitions, replay, 410 Expired, bookmarks, timeouts.
- 
+
 import { spawn } from 'node:child_process';
 import {
   makeInformer,

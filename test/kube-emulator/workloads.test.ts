@@ -1,7 +1,7 @@
 // Conformance checks 3, 4, 21, 22, 23 and 27: the StatefulSet controller, the simulated
 // kubelet and garbage collection, seen through client-node informers and kubectl; plus the
 // Deployment controller.
- 
+
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {

@@ -12,6 +12,7 @@ interface GenesisFlags {
   unstakingBlocks?: string;
   stakeAmount?: string;
   chainId?: string;
+  genesisTime?: string;
   out?: string;
 }
 
@@ -20,6 +21,14 @@ function wholeNumber(name: string, value: string, minimum: number): number {
   if (!Number.isInteger(n) || n < minimum)
     throw new UsageError(`${name} must be a whole number ≥ ${minimum}`);
   return n;
+}
+
+function parseTime(value: string): Date {
+  const time = new Date(value);
+  if (!/^\d{4}-\d{2}-\d{2}T/.test(value) || Number.isNaN(time.getTime())) {
+    throw new UsageError(`--genesis-time must be an RFC 3339 time such as 2022-09-19T18:05:02Z`);
+  }
+  return time;
 }
 
 export function genesisCommand(): Command {
@@ -40,6 +49,10 @@ export function genesisCommand(): Command {
     .option('--unstaking-blocks <n>', 'validator_unstaking_blocks (default 2016)')
     .option('--stake-amount <upokt>', 'stake of each genesis validator (default 1000000000000)')
     .option('--chain-id <id>', 'chain_id (default testnet)')
+    .option(
+      '--genesis-time <iso>',
+      'genesis time (RFC 3339); fixed for reproducible genesis files (default: now, a new chain)',
+    )
     .option('--out <file>', 'write here instead of stdout')
     .action((flags: GenesisFlags) => {
       const keys = readKeysSecret(readFileSync(flags.keys, 'utf8'));
@@ -52,6 +65,7 @@ export function genesisCommand(): Command {
           : { unstakingBlocks: wholeNumber('--unstaking-blocks', flags.unstakingBlocks, 0) }),
         ...(flags.stakeAmount === undefined ? {} : { stakeAmount: flags.stakeAmount }),
         ...(flags.chainId === undefined ? {} : { chainId: flags.chainId }),
+        ...(flags.genesisTime === undefined ? {} : { genesisTime: parseTime(flags.genesisTime) }),
       });
       const json = `${JSON.stringify(genesis, null, 2)}\n`;
       if (flags.out === undefined) process.stdout.write(json);
