@@ -245,6 +245,16 @@ function verbOf(method: string, route: ResourceRoute, watching: boolean): string
 }
 
 /**
+ * The object a list or watch is limited to by `fieldSelector=metadata.name=<name>`: like a real
+ * apiserver, RBAC then authorizes it against that name, so a Role with `resourceNames` can
+ * allow an informer on one object (Kubernetes ≥ 1.x "list/watch by name").
+ */
+function singleNameOf(fieldSelector: string | null): string | undefined {
+  const match = /^metadata\.name==?([^,=!]+)$/.exec(fieldSelector ?? '');
+  return match?.[1];
+}
+
+/**
  * Handles a request to a resource path. Returns the reply, or undefined when it has answered
  * itself (a watch stream).
  */
@@ -268,7 +278,7 @@ export async function handleResource(options: {
     info,
     subresource: route.subresource,
     namespace,
-    name: route.name,
+    name: route.name ?? singleNameOf(query.get('fieldSelector')),
   });
   const dryRun = query.getAll('dryRun').length > 0;
   const contentType = request.headers['content-type'] ?? '';

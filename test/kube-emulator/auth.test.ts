@@ -149,4 +149,65 @@ describe('RBAC', () => {
         ?.replicas,
     ).toBe(2);
   });
+
+  it('authorizes a list or watch limited by metadata.name against the resourceNames of a Role', async () => {
+    const h = await startHarness({ rbac: true, kubelet: false });
+    for (const name of ['keys', 'other']) {
+      await h.core.createNamespacedSecret({
+        namespace: 'default',
+        body: { metadata: { name }, stringData: { a: 'b' } },
+      });
+    }
+    await h.core.createNamespacedServiceAccount({
+      namespace: 'default',
+      body: { metadata: { name: 'reader' } },
+    });
+    const rbac = `${h.emulator.url}/apis/rbac.authorization.k8s.io/v1/namespaces/default`;
+    const post = (path: string, body: unknown) =>
+      fetch(`${rbac}/${path}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    await post('roles', {
+      metadata: { name: 'reader' },
+      rules: [
+        {
+          apiGroups: [''],
+          resources: ['secrets'],
+          resourceNames: ['keys'],
+          verbs: ['get', 'list', 'watch'],
+        },
+      ],
+    });
+    await post('rolebindings', {
+      metadata: { name: 'reader' },
+      roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: 'reader' },
+      subjects: [{ kind: 'ServiceAccount', name: 'reader', namespace: 'default' }],
+    });
+    const kc = new KubeConfig();
+    kc.loadFromOptions(h.emulator.kubeconfigFor({ namespace: 'default', name: 'reader' }));
+    const core = kc.makeApiClient(CoreV1Api);
+    const listed = await core.listNamespacedSecret({
+      namespace: 'default',
+      fieldSelector: 'metadata.name=keys',
+    });
+    expect(listed.items.map((s) => s.metadata?.name)).toEqual(['keys']);
+    expect(
+      await core
+        .listNamespacedSecret({ namespace: 'default', fieldSelector: 'metadata.name=other' })
+        .catch(statusOf),
+    ).toMatchObject({ code: 403 });
+    expect(await core.listNamespacedSecret({ namespace: 'default' }).catch(statusOf)).toMatchObject(
+      { code: 403 },
+    );
+    const watch = await fetch(
+      `${h.emulator.url}/api/v1/namespaces/default/secrets?watch=true&fieldSelector=metadata.name%3Dkeys&timeoutSeconds=1`,
+      {
+        headers: { authorization: `Bearer ${h.emulator.issueToken('default', 'reader')}` },
+      },
+    );
+    expect(watch.status).toBe(200);
+    expect(await watch.text()).toContain('"name":"keys"');
+  });
 });
