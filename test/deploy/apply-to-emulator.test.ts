@@ -138,7 +138,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await emulator?.stop();
+  await emulator.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
