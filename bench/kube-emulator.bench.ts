@@ -17,15 +17,7 @@ import {
 import { startEmulator } from '../src/kube-emulator/index.ts';
 import { Store } from '../src/kube-emulator/store.ts';
 import type { KubeObject } from '../src/kube-emulator/types.ts';
-
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  floor?: { name: string; value: number };
-  ratio?: number;
-  notes?: string;
-}
+import type { BenchResult } from './bench-types.ts';
 
 const REPLICAS = 1000;
 const INFORMERS = 20;

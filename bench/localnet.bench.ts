@@ -14,15 +14,7 @@ import {
   type SignedTransaction,
 } from '../src/pocket/index.ts';
 import { startNet, type LocalNet } from '../src/localnet/net.ts';
-
-export interface BenchResult {
-  name: string;
-  value: number;
-  unit: string;
-  floor?: { name: string; value: number };
-  ratio?: number;
-  notes?: string;
-}
+import type { BenchResult } from './bench-types.ts';
 
 const ADMISSION_TXS = 3_000;
 const BLOCK_TXS = 1_000;
