@@ -59,6 +59,19 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
   const queryHeight = (height: number) =>
     height === 0 ? node.chain.height : Math.max(0, Math.min(height, node.chain.height));
 
+  /** `{address, height}` bodies of /v1/query/account and /v1/query/balance, read as V1 does. */
+  const accountOf = (
+    request: HttpRequest,
+  ): { address: string; amount: bigint } | { error: HttpResponse } => {
+    const body = bindJson(request, { address: 'string', height: 'int' });
+    if (body === undefined) return { error: text(400, BAD_REQUEST) };
+    const address = goHexDecode(body.address);
+    if (typeof address === 'string') return { error: text(400, address) };
+    const amount = node.chain.state
+      .at(queryHeight(body.height))
+      .account(body.address.toLowerCase());
+    return { address: body.address, amount };
+  };
   const routes: Route[] = [
     { method: 'GET', path: '/v1/health', handler: () => empty() },
     { method: 'GET', path: '/v1/version', handler: () => text(200, RPC_VERSION) },
@@ -128,16 +141,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/account',
       handler: (request) => {
-        const body = bindJson(request, { address: 'string', height: 'int' });
-        if (body === undefined) return text(400, BAD_REQUEST);
-        const address = goHexDecode(body.address);
-        if (typeof address === 'string') return text(400, address);
-        const amount = node.chain.state
-          .at(queryHeight(body.height))
-          .account(body.address.toLowerCase());
+        const found = accountOf(request);
+        if ('error' in found) return found.error;
         return json(200, {
-          address: body.address,
-          coins: [{ amount: amount.toString(), denom: 'upokt' }],
+          address: found.address,
+          coins: [{ amount: found.amount.toString(), denom: 'upokt' }],
         });
       },
     },
@@ -145,14 +153,9 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/balance',
       handler: (request) => {
-        const body = bindJson(request, { address: 'string', height: 'int' });
-        if (body === undefined) return text(400, BAD_REQUEST);
-        const address = goHexDecode(body.address);
-        if (typeof address === 'string') return text(400, address);
-        const amount = node.chain.state
-          .at(queryHeight(body.height))
-          .account(body.address.toLowerCase());
-        return json(200, { balance: Number(amount) });
+        const found = accountOf(request);
+        if ('error' in found) return found.error;
+        return json(200, { balance: Number(found.amount) });
       },
     },
     {

@@ -52,13 +52,6 @@ function txMessage(tx: AdmittedTransaction, chain: Chain): TxMessage {
       };
       break;
     case 'MessageStake':
-      rendered = {
-        ...json,
-        chains: message.message.chains.length === 0 ? null : json.chains,
-        signer: json.signer ?? '',
-        denom: DENOM,
-      };
-      break;
     case 'MessageEditStake':
       rendered = {
         ...json,
