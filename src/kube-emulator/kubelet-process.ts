@@ -79,6 +79,8 @@ interface PodRun {
   terminating: boolean;
   probing: boolean;
   probeTimer: Cancel | undefined;
+  /** Volumes being written for a start; teardown waits for it so nothing writes after removal. */
+  preparing: Promise<unknown> | undefined;
   startTime: number;
 }
 
@@ -307,12 +309,30 @@ export class ProcessKubelet implements KubeletBase {
       terminating: false,
       probing: false,
       probeTimer: undefined,
+      preparing: undefined,
       startTime: this.#clock.now(),
     };
     this.#runs.set(run.key, run);
     this.#writeStatus(run);
     this.#scheduleProbe(run);
     return run;
+  }
+
+  /** True once the pod is being torn down or the kubelet has stopped (re-read after awaits). */
+  #isGone(run: PodRun): boolean {
+    return run.terminating || this.#stopped;
+  }
+
+  /** Writes the pod's volumes and, for a ServiceAccount, its kubeconfig into its folder. */
+  async #prepareFolder(run: PodRun, pod: KubeObject, sources: EnvSources): Promise<void> {
+    run.volumes ??= await writeVolumes({ pod, folder: run.folder, sources });
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
+      const account = { namespace: run.namespace, name: spec.serviceAccountName };
+      await writeFile(join(run.folder, 'kubeconfig'), this.#kubeconfigFor(account), {
+        mode: 0o600,
+      });
+    }
   }
 
   /** Starts every container that is waiting to be created; a missing reference retries later. */
@@ -330,14 +350,13 @@ export class ProcessKubelet implements KubeletBase {
     if (pod === undefined) return;
     const sources = this.#sources(run.namespace);
     try {
-      run.volumes ??= await writeVolumes({ pod, folder: run.folder, sources });
-      const spec = isObject(pod.spec) ? pod.spec : {};
-      if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
-        const account = { namespace: run.namespace, name: spec.serviceAccountName };
-        await writeFile(join(run.folder, 'kubeconfig'), this.#kubeconfigFor(account), {
-          mode: 0o600,
-        });
-      }
+      const preparing = this.#prepareFolder(run, pod, sources);
+      run.preparing = preparing;
+      await preparing.finally(() => {
+        if (run.preparing === preparing) run.preparing = undefined;
+      });
+      // The pod may have been deleted (or the kubelet stopped) while its files were written.
+      if (this.#isGone(run)) return;
       for (const container of pending) this.#spawn(run, pod, container);
     } catch (error: unknown) {
       if (!(error instanceof EnvError)) throw error;
@@ -576,6 +595,7 @@ export class ProcessKubelet implements KubeletBase {
   async #teardown(run: PodRun, graceMs: number): Promise<void> {
     run.terminating = true;
     run.probeTimer?.();
+    await run.preparing?.catch(() => undefined);
     for (const container of run.containers) {
       container.restartTimer?.();
       container.restartTimer = undefined;
@@ -593,6 +613,6 @@ export class ProcessKubelet implements KubeletBase {
       for (const child of children) child.signal('SIGKILL');
       await all;
     }
-    await rm(run.folder, { recursive: true, force: true });
+    await rm(run.folder, { recursive: true, force: true, maxRetries: 3 });
   }
 }
