@@ -2,7 +2,7 @@
 // StatefulSet and with the manager's own id mapping and service-URL rendering, so the genesis
 // validators are exactly the pods validator-0 … validator-3 as the manager sees them.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Pod } from '@kubernetes/client-node';
@@ -12,7 +12,7 @@ import { loadConfig } from '../../src/manager/config.ts';
 import { createIdMapper } from '../../src/manager/discovery/id-mapping.ts';
 import { renderServiceUrl } from '../../src/manager/discovery/pod-view.ts';
 import { parsePrivateKey } from '../../src/pocket/index.ts';
-import { binPath, runBin } from '../support/run-bin.ts';
+import { runBin } from '../support/run-bin.ts';
 import {
   containerOf,
   findObject,
@@ -39,8 +39,6 @@ const keys = stringData(findObject(objects, 'Secret', LOCALNET.secretName));
 const scratch = mkdtempSync(join(tmpdir(), 'cm-deploy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-/** `localnet-node` is built in parallel; checks that need it run once it exists. */
-const hasLocalnetNode = existsSync(binPath('localnet-node'));
 
 describe('the keys Secret', () => {
   it('is exactly what `cluster-manager keys generate` makes from the fixed seed', async () => {
@@ -110,7 +108,7 @@ describe('the genesis', () => {
     });
   });
 
-  it.skipIf(!hasLocalnetNode)(
+  it(
     'is what `localnet-node genesis` makes (npm run localnet:manifests -- --check)',
     () => {
       const output = execFileSync(
@@ -156,7 +154,7 @@ describe('the validator container uses the localnet-node contract', () => {
     expect(node.volumeMounts?.some((m) => `${m.mountPath}/{id}` === template)).toBe(true);
   });
 
-  it.skipIf(!hasLocalnetNode)('names flags that `localnet-node run --help` lists', async () => {
+  it('names flags that `localnet-node run --help` lists', async () => {
     const help = await runBin('localnet-node', ['run', '--help']);
     for (const flag of ['--genesis', '--pacemaker', '--block-interval-ms'])
       expect(help.stdout).toContain(flag);
