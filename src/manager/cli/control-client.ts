@@ -109,7 +109,13 @@ export class ControlClient {
         ExitCode.failed,
       );
     }
-    if (response.body === null) return;
+    if (!response.ok || response.body === null) {
+      await response.body?.cancel();
+      throw new CliError(
+        `cannot follow events at ${this.#options.server}: HTTP ${response.status}`,
+        ExitCode.failed,
+      );
+    }
     const decoder = new TextDecoder();
     let buffer = '';
     try {
@@ -121,7 +127,8 @@ export class ControlClient {
           buffer = buffer.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event !== undefined && data !== undefined) onEvent(event, JSON.parse(data));
+          if (event !== undefined && data !== undefined)
+            onEvent(event, JSON.parse(data) as unknown);
         }
       }
     } catch (error: unknown) {
@@ -133,10 +140,11 @@ export class ControlClient {
 /** Turns a non-2xx answer into the CLI's one-line error and exit code. */
 export function failOn(answer: Answer<unknown>, what: string): never {
   const error = (answer.body as Partial<ApiError>).error;
-  const message =
+  const message = (
     error === undefined
       ? `${what} failed with HTTP ${answer.status}`
-      : `${error.code}: ${error.message}`;
+      : `${error.code}: ${error.message}`
+  ).replace(/\s*\n\s*/g, '; ');
   const code =
     answer.status === 504
       ? ExitCode.timedOut
