@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/devnet/devnet.ts';
 import { PocketRpcClient } from '../../src/pocket/index.ts';
 import { waitFor } from '../harness/wait.ts';
-import { lines, startCli, type CliProcess } from '../rpc/support/cli.ts';
+import { lines, runCli, startCli, type CliProcess } from '../rpc/support/cli.ts';
 import { isAlive, isListening, recordDescendants } from './support/processes.ts';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -93,11 +93,14 @@ async function expectNothingLeft(recorded: Set<number>, ports: number[]): Promis
 }
 
 describe('cluster-manager devnet', () => {
-  it.each(['SIGINT', 'SIGTERM'] as const)(
-    'is ready once the validators are staked and the manager synced, and %s stops everything it started',
-    async (signal) => {
+  it.each([
+    ['SIGINT', 'rpc'],
+    ['SIGTERM', 'cli'],
+  ] as const)(
+    'is ready once the validators are staked and the manager synced, and %s stops everything it started (tx mode %s)',
+    async (signal, txMode) => {
       const dir = await tempDir();
-      const { cli, recorded } = startDevnetCli(dir);
+      const { cli, recorded } = startDevnetCli(dir, ['--tx-mode', txMode]);
       await untilReady(cli);
       const readyLine = lines(cli.stdout).find((l) => l.startsWith('devnet ready'))!;
       expect(readyLine).toMatch(
@@ -111,6 +114,18 @@ describe('cluster-manager devnet', () => {
       const chain = new PocketRpcClient({ baseUrl: info.chainRpcUrl });
       const rows = await chain.validators();
       expect(rows.filter((r) => r.unstaking_height < 0)).toHaveLength(1);
+
+      // trigger-view goes through the manager to the chain: its debug endpoint in RPC mode,
+      // `p1 Debug TriggerView` (localnet-cli) in CLI mode.
+      const before = await chain.height();
+      const view = await runCli(['trigger-view'], {
+        env: {
+          CLUSTER_MANAGER_URL: info.managerUrl ?? '',
+          CLUSTER_MANAGER_TOKEN: info.token ?? '',
+        },
+      });
+      expect(view.code, view.stderr).toBe(0);
+      expect(await chain.height()).toBe(before + 1);
 
       const ports = await portsOf(dir);
       expect(ports.length).toBeGreaterThanOrEqual(5);
