@@ -55,6 +55,10 @@ export function createProgram(name: string, description: string): Command {
  */
 export async function runProgram(program: Command, argv: readonly string[]): Promise<never> {
   applyExitOverride(program);
+  // A reader that went away (`… | head`) ends the program quietly, as for any Unix filter.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+  });
   try {
     await program.parseAsync(argv);
     return process.exit(process.exitCode ?? ExitCode.ok);

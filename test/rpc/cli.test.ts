@@ -217,6 +217,21 @@ describe('failing', () => {
     expect(service.manager.paused).toBe(false);
   });
 
+  it('a scale the manager refuses (paused) exits 1 with the code in one line', async () => {
+    const replicas = await fixture.replicas();
+    await runCli(['pause'], { env });
+    try {
+      const result = await runCli(['scale', '5'], { env });
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr)).toEqual([
+        'error: PAUSED: the manager is paused; resume it before scaling',
+      ]);
+    } finally {
+      await runCli(['resume'], { env });
+    }
+    expect(await fixture.replicas()).toBe(replicas);
+  });
+
   it('an unreachable manager exits 1 with one line', async () => {
     const [port] = await freePorts(1);
     const result = await runCli(['status', '--server', `http://127.0.0.1:${port}`]);
@@ -251,5 +266,26 @@ describe('watch', () => {
     }
     const result = await watch.exited;
     expect(result.code).toBe(0);
+  });
+
+  it('ends quietly with 0 when its reader goes away (`watch | head`)', async () => {
+    const watch = startCli(['watch'], { env });
+    try {
+      await waitFor(() => (watch.stdout.includes('following') ? true : watch.stdout), {
+        what: 'watch to connect',
+      });
+      watch.child.stdout?.destroy();
+      await fixture.commitBlock();
+      await fixture.commitBlock();
+      const result = await Promise.race([
+        watch.exited,
+        new Promise<undefined>((resolve) => setTimeout(resolve, 10_000)),
+      ]);
+      expect(result?.code).toBe(0);
+      expect(result?.stderr).toBe('');
+    } finally {
+      watch.child.kill('SIGKILL');
+      await watch.exited;
+    }
   });
 });

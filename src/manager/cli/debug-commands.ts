@@ -109,8 +109,10 @@ export function registerDebugCommands(program: Command): void {
                 .catch(() => undefined);
         let answer: Answer<ScaleResult>;
         try {
-          progress.note(`scaling to ${replicas} (wait: ${options.wait})…`);
-          if (options.wait !== 'none') refresh.soon();
+          if (options.wait !== 'none') {
+            progress.note(`scaling to ${replicas} (wait: ${options.wait})…`);
+            refresh.soon();
+          }
           answer = await api.post<ScaleResult>('/v1/scale', {
             replicas,
             wait: options.wait,
@@ -136,7 +138,7 @@ export function registerDebugCommands(program: Command): void {
           const final = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
           if (final.status === 200) progress.show(final.body.validators);
         }
-        progress.note(
+        progress.finish(
           answer.status === 202
             ? `${result.statefulSet}: draining ${result.drained.join(', ')}; the replicas drop from ${result.previous} to ${result.replicas} once they have left the validator set`
             : `${result.statefulSet}: ${result.previous} → ${result.replicas}${result.drained.length > 0 ? `, drained ${result.drained.join(', ')}` : ''}; done in ${(result.elapsedMs / 1000).toFixed(1)} s at height ${result.height}`,

@@ -100,6 +100,12 @@ export class ScaleProgress {
     if (this.#tty) this.#redraw();
   }
 
+  /** Writes the last line under the table, which stays on the screen. */
+  finish(text: string): void {
+    this.#out.write(`${text}\n`);
+    this.#drawn = 0;
+  }
+
   #clear(): void {
     if (this.#drawn > 0) this.#out.write(`\x1b[${this.#drawn}A\x1b[J`);
     this.#drawn = 0;
