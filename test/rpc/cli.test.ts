@@ -279,7 +279,7 @@ describe('watch', () => {
       await fixture.commitBlock();
       const result = await Promise.race([
         watch.exited,
-        new Promise<undefined>((resolve) => setTimeout(resolve, 10_000)),
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000)),
       ]);
       expect(result?.code).toBe(0);
       expect(result?.stderr).toBe('');
