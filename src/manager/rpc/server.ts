@@ -43,13 +43,9 @@ export interface ServerDeps {
   version: string;
 }
 
-const errors = {
-  400: { $ref: 'Error#' },
-  401: { $ref: 'Error#' },
-  409: { $ref: 'Error#' },
-  500: { $ref: 'Error#' },
-  503: { $ref: 'Error#' },
-};
+const error = { $ref: 'Error#' } as const;
+/** Error answers every mutation may give: a bad body, no token, an unexpected failure. */
+const errors = { 400: error, 401: error, 500: error };
 const HEARTBEAT_MS = 15_000;
 const RETRY_MS = 2_000;
 const BODY_LIMIT = 4096;
@@ -79,6 +75,11 @@ export async function buildServer(deps: ServerDeps) {
           'Scale validators and see their state. Mutations need `Authorization: Bearer <token>`.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    // Shared schemas keep their names (Error, Action, Validator) in the document.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
   app.addSchema(errorSchema);
@@ -203,7 +204,7 @@ export async function buildServer(deps: ServerDeps) {
       schema: {
         summary: 'The action journal, newest first (page on with `before=<next>`)',
         querystring: actionsQuerySchema,
-        response: { 200: actionsPageSchema, 400: { $ref: 'Error#' } },
+        response: { 200: actionsPageSchema, 400: error },
       },
     },
     (request) =>
@@ -295,8 +296,10 @@ export async function buildServer(deps: ServerDeps) {
           200: scaleResultSchema,
           202: scaleResultSchema,
           504: scaleResultSchema,
-          501: { $ref: 'Error#' },
           ...errors,
+          409: error,
+          501: error,
+          503: error,
         },
       },
       onRequest: authorize,
@@ -359,7 +362,7 @@ export async function buildServer(deps: ServerDeps) {
         ...mutate,
         summary:
           "Commit the next block on a manual-pacemaker chain: the chain's debug TriggerView (RPC mode) or `p1 Debug TriggerView` (CLI mode)",
-        response: { 200: triggerViewSchema, 502: { $ref: 'Error#' }, ...errors },
+        response: { 200: triggerViewSchema, ...errors, 502: error, 503: error, 504: error },
       },
       onRequest: authorize,
     },
