@@ -544,6 +544,46 @@ describe('GET /v1/actions', () => {
   );
 });
 
+describe('a drain', () => {
+  it('holds when a leaving pod is recreated without its draining annotation', async () => {
+    const up = await post('/v1/scale', {
+      replicas: 2,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+    });
+    expect(up.status).toBe(200);
+    const down = await post<{ outcome: string }>('/v1/scale', { replicas: 1 });
+    expect(down.body.outcome).toBe('draining');
+    // The pod goes (evicted, its node lost…); the StatefulSet controller makes a new one from
+    // the template, which has no draining annotation.
+    const name = `${STATEFULSET}-1`;
+    const old = await fixture.core.readNamespacedPod({ name, namespace: 'default' });
+    await fixture.core.deleteNamespacedPod({ name, namespace: 'default', gracePeriodSeconds: 0 });
+    await waitFor(
+      async () => {
+        const pod = await fixture.core
+          .readNamespacedPod({ name, namespace: 'default' })
+          .catch(() => undefined);
+        return pod !== undefined && pod.metadata?.uid !== old.metadata?.uid
+          ? true
+          : 'not recreated yet';
+      },
+      { what: `${name} to be recreated` },
+    );
+    await waitFor(
+      async () => {
+        if ((await fixture.replicas()) === 1) return true;
+        await fixture.commitBlock();
+        return `replicas ${await fixture.replicas()}; 002 is ${(await validator('002')).phase}`;
+      },
+      { what: 'the drain to finish all the same', timeoutMs: 20_000 },
+    );
+    const row = await fixture.chain.validator(address('002'));
+    expect(row?.unstaking_height).toBeGreaterThan(0);
+  });
+});
+
 describe('unexpected errors', () => {
   it('answer 500 INTERNAL with a generic message and log the error itself', async () => {
     const other = await fixture.startManager({ CM_NAMESPACE: 'kube-public' });

@@ -194,6 +194,8 @@ export class Scaler {
   /** A scale-up cancels an unfinished drain of the ordinals it keeps. */
   async #undrain(sts: V1StatefulSet, replicas: number): Promise<void> {
     const name = sts.metadata?.name ?? '';
+    if (sts.metadata?.annotations?.[Annotations.scaleTarget] !== undefined)
+      await this.#setScaleTarget(name, undefined);
     for (const entry of this.#entries(name)) {
       if (entry.pod?.draining === true && (entry.ordinal ?? 0) < replicas)
         await this.#annotatePod(entry.pod.name, null);
