@@ -1,6 +1,7 @@
 // The debug CLI as a user runs it: `cluster-manager <command>` child processes against a real
 // manager's control RPC (token in the env), checked by their output, their exit code and what
 // changed on the cluster and the chain. Also `localnet-cli Debug ScaleActor validators N`.
+import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
@@ -230,6 +231,36 @@ describe('failing', () => {
       await runCli(['resume'], { env });
     }
     expect(await fixture.replicas()).toBe(replicas);
+  });
+
+  it('a server that is not the manager exits 1 with its HTTP status in one line', async () => {
+    // The chain node's RPC answers, but with its own errors.
+    const result = await runCli(['status', '--server', fixture.chain.baseUrl]);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^error: status failed with HTTP \d{3}$/),
+    ]);
+  });
+
+  it("a manager that is shutting down (fastify's own 503 body) exits 1 with one line", async () => {
+    // What fastify answers by itself while it closes (return503OnClosing).
+    const closing = createServer((_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end(
+        '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}',
+      );
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (closing.address() as { port: number }).port;
+      const result = await runCli(['pause', '--server', `http://127.0.0.1:${port}`], {
+        env: { CLUSTER_MANAGER_TOKEN: TOKEN },
+      });
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr)).toEqual(['error: pause failed with HTTP 503']);
+    } finally {
+      await new Promise((resolve) => closing.close(resolve));
+    }
   });
 
   it('an unreachable manager exits 1 with one line', async () => {

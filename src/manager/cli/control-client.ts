@@ -139,11 +139,16 @@ export class ControlClient {
 
 /** Turns a non-2xx answer into the CLI's one-line error and exit code. */
 export function failOn(answer: Answer<unknown>, what: string): never {
-  const error = (answer.body as Partial<ApiError>).error;
+  const error: unknown = (answer.body as { error?: unknown } | null)?.error;
+  const known =
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as ApiError['error']).code === 'string' &&
+    typeof (error as ApiError['error']).message === 'string';
   const message = (
-    error === undefined
-      ? `${what} failed with HTTP ${answer.status}`
-      : `${error.code}: ${error.message}`
+    known
+      ? `${(error as ApiError['error']).code}: ${(error as ApiError['error']).message}`
+      : `${what} failed with HTTP ${answer.status}`
   ).replace(/\s*\n\s*/g, '; ');
   const code =
     answer.status === 504
