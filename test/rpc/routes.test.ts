@@ -1,6 +1,8 @@
 // Every route of the control RPC through inject(), against a real manager: the Kubernetes API
 // emulator over HTTP and two in-process localnet nodes. Effects are checked where they land —
 // the StatefulSet's replicas, the journal, and the chain's blocks — not only in status codes.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
@@ -584,6 +586,91 @@ describe('a drain', () => {
   });
 });
 
+describe('error answers of mutations', () => {
+  it('POST /v1/scale answers 503 KUBE_UNAVAILABLE when the Kubernetes API fails the patch', async () => {
+    const before = journalSize();
+    const replicas = await fixture.replicas();
+    fixture.emulator.faults.failNext(1, 500);
+    const { status, body } = await post<ErrorBody>('/v1/scale', { replicas: replicas + 1 });
+    expect(status).toBe(503);
+    expect(body.error.code).toBe('KUBE_UNAVAILABLE');
+    expect(await fixture.replicas()).toBe(replicas);
+    expect(journalSize()).toBe(before);
+    expect(m.control.scaler.inFlight).toBe(false);
+  });
+
+  it.each(['/v1/pause', '/v1/resume', '/v1/trigger-view'])(
+    '%s refuses a body that is not JSON with 400',
+    async (url) => {
+      const height = await fixture.chain.height();
+      const response = await m.app.inject({
+        method: 'POST',
+        url,
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload: '{"paused":',
+      });
+      expect(response.statusCode).toBe(400);
+      expect(response.json<ErrorBody>().error.code).toBe('BAD_REQUEST');
+      expect(m.manager.paused).toBe(false);
+      expect(await fixture.chain.height()).toBe(height);
+    },
+  );
+
+  it('POST /v1/trigger-view answers 503 CHAIN_UNAVAILABLE when the chain does not answer', async () => {
+    const [dead] = await freePorts(1);
+    const other = await fixture.startManager({
+      CM_NAMESPACE: 'kube-public',
+      CM_CHAIN_RPC_URL: `http://127.0.0.1:${dead}`,
+    });
+    try {
+      const response = await other.app.inject({
+        method: 'POST',
+        url: '/v1/trigger-view',
+        headers: auth,
+      });
+      expect(response.statusCode).toBe(503);
+      expect(response.json<ErrorBody>().error).toEqual({
+        code: 'CHAIN_UNAVAILABLE',
+        message: 'trigger view failed: the chain did not accept it',
+      });
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('in CLI mode, trigger-view answers 502 CLI_FAILED when p1 fails and 504 CLI_TIMEOUT when it hangs', async () => {
+    // Stand-ins for p1 that fail the way a broken or stuck CLI does.
+    const failing = join(fixture.dir, 'p1-failing');
+    const hanging = join(fixture.dir, 'p1-hanging');
+    await writeFile(failing, '#!/bin/sh\necho "no such command" >&2\nexit 1\n', { mode: 0o755 });
+    await writeFile(hanging, '#!/bin/sh\nexec sleep 30\n', { mode: 0o755 });
+    for (const [cli, status, code] of [
+      [failing, 502, 'CLI_FAILED'],
+      [hanging, 504, 'CLI_TIMEOUT'],
+    ] as const) {
+      const other = await fixture.startManager({
+        CM_NAMESPACE: 'kube-public',
+        CM_TX_MODE: 'cli',
+        CM_CLI_PATH: cli,
+        CM_CLI_TIMEOUT: '300ms',
+      });
+      try {
+        const height = await fixture.chain.height();
+        const response = await other.app.inject({
+          method: 'POST',
+          url: '/v1/trigger-view',
+          headers: auth,
+        });
+        expect(response.statusCode, cli).toBe(status);
+        expect(response.json<ErrorBody>().error.code).toBe(code);
+        expect(await fixture.chain.height()).toBe(height);
+      } finally {
+        await other.stop();
+      }
+    }
+  });
+});
+
 describe('unexpected errors', () => {
   it('answer 500 INTERNAL with a generic message and log the error itself', async () => {
     const other = await fixture.startManager({ CM_NAMESPACE: 'kube-public' });
@@ -595,6 +682,9 @@ describe('unexpected errors', () => {
       expect(body).toEqual({
         error: { code: 'INTERNAL', message: 'internal error; see the manager log' },
       });
+      const pause = await other.app.inject({ method: 'POST', url: '/v1/pause', headers: auth });
+      expect(pause.statusCode).toBe(500);
+      expect(pause.json<ErrorBody>().error.code).toBe('INTERNAL');
       const logged = other.logs.find((line) => line.includes('unexpected error'));
       expect(logged).toBeDefined();
       const message = (JSON.parse(logged!) as { error: string }).error;
