@@ -128,10 +128,14 @@ export function registerDevnetCommand(program: Command): void {
           `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
             `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
         );
+        const kubectl = `kubectl --kubeconfig ${info.kubeconfig} get pods`;
         process.stderr.write(
-          `  try: export CLUSTER_MANAGER_URL=${info.managerUrl ?? '-'} CLUSTER_MANAGER_TOKEN=$(jq -r .token ${info.dir}/devnet.json)\n` +
-            '       npm run cluster-manager -- scale 6 --wait active\n' +
-            `       kubectl --kubeconfig ${info.kubeconfig} get pods\n`,
+          info.managerUrl === null
+            ? `  try: ${kubectl}\n` +
+                `       (set -a; . ${info.dir}/manager.env; npm run cluster-manager -- run)   # a manager of your own\n`
+            : `  try: export CLUSTER_MANAGER_URL=${info.managerUrl} CLUSTER_MANAGER_TOKEN=$(jq -r .token ${info.dir}/devnet.json)\n` +
+                '       npm run cluster-manager -- scale 6 --wait active\n' +
+                `       ${kubectl}\n`,
         );
         const board =
           info.managerUrl === null

@@ -159,7 +159,8 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     );
     await waitForPods(kc, options.validators + 1, { timeoutMs: 60_000, signal });
 
-    const token = options.manager ? randomBytes(24).toString('hex') : null;
+    // A token even without a manager: one started by hand from manager.env uses it.
+    const token = randomBytes(24).toString('hex');
     const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
     await waitForStaked(chainRpcUrl, options.validators, { timeoutMs: 30_000, signal });
@@ -172,7 +173,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       ...(options.txMode === 'cli' ? { CM_CLI_PATH: BIN.localnetCli } : {}),
       CM_RPC_HOST: '127.0.0.1',
       CM_RPC_PORT: String(rpcPort),
-      ...(token === null ? {} : { CM_RPC_TOKEN: token }),
+      CM_RPC_TOKEN: token,
       CM_JOURNAL_PATH: join(dir, 'journal.sqlite'),
       CM_READY_DEBOUNCE: '1s',
       CM_CHAIN_POLL_INTERVAL: '250ms',
