@@ -154,6 +154,25 @@ describe('health', () => {
       expect(text).toContain(`# TYPE ${name}`);
   });
 
+  it('GET /readyz answers 503 once the work queue no longer runs', async () => {
+    const other = await fixture.startManager({ CM_NAMESPACE: 'kube-public' });
+    try {
+      await waitFor(
+        async () =>
+          (await other.app.inject({ url: '/readyz' })).statusCode === 200 ? true : 'not ready',
+        {
+          what: 'the second manager to be ready',
+        },
+      );
+      await other.manager.stop();
+      const response = await other.app.inject({ url: '/readyz' });
+      expect(response.statusCode).toBe(503);
+      expect(response.json<{ ready: boolean }>().ready).toBe(false);
+    } finally {
+      await other.stop();
+    }
+  });
+
   it('GET /readyz answers 503 while the chain has never answered', async () => {
     const [dead] = await freePorts(1);
     const other = await fixture.startManager({
