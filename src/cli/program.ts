@@ -31,13 +31,18 @@ export class UsageError extends CliError {
 
 /**
  * A root command configured so that every subcommand gets `--help`, an unknown command or
- * option exits 2 with one `error: …` line, and no stack trace ever reaches the terminal.
+ * option exits 2 with one `error: … (run with --help for usage)` line, and no stack trace ever
+ * reaches the terminal.
  */
 export function createProgram(name: string, description: string): Command {
   const program = new Command(name);
   program
     .description(description)
-    .showHelpAfterError('(run with --help for usage)')
+    // One line per error, hint included, so a script's log shows the whole reason at once.
+    .configureOutput({
+      outputError: (text, write) =>
+        write(`${text.trim().replace(/\s*\n\s*/g, ' ')} (run with --help for usage)\n`),
+    })
     .configureHelp({ sortSubcommands: true, showGlobalOptions: true })
     .exitOverride();
   return program;
@@ -50,6 +55,10 @@ export function createProgram(name: string, description: string): Command {
  */
 export async function runProgram(program: Command, argv: readonly string[]): Promise<never> {
   applyExitOverride(program);
+  // A reader that went away (`… | head`) ends the program quietly, as for any Unix filter.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.ok);
+  });
   try {
     await program.parseAsync(argv);
     return process.exit(process.exitCode ?? ExitCode.ok);

@@ -77,55 +77,93 @@ export function registerDevnetCommand(program: Command): void {
     )
     .option('--no-manager', 'start the cluster and chain only')
     .action(async (flags: DevnetFlags) => {
-      // Loaded on use: the devnet pulls in the emulator, the node and client-node.
-      const { startDevnet } = await import('./devnet.ts');
-      const { StatusBoard } = await import('./status-board.ts');
-      let devnet: Devnet;
+      // Signals are ours from the first moment: one that arrives while the devnet starts aborts
+      // the start, which stops what was started (node processes would otherwise outlive us).
+      const starting = new AbortController();
+      let stopRequested: ((signal: NodeJS.Signals) => void) | undefined;
+      let received: NodeJS.Signals | undefined;
+      const onSignal = (signal: NodeJS.Signals): void => {
+        if (received !== undefined) {
+          process.stderr.write(`${signal}: still stopping the devnet…\n`);
+          return;
+        }
+        received = signal;
+        if (stopRequested === undefined) starting.abort(new Error(`interrupted by ${signal}`));
+        else stopRequested(signal);
+      };
+      process.on('SIGINT', onSignal);
+      process.on('SIGTERM', onSignal);
       try {
-        devnet = await startDevnet({
-          validators: flags.validators,
-          ...(flags.keys === undefined ? {} : { keys: flags.keys }),
-          dir: flags.dir,
-          kubePort: flags.kubePort,
-          rpcPort: flags.rpcPort,
-          pacemaker: flags.pacemaker,
-          blockIntervalMs: flags.blockInterval,
-          txMode: flags.txMode,
-          manager: flags.manager,
-          log: (line) => process.stderr.write(`${line}\n`),
-        });
-      } catch (error: unknown) {
-        throw new CliError(
-          `devnet did not start: ${error instanceof Error ? error.message : String(error)}`,
-          ExitCode.failed,
+        // Loaded on use: the devnet pulls in the emulator, the node and client-node.
+        const { startDevnet } = await import('./devnet.ts');
+        const { StatusBoard } = await import('./status-board.ts');
+        let devnet: Devnet;
+        try {
+          devnet = await startDevnet({
+            validators: flags.validators,
+            ...(flags.keys === undefined ? {} : { keys: flags.keys }),
+            dir: flags.dir,
+            kubePort: flags.kubePort,
+            rpcPort: flags.rpcPort,
+            pacemaker: flags.pacemaker,
+            blockIntervalMs: flags.blockInterval,
+            txMode: flags.txMode,
+            manager: flags.manager,
+            log: (line) => process.stderr.write(`${line}\n`),
+            signal: starting.signal,
+          });
+        } catch (error: unknown) {
+          const reason = starting.signal.aborted
+            ? (starting.signal.reason as Error).message
+            : error instanceof Error
+              ? error.message
+              : String(error);
+          throw new CliError(
+            `devnet did not start: ${reason.replace(/\s*\n\s*/g, '; ')}`,
+            ExitCode.failed,
+          );
+        }
+        const { info } = devnet;
+        process.stdout.write(
+          `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
+            `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
         );
+        const kubectl = `kubectl --kubeconfig ${info.kubeconfig} get pods`;
+        process.stderr.write(
+          info.managerUrl === null
+            ? `  try: ${kubectl}\n` +
+                `       (set -a; . ${info.dir}/manager.env; npm run cluster-manager -- run)   # a manager of your own\n`
+            : `  try: export CLUSTER_MANAGER_URL=${info.managerUrl} CLUSTER_MANAGER_TOKEN=$(jq -r .token ${info.dir}/devnet.json)\n` +
+                '       npm run cluster-manager -- scale 6 --wait active\n' +
+                `       ${kubectl}\n`,
+        );
+        const board =
+          info.managerUrl === null
+            ? undefined
+            : new StatusBoard({ url: info.managerUrl, out: process.stdout });
+        board?.start();
+        const stopped = await new Promise<boolean>((resolve) => {
+          stopRequested = (signal) => {
+            process.stderr.write(`${signal}: stopping the devnet…\n`);
+            board?.stop();
+            devnet.stop().then(
+              () => resolve(true),
+              (error: unknown) => {
+                process.stderr.write(
+                  `could not stop everything: ${error instanceof Error ? error.message : String(error)}\n`,
+                );
+                resolve(false);
+              },
+            );
+          };
+          // A signal that came between the start and now.
+          if (received !== undefined) stopRequested(received);
+        });
+        if (!stopped) throw new CliError('the devnet did not stop cleanly', ExitCode.failed);
+        process.stderr.write('devnet stopped\n');
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
       }
-      const { info } = devnet;
-      process.stdout.write(
-        `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
-          `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
-      );
-      process.stdout.write(
-        `  try: export CLUSTER_MANAGER_URL=${info.managerUrl ?? '-'} CLUSTER_MANAGER_TOKEN=$(jq -r .token ${info.dir}/devnet.json)\n` +
-          '       npm run cluster-manager -- scale 6 --wait active\n' +
-          `       kubectl --kubeconfig ${info.kubeconfig} get pods\n`,
-      );
-      const board =
-        info.managerUrl === null
-          ? undefined
-          : new StatusBoard({ url: info.managerUrl, out: process.stdout });
-      board?.start();
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          process.stderr.write(`${signal}: stopping the devnet…\n`);
-          board?.stop();
-          void devnet.stop().then(resolve);
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
-      process.stderr.write('devnet stopped\n');
     });
 }

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
-import { generateKeys } from '../pocket/index.ts';
+import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
   DEVNET_NAMESPACE,
   FULL_NODE_STATEFULSET,
@@ -44,6 +44,8 @@ export interface DevnetOptions {
   unstakingBlocks?: number;
   /** Where progress lines go (default: nowhere). */
   log?: (line: string) => void;
+  /** Aborts the start: whatever was started is stopped again and the start rejects. */
+  signal?: AbortSignal;
 }
 
 /** What `<dir>/devnet.json` holds: everything a client needs to use the devnet. */
@@ -87,6 +89,8 @@ export const BIN = {
 /** Starts a devnet; on any failure everything started so far is stopped again. */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => undefined);
+  const signal = options.signal ?? new AbortController().signal;
+  signal.throwIfAborted();
   const dir = resolve(options.dir);
   await mkdir(dir, { recursive: true, mode: 0o700 });
   await chmod(dir, 0o700);
@@ -153,11 +157,13 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     log(
       `kubernetes API ${emulator.url}; ${options.validators} validators and a full node starting…`,
     );
-    await waitForPods(kc, options.validators + 1, 60_000);
+    await waitForPods(kc, options.validators + 1, { timeoutMs: 60_000, signal });
 
-    const token = options.manager ? randomBytes(24).toString('hex') : null;
+    // A token even without a manager: one started by hand from manager.env uses it.
+    const token = randomBytes(24).toString('hex');
     const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
+    await waitForStaked(chainRpcUrl, options.validators, { timeoutMs: 30_000, signal });
     const managerEnv: Record<string, string> = {
       KUBECONFIG: kubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
@@ -167,7 +173,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       ...(options.txMode === 'cli' ? { CM_CLI_PATH: BIN.localnetCli } : {}),
       CM_RPC_HOST: '127.0.0.1',
       CM_RPC_PORT: String(rpcPort),
-      ...(token === null ? {} : { CM_RPC_TOKEN: token }),
+      CM_RPC_TOKEN: token,
       CM_JOURNAL_PATH: join(dir, 'journal.sqlite'),
       CM_READY_DEBOUNCE: '1s',
       CM_CHAIN_POLL_INTERVAL: '250ms',
@@ -214,7 +220,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
         stdio: ['ignore', out, out],
       });
       manager.once('exit', () => out.end());
-      await waitForManager(info.managerUrl, manager, 60_000);
+      await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
     };
     await startManager();
     if (manager !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
@@ -243,15 +249,41 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       },
     };
   } catch (error: unknown) {
-    if (manager !== undefined && manager.exitCode === null) manager.kill('SIGKILL');
+    const child = manager;
+    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
+      child.kill('SIGKILL');
+      await exited;
+    }
     await emulator.stop();
     throw error;
   }
 }
 
-async function waitForPods(kc: KubeConfig, count: number, timeoutMs: number): Promise<void> {
+/** Sleeps `ms`, or rejects at once with the signal's reason. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolveSleep, reject) => {
+    signal.throwIfAborted();
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolveSleep();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+interface WaitLimits {
+  timeoutMs: number;
+  signal: AbortSignal;
+}
+
+async function waitForPods(kc: KubeConfig, count: number, limits: WaitLimits): Promise<void> {
   const core = kc.makeApiClient(CoreV1Api);
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + limits.timeoutMs;
   for (;;) {
     const pods = await core.listNamespacedPod({ namespace: DEVNET_NAMESPACE });
     const ready = pods.items.filter((p) =>
@@ -260,14 +292,36 @@ async function waitForPods(kc: KubeConfig, count: number, timeoutMs: number): Pr
     if (ready >= count) return;
     if (Date.now() > deadline)
       throw new Error(
-        `only ${ready} of ${count} node pods became Ready within ${timeoutMs / 1000} s`,
+        `only ${ready} of ${count} node pods became Ready within ${limits.timeoutMs / 1000} s`,
       );
-    await new Promise((r) => setTimeout(r, 200));
+    await pause(200, limits.signal);
   }
 }
 
-async function waitForManager(url: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
+/** Waits until the chain (through the full node) shows `count` staked validators. */
+async function waitForStaked(url: string, count: number, limits: WaitLimits): Promise<void> {
+  const chain = new PocketRpcClient({ baseUrl: url, timeoutMs: 2_000 });
+  const deadline = Date.now() + limits.timeoutMs;
+  let seen: string;
+  for (;;) {
+    try {
+      const rows = await chain.validators();
+      const staked = rows.filter((r) => r.unstaking_height < 0 && r.paused_height < 0).length;
+      if (staked >= count) return;
+      seen = `${staked} staked`;
+    } catch (error: unknown) {
+      seen = error instanceof Error ? error.message : String(error);
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `the chain did not show ${count} staked validators within ${limits.timeoutMs / 1000} s (${seen})`,
+      );
+    await pause(200, limits.signal);
+  }
+}
+
+async function waitForManager(url: string, child: ChildProcess, limits: WaitLimits): Promise<void> {
+  const deadline = Date.now() + limits.timeoutMs;
   for (;;) {
     if (child.exitCode !== null || child.signalCode !== null)
       throw new Error(
@@ -281,8 +335,8 @@ async function waitForManager(url: string, child: ChildProcess, timeoutMs: numbe
     }
     if (Date.now() > deadline)
       throw new Error(
-        `the manager did not become ready within ${timeoutMs / 1000} s; see manager.log`,
+        `the manager did not become ready within ${limits.timeoutMs / 1000} s; see manager.log`,
       );
-    await new Promise((r) => setTimeout(r, 200));
+    await pause(200, limits.signal);
   }
 }

@@ -295,10 +295,8 @@ export class Manager {
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
   isReady(): boolean {
-    return (
-      this.isSynced() &&
-      (this.#elector === undefined || !this.#elector.isLeader || this.#queue.running)
-    );
+    const following = this.#elector !== undefined && !this.#elector.isLeader;
+    return this.isSynced() && (following || this.#queue.running);
   }
 
   get isLeader(): boolean {

@@ -32,7 +32,6 @@ export async function startService(options: {
   const kube = loadKubeClients({ namespace: config.namespace, env: options.env });
   const manager = new Manager({ config, logger, kube });
   const control = new ManagerControlPlane(manager);
-  manager.events.on('height', () => void control.scaler.finishDrains());
   const server = await startControlServer(
     { control, token: config.rpcToken, logger, version: VERSION },
     { host: config.rpcHost, port: config.rpcPort },

@@ -109,7 +109,13 @@ export class ControlClient {
         ExitCode.failed,
       );
     }
-    if (response.body === null) return;
+    if (!response.ok || response.body === null) {
+      await response.body?.cancel();
+      throw new CliError(
+        `cannot follow events at ${this.#options.server}: HTTP ${response.status}`,
+        ExitCode.failed,
+      );
+    }
     const decoder = new TextDecoder();
     let buffer = '';
     try {
@@ -121,7 +127,8 @@ export class ControlClient {
           buffer = buffer.slice(end + 2);
           const event = /^event: (.*)$/m.exec(block)?.[1];
           const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event !== undefined && data !== undefined) onEvent(event, JSON.parse(data));
+          if (event !== undefined && data !== undefined)
+            onEvent(event, JSON.parse(data) as unknown);
         }
       }
     } catch (error: unknown) {
@@ -132,11 +139,17 @@ export class ControlClient {
 
 /** Turns a non-2xx answer into the CLI's one-line error and exit code. */
 export function failOn(answer: Answer<unknown>, what: string): never {
-  const error = (answer.body as Partial<ApiError>).error;
-  const message =
-    error === undefined
-      ? `${what} failed with HTTP ${answer.status}`
-      : `${error.code}: ${error.message}`;
+  const error: unknown = (answer.body as { error?: unknown } | null)?.error;
+  const known =
+    typeof error === 'object' &&
+    error !== null &&
+    typeof (error as ApiError['error']).code === 'string' &&
+    typeof (error as ApiError['error']).message === 'string';
+  const message = (
+    known
+      ? `${(error as ApiError['error']).code}: ${(error as ApiError['error']).message}`
+      : `${what} failed with HTTP ${answer.status}`
+  ).replace(/\s*\n\s*/g, '; ');
   const code =
     answer.status === 504
       ? ExitCode.timedOut

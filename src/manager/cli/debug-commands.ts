@@ -5,7 +5,7 @@ import { CliError, ExitCode } from '../../cli/program.ts';
 import type { PlanView } from '../rpc/control-plane.ts';
 import type { ScaleResult } from '../scale/scaler.ts';
 import type { ActionSummary, ValidatorStatus } from '../status.ts';
-import { ControlClient, failOn } from './control-client.ts';
+import { ControlClient, failOn, type Answer } from './control-client.ts';
 import { ScaleProgress, statusTable, table } from './render.ts';
 
 interface GlobalOptions {
@@ -28,6 +28,33 @@ function integer(min: number, max: number, what: string) {
       throw new InvalidArgumentError(`${what} must be an integer from ${min} to ${max}`);
     }
     return Number(value);
+  };
+}
+
+/** Runs `task` soon after a burst of calls to `soon()`, never two at once. */
+function refresher(task: () => Promise<void>, delayMs = 150) {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+  const run = (): void => {
+    timer = undefined;
+    if (stopped) return;
+    running = (running ?? Promise.resolve())
+      .then(task)
+      .catch(() => undefined)
+      .finally(() => {
+        running = undefined;
+      });
+  };
+  return {
+    soon(): void {
+      if (!stopped && timer === undefined) timer = setTimeout(run, delayMs);
+    },
+    async stop(): Promise<void> {
+      stopped = true;
+      if (timer !== undefined) clearTimeout(timer);
+      await running;
+    },
   };
 }
 
@@ -67,42 +94,55 @@ export function registerDebugCommands(program: Command): void {
           throw new CliError('--wait must be none, staked or active', ExitCode.usage);
         const api = client(command, (options.timeout + 30) * 1000);
         const progress = new ScaleProgress(process.stderr);
+        const refresh = refresher(async () => {
+          const answer = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
+          if (answer.status === 200) progress.show(answer.body.validators);
+        });
         const follow = new AbortController();
-        const followed = api
-          .stream((event, data) => {
-            if (event === 'phase') {
-              const change = data as { key: string; to: string; reason: string };
-              progress.update(change.key, change.to, change.reason);
-            }
-          }, follow.signal)
-          .catch(() => undefined);
+        const followed =
+          options.wait === 'none'
+            ? Promise.resolve()
+            : api
+                .stream((event) => {
+                  if (event !== 'hello') refresh.soon();
+                }, follow.signal)
+                .catch(() => undefined);
+        let answer: Answer<ScaleResult>;
         try {
-          progress.note(`scaling to ${replicas} (wait: ${options.wait})…`);
-          const answer = await api.post<ScaleResult>('/v1/scale', {
+          if (options.wait !== 'none') {
+            progress.note(`scaling to ${replicas} (wait: ${options.wait})…`);
+            refresh.soon();
+          }
+          answer = await api.post<ScaleResult>('/v1/scale', {
             replicas,
             wait: options.wait,
             timeoutSeconds: options.timeout,
             drive: options.drive,
           });
-          if (answer.status === 504) {
-            const result = answer.body;
-            const missing = result.missing
-              .map((m) => `${m.id} (${m.phase}: ${m.reason})`)
-              .join('; ');
-            throw new CliError(
-              `timed out after ${Math.round(result.elapsedMs / 1000)} s; not there yet: ${missing}`,
-              ExitCode.timedOut,
-            );
-          }
-          if (answer.status !== 200) failOn(answer, 'scale');
-          const result = answer.body;
-          progress.note(
-            `${result.statefulSet}: ${result.previous} → ${result.replicas}${result.drained.length > 0 ? `, drained ${result.drained.join(', ')}` : ''}; done in ${(result.elapsedMs / 1000).toFixed(1)} s at height ${result.height}`,
-          );
         } finally {
           follow.abort();
           await followed;
+          await refresh.stop();
         }
+        if (answer.status === 504) {
+          const result = answer.body;
+          const missing = result.missing.map((m) => `${m.id} (${m.phase}: ${m.reason})`).join('; ');
+          throw new CliError(
+            `timed out after ${Math.round(result.elapsedMs / 1000)} s; not there yet: ${missing}`,
+            ExitCode.timedOut,
+          );
+        }
+        if (answer.status !== 200 && answer.status !== 202) failOn(answer, 'scale');
+        const result = answer.body;
+        if (options.wait !== 'none') {
+          const final = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
+          if (final.status === 200) progress.show(final.body.validators);
+        }
+        progress.finish(
+          answer.status === 202
+            ? `${result.statefulSet}: draining ${result.drained.join(', ')}; the replicas drop from ${result.previous} to ${result.replicas} once they have left the validator set`
+            : `${result.statefulSet}: ${result.previous} → ${result.replicas}${result.drained.length > 0 ? `, drained ${result.drained.join(', ')}` : ''}; done in ${(result.elapsedMs / 1000).toFixed(1)} s at height ${result.height}`,
+        );
       },
     );
 
@@ -144,17 +184,29 @@ export function registerDebugCommands(program: Command): void {
     .command('actions')
     .description('The action journal, newest first.')
     .option('--limit <n>', 'how many', integer(1, 1000, '--limit'), 20)
-    .option('--validator <id>', 'only this validator')
+    .option(
+      '--before <seq>',
+      'older than this sequence number (the `next` of a page)',
+      integer(1, Number.MAX_SAFE_INTEGER, '--before'),
+    )
+    .option('--validator <id>', 'only this validator (001 …)')
     .option('--json', 'print JSON')
     .action(
-      async (options: { limit: number; validator?: string; json?: boolean }, command: Command) => {
+      async (
+        options: { limit: number; before?: number; validator?: string; json?: boolean },
+        command: Command,
+      ) => {
+        if (options.validator !== undefined && !/^\d{3}$/.test(options.validator))
+          throw new CliError('--validator must be an id such as 005', ExitCode.usage);
         const query = new URLSearchParams({
           limit: String(options.limit),
+          ...(options.before === undefined ? {} : { before: String(options.before) }),
           ...(options.validator === undefined ? {} : { validator: options.validator }),
         });
-        const answer = await client(command).get<{ actions: ActionSummary[] }>(
-          `/v1/actions?${query.toString()}`,
-        );
+        const answer = await client(command).get<{
+          actions: ActionSummary[];
+          next: number | null;
+        }>(`/v1/actions?${query.toString()}`);
         if (answer.status !== 200) failOn(answer, 'actions');
         if (options.json === true) return print(answer.body);
         process.stdout.write(
@@ -169,7 +221,7 @@ export function registerDebugCommands(program: Command): void {
               a.txHash?.slice(0, 16) ?? '-',
               a.errorCode ?? '',
             ]),
-          )}\n`,
+          )}\n${answer.body.next === null ? '' : `(older: --before ${answer.body.next})\n`}`,
         );
       },
     );
@@ -192,9 +244,14 @@ export function registerDebugCommands(program: Command): void {
     .command('trigger-view')
     .description('Commit the next block on a chain with a manual pacemaker.')
     .action(async (_options: unknown, command: Command) => {
-      const answer = await client(command).post<{ height: number }>('/v1/trigger-view', {});
+      const answer = await client(command).post<{ height: number; committed: boolean }>(
+        '/v1/trigger-view',
+        {},
+      );
       if (answer.status !== 200) failOn(answer, 'trigger-view');
-      process.stdout.write(`height ${answer.body.height}\n`);
+      process.stdout.write(
+        `height ${answer.body.height}${answer.body.committed ? '' : ' (no new block within 5 s)'}\n`,
+      );
     });
 
   program
@@ -219,6 +276,10 @@ export function registerDebugCommands(program: Command): void {
         else if (event === 'height') process.stdout.write(`${time} height ${String(d.height)}\n`);
         else if (event === 'paused')
           process.stdout.write(`${time} ${d.paused === true ? 'paused' : 'resumed'}\n`);
+        else if (event === 'hello')
+          process.stdout.write(`${time} following ${api.server} at height ${String(d.height)}\n`);
       }, stop.signal);
+      if (!stop.signal.aborted)
+        throw new CliError(`the manager at ${api.server} closed the event stream`, ExitCode.failed);
     });
 }

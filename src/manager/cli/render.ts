@@ -28,34 +28,82 @@ export function statusTable(validators: readonly ValidatorStatus[]): string {
   );
 }
 
-/** Per-validator progress of a scale: pod ready → staked → active. */
+/** Where one validator stands in a scale, as the progress display names it. */
+export function stageOf(v: ValidatorStatus): string {
+  if (v.wanted) {
+    if (v.phase === 'active') return 'active';
+    if (v.phase === 'failed' || v.phase === 'held') return v.phase;
+    if (v.chain.status === 'staked') return 'staked';
+    if (v.phase === 'staking') return 'staking';
+    return v.ready ? 'pod ready' : 'waiting for pod';
+  }
+  if (v.chain.status === 'staked') return v.phase === 'unstaking' ? 'unstaking' : 'draining';
+  return v.chain.status === 'unstaking' || v.chain.status === 'unstaked' ? 'left the set' : 'gone';
+}
+
+const check = (done: boolean): string => (done ? '[x]' : '[ ]');
+
+/**
+ * Live progress of a scale, per validator: pod ready → staked → active (or, leaving: draining →
+ * unstaking → left the set). Redrawn in place on a terminal; elsewhere one plain line per change.
+ */
 export class ScaleProgress {
-  readonly #out: NodeJS.WriteStream;
+  readonly #out: NodeJS.WritableStream & { isTTY?: boolean };
   readonly #tty: boolean;
-  readonly #phases = new Map<string, { phase: string; reason: string }>();
+  readonly #stages = new Map<string, string>();
+  #rows: string[] = [];
   #drawn = 0;
 
-  constructor(out: NodeJS.WriteStream) {
+  constructor(out: NodeJS.WritableStream & { isTTY?: boolean }) {
     this.#out = out;
-    this.#tty = out.isTTY;
+    this.#tty = out.isTTY === true;
   }
 
-  update(key: string, phase: string, reason: string): void {
-    const before = this.#phases.get(key);
-    if (before?.phase === phase) return;
-    this.#phases.set(key, { phase, reason });
-    if (this.#tty) this.#redraw();
-    else this.#out.write(`${key}: ${before?.phase ?? '-'} → ${phase} (${reason})\n`);
+  /** Shows a fresh snapshot of GET /v1/validators. */
+  show(validators: readonly ValidatorStatus[]): void {
+    const shown = validators.filter(
+      (v) => v.id !== null && (v.wanted || v.pod !== null || v.chain.status === 'staked'),
+    );
+    const lines: string[] = [];
+    for (const v of shown) {
+      const id = v.id ?? v.key;
+      const stage = stageOf(v);
+      const before = this.#stages.get(id);
+      this.#stages.set(id, stage);
+      if (this.#tty) {
+        const steps = v.wanted
+          ? `${check(v.ready || v.chain.status === 'staked')} pod ready  ${check(v.chain.status === 'staked')} staked  ${check(v.phase === 'active')} active`
+          : `leaving: ${stage}`;
+        lines.push(
+          `${id}  ${(v.pod ?? '-').padEnd(13)} ${steps.padEnd(42)} ${v.reason.slice(0, 70)}`,
+        );
+      } else if (before !== stage) {
+        // Off a terminal, the first snapshot only reports who is not settled yet.
+        if (
+          before !== undefined ||
+          (stage !== 'active' && stage !== 'left the set' && stage !== 'gone')
+        )
+          this.#out.write(
+            `${id}: ${before === undefined ? '' : `${before} → `}${stage} (${v.reason})\n`,
+          );
+      }
+    }
+    if (this.#tty) {
+      this.#rows = lines;
+      this.#redraw();
+    }
   }
 
   note(text: string): void {
-    if (this.#tty) {
-      this.#clear();
-      this.#out.write(`${text}\n`);
-      this.#redraw();
-    } else {
-      this.#out.write(`${text}\n`);
-    }
+    if (this.#tty) this.#clear();
+    this.#out.write(`${text}\n`);
+    if (this.#tty) this.#redraw();
+  }
+
+  /** Writes the last line under the table, which stays on the screen. */
+  finish(text: string): void {
+    this.#out.write(`${text}\n`);
+    this.#drawn = 0;
   }
 
   #clear(): void {
@@ -65,19 +113,7 @@ export class ScaleProgress {
 
   #redraw(): void {
     this.#clear();
-    const keys = [...this.#phases.keys()].sort();
-    const lines = keys.map((key) => {
-      const { phase, reason } = this.#phases.get(key) ?? { phase: '', reason: '' };
-      return `${key.padEnd(6)} ${stages(phase)}  ${phase.padEnd(9)} ${reason.slice(0, 80)}`;
-    });
-    if (lines.length > 0) this.#out.write(`${lines.join('\n')}\n`);
-    this.#drawn = lines.length;
+    if (this.#rows.length > 0) this.#out.write(`${this.#rows.join('\n')}\n`);
+    this.#drawn = this.#rows.length;
   }
-}
-
-function stages(phase: string): string {
-  const order = ['pending', 'staking', 'staked', 'active'];
-  const reached = order.indexOf(phase);
-  const mark = (i: number, label: string): string => (reached >= i ? `[${label}]` : ` ${label} `);
-  return `${mark(0, 'pod')} ${mark(2, 'staked')} ${mark(3, 'active')}`;
 }

@@ -115,13 +115,17 @@ export function computeDesiredState(
         pod === undefined
           ? undefined
           : viewOf(pod, { statefulSet: view, ordinal, id: result.id, input, memory });
-      const draining = podView?.draining === true;
+      // A drain is recorded on the StatefulSet too, so a leaving pod that is missing or was
+      // recreated without its annotation still counts as leaving.
+      const draining =
+        podView?.draining === true ||
+        (view.scaleTarget !== undefined && ordinal >= view.scaleTarget);
       add(
         {
           id: result.id,
           wanted: !draining,
           wantedReason: draining
-            ? `pod ${podName} is draining (scale-down in progress)`
+            ? `pod ${podName} is draining (scale-down to ${view.scaleTarget ?? '?'} in progress)`
             : `ordinal ${ordinal} of StatefulSet ${view.name} is below replicas ${view.replicas}`,
           statefulSet: view,
           ordinal,

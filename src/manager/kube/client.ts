@@ -1,6 +1,7 @@
 // Kubernetes access through @kubernetes/client-node: in-cluster config when running in a pod,
 // else KUBECONFIG; the namespace resolved once.
 import { existsSync } from 'node:fs';
+import { delimiter } from 'node:path';
 import {
   ApiException,
   AppsV1Api,
@@ -29,7 +30,7 @@ export interface LoadKubeOptions {
   /** Namespace from configuration; wins over the kubeconfig's. */
   namespace: string | undefined;
   env: NodeJS.ProcessEnv;
-  /** A ready KubeConfig (tests); otherwise in-cluster or $KUBECONFIG/~/.kube/config. */
+  /** A ready KubeConfig (tests); otherwise in-cluster, else `env.KUBECONFIG`, else ~/.kube/config. */
   kubeConfig?: KubeConfig;
 }
 
@@ -41,9 +42,18 @@ export function loadKubeClients(options: LoadKubeOptions): KubeClients {
     kubeConfig = new KubeConfig();
     const inCluster = options.env.KUBERNETES_SERVICE_HOST !== undefined && existsSync(TOKEN_PATH);
     try {
+      const files = (options.env.KUBECONFIG ?? '').split(delimiter).filter((f) => f !== '');
       if (inCluster) {
         kubeConfig.loadFromCluster();
         source = 'in-cluster';
+      } else if (files.length > 0) {
+        // KUBECONFIG of the env given (not process.env, which loadFromDefault would read).
+        kubeConfig.loadFromFile(files[0] ?? '');
+        for (const file of files.slice(1)) {
+          const more = new KubeConfig();
+          more.loadFromFile(file);
+          kubeConfig.mergeConfig(more);
+        }
       } else {
         kubeConfig.loadFromDefault();
       }

@@ -2,7 +2,7 @@
 // over a running Manager. Routes depend on this, not on the Manager class.
 import type { EventEmitter } from 'node:events';
 import type { Manager, ManagerEvents } from '../manager.ts';
-import type { Decision } from '../planner/plan.ts';
+import { Phase, type Decision } from '../planner/plan.ts';
 import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
 import {
   summarizeAction,
@@ -45,7 +45,7 @@ export interface ControlPlane {
   };
   setPaused(paused: boolean): void;
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult>;
-  triggerView(signal: AbortSignal): Promise<{ height: number }>;
+  triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }>;
   metrics(): Promise<{ contentType: string; body: string }>;
   readonly events: EventEmitter<ManagerEvents>;
 }
@@ -68,6 +68,9 @@ export function planView(
   };
 }
 
+const TRIGGER_WAIT_MS = 5_000;
+const TRIGGER_POLL_MS = 50;
+
 /** The control plane of a running manager. */
 export class ManagerControlPlane implements ControlPlane {
   readonly #manager: Manager;
@@ -76,6 +79,9 @@ export class ManagerControlPlane implements ControlPlane {
   constructor(manager: Manager, scaler = new Scaler(manager)) {
     this.#manager = manager;
     this.scaler = scaler;
+    // A drain left by a `wait: none` scale-down, a client that went away or a restarted manager
+    // is finished here: every new height checks whether its validators have left the set.
+    manager.events.on('height', () => void this.scaler.finishDrains());
   }
 
   get events(): EventEmitter<ManagerEvents> {
@@ -130,15 +136,44 @@ export class ManagerControlPlane implements ControlPlane {
     return this.scaler.scale(request, signal);
   }
 
-  async triggerView(signal: AbortSignal): Promise<{ height: number }> {
-    await this.#manager.adapter.triggerView(signal);
-    const height = await this.#manager.rpc.height({ signal });
-    this.#manager.chain.poke();
-    return { height };
+  /**
+   * Triggers a view and answers with the height once the chain has moved past the height seen
+   * before (or after `TRIGGER_WAIT_MS`, with `committed: false`: an auto pacemaker or a stalled
+   * chain may not move for this one view).
+   */
+  async triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }> {
+    const m = this.#manager;
+    const before = await m.rpc.height({ signal });
+    await m.adapter.triggerView(signal);
+    const deadline = m.clock.now() + TRIGGER_WAIT_MS;
+    let height = await m.rpc.height({ signal });
+    while (height <= before && m.clock.now() < deadline) {
+      await m.clock.sleep(TRIGGER_POLL_MS, signal);
+      height = await m.rpc.height({ signal });
+    }
+    m.chain.poke();
+    return { height, committed: height > before };
   }
 
   async metrics(): Promise<{ contentType: string; body: string }> {
-    const registry = this.#manager.metrics.registry;
+    const m = this.#manager;
+    // Gauges the manager updates on events (debounced): set them from the state of now, so a
+    // scrape agrees with GET /v1/validators at the same moment.
+    if (m.chain.lastSuccessAt !== undefined) m.metrics.lastSync.set(m.chain.lastSuccessAt / 1000);
+    m.metrics.queueDepth.set(m.queueDepth);
+    const counts = new Map<Phase, number>();
+    for (const decision of m.plan())
+      counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
+    for (const phase of Object.values(Phase))
+      m.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
+    const wanted = [...m.desired().validators.values()].filter((v) => v.wanted).length;
+    m.metrics.validators.set({ view: 'desired' }, wanted);
+    m.metrics.validators.set(
+      { view: 'staked' },
+      (counts.get(Phase.staked) ?? 0) + (counts.get(Phase.active) ?? 0),
+    );
+    m.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
+    const registry = m.metrics.registry;
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }

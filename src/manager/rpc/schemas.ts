@@ -145,16 +145,28 @@ export const scaleBodySchema = {
 
 export const scaleResultSchema = {
   type: 'object',
+  required: ['statefulSet', 'previous', 'replicas', 'wait', 'outcome', 'done', 'missing'],
   properties: {
     statefulSet: { type: 'string' },
-    previous: { type: 'integer' },
+    previous: { type: 'integer', description: 'Replicas before this request.' },
     replicas: { type: 'integer' },
-    wait: { type: 'string' },
+    wait: { type: 'string', enum: ['none', 'staked', 'active'] },
+    outcome: {
+      type: 'string',
+      enum: ['done', 'draining', 'timeout'],
+      description:
+        '`done` (200): the target holds; `draining` (202): a scale-down with `wait: none` goes on in the background; `timeout` (504).',
+    },
     done: { type: 'boolean' },
     elapsedMs: { type: 'integer' },
-    drained: { type: 'array', items: { type: 'string' } },
+    drained: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Validators drained on the way down (being drained, with `outcome: draining`).',
+    },
     missing: {
       type: 'array',
+      description: 'Who is not where the request wants them yet (empty when done).',
       items: {
         type: 'object',
         properties: {
@@ -164,7 +176,12 @@ export const scaleResultSchema = {
         },
       },
     },
-    height: { type: 'integer' },
+    height: { type: 'integer', description: 'Chain height when the answer was made.' },
+    error: {
+      type: 'object',
+      description: 'With a 504: the catalogue code SCALE_TIMEOUT and who is missing.',
+      properties: { code: { type: 'string' }, message: { type: 'string' } },
+    },
   },
 } as const;
 
@@ -205,5 +222,65 @@ export const actionsQuerySchema = {
       description: 'Sequence number to page before.',
     },
     validator: { type: 'string', pattern: '^\\d{3}$' },
+  },
+} as const;
+
+export const healthSchema = {
+  type: 'object',
+  properties: { status: { type: 'string', enum: ['ok'] }, version: { type: 'string' } },
+} as const;
+
+export const validatorsSchema = {
+  type: 'object',
+  properties: { validators: { type: 'array', items: { $ref: 'Validator#' } } },
+} as const;
+
+export const actionsPageSchema = {
+  type: 'object',
+  properties: {
+    actions: { type: 'array', items: { $ref: 'Action#' } },
+    next: {
+      ...nullable({ type: 'integer' }),
+      description: 'Pass as `before` for the next (older) page; null on the last page.',
+    },
+  },
+} as const;
+
+export const pauseSchema = {
+  type: 'object',
+  properties: { paused: { type: 'boolean' } },
+} as const;
+
+export const triggerViewSchema = {
+  type: 'object',
+  properties: {
+    height: { type: 'integer', description: 'Height after the view.' },
+    committed: {
+      type: 'boolean',
+      description: 'A new block committed within 5 s of the trigger.',
+    },
+  },
+} as const;
+
+export const metricsResponse = {
+  200: {
+    description: 'Prometheus text exposition format (prom-client); see docs/operations.md.',
+    content: { 'text/plain': { schema: { type: 'string' } } },
+  },
+} as const;
+
+export const openApiResponse = {
+  200: {
+    description: 'OpenAPI 3.1 document (also kept in docs/openapi.json).',
+    type: 'object',
+    additionalProperties: true,
+  },
+} as const;
+
+export const eventStreamResponse = {
+  200: {
+    description:
+      'A text/event-stream that stays open: `event: <name>` and `data: <JSON>` per event (docs/control-rpc.md).',
+    content: { 'text/event-stream': { schema: { type: 'string' } } },
   },
 } as const;

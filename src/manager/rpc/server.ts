@@ -2,22 +2,38 @@
 // scale, pause/resume and trigger-view. `buildServer` does not listen (tests use inject());
 // `startControlServer` does. Unexpected errors are logged and answered with a generic 500:
 // their messages may carry CLI output or input.
+import type { ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import { describeError, ManagerError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { ScaleRequest, WaitFor } from '../scale/scaler.ts';
+import type { PhaseChange } from '../manager.ts';
+import type { ActionRecord } from '../model.ts';
+import {
+  ScaleOutcome,
+  type ScaleRequest,
+  type ScaleResult,
+  type WaitFor,
+} from '../scale/scaler.ts';
 import { checkBearer } from './auth.ts';
 import type { ControlPlane } from './control-plane.ts';
 import {
   actionSchema,
+  actionsPageSchema,
   actionsQuerySchema,
   errorSchema,
+  eventStreamResponse,
+  healthSchema,
+  metricsResponse,
+  openApiResponse,
+  pauseSchema,
   planSchema,
   readinessSchema,
   scaleBodySchema,
   scaleResultSchema,
+  triggerViewSchema,
   validatorSchema,
+  validatorsSchema,
 } from './schemas.ts';
 
 export interface ServerDeps {
@@ -27,20 +43,18 @@ export interface ServerDeps {
   version: string;
 }
 
-const errors = {
-  400: { $ref: 'Error#' },
-  401: { $ref: 'Error#' },
-  409: { $ref: 'Error#' },
-  500: { $ref: 'Error#' },
-  503: { $ref: 'Error#' },
-};
+const error = { $ref: 'Error#' } as const;
+/** Error answers every mutation may give: a bad body, no token, an unexpected failure. */
+const errors = { 400: error, 401: error, 500: error };
 const HEARTBEAT_MS = 15_000;
+const RETRY_MS = 2_000;
+const BODY_LIMIT = 4096;
 
 export async function buildServer(deps: ServerDeps) {
   const app = Fastify({
     loggerInstance: deps.logger.child({ component: 'rpc' }),
     logController: new LogController({ disableRequestLogging: true }),
-    bodyLimit: 4096,
+    bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
     ajv: {
       customOptions: {
@@ -61,6 +75,11 @@ export async function buildServer(deps: ServerDeps) {
           'Scale validators and see their state. Mutations need `Authorization: Bearer <token>`.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+    },
+    // Shared schemas keep their names (Error, Action, Validator) in the document.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
   app.addSchema(errorSchema);
@@ -84,13 +103,7 @@ export async function buildServer(deps: ServerDeps) {
       error.validation !== undefined ||
       (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
     ) {
-      const message =
-        error.validation !== undefined
-          ? `invalid request: ${error.message}`
-          : error.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-            ? 'request body too large (limit 4096 bytes)'
-            : error.message;
-      return reply.status(400).send({ error: { code: 'BAD_REQUEST', message } });
+      return reply.status(400).send({ error: { code: 'BAD_REQUEST', message: badRequest(error) } });
     }
     request.log.error({ error: describeError(error) }, 'unexpected error');
     return reply
@@ -101,7 +114,7 @@ export async function buildServer(deps: ServerDeps) {
     reply.status(404).send({
       error: {
         code: 'NOT_FOUND',
-        message: `no route ${request.method} ${request.url.split('?')[0] ?? ''}`,
+        message: `no route ${request.method} ${(request.url.split('?')[0] ?? '').slice(0, 200)}`,
       },
     }),
   );
@@ -118,6 +131,7 @@ export async function buildServer(deps: ServerDeps) {
   });
 
   const mutate = { security: [{ bearer: [] }] };
+  // On request, before the body is read or validated: without the token nothing else is looked at.
   const authorize = (request: {
     headers: { authorization?: string | undefined };
   }): Promise<void> => {
@@ -127,20 +141,15 @@ export async function buildServer(deps: ServerDeps) {
 
   app.get(
     '/healthz',
-    {
-      schema: {
-        summary: 'Liveness',
-        response: { 200: { type: 'object', properties: { status: { type: 'string' } } } },
-      },
-    },
-    () => ({ status: 'ok' }),
+    { schema: { summary: 'Liveness: the process answers', response: { 200: healthSchema } } },
+    () => ({ status: 'ok', version: deps.version }),
   );
 
   app.get(
     '/readyz',
     {
       schema: {
-        summary: 'Readiness: caches synced, chain answered, queue running',
+        summary: 'Readiness: caches synced, chain answered, queue running (503 otherwise)',
         response: { 200: readinessSchema, 503: readinessSchema },
       },
     },
@@ -152,31 +161,30 @@ export async function buildServer(deps: ServerDeps) {
 
   app.get(
     '/metrics',
-    { schema: { summary: 'Prometheus metrics', hide: false } },
+    {
+      schema: { summary: 'Prometheus metrics (text exposition format)', response: metricsResponse },
+    },
     async (_request, reply) => {
       const { contentType, body } = await deps.control.metrics();
       return reply.type(contentType).send(body);
     },
   );
 
-  app.get('/openapi.json', { schema: { hide: true } }, () => app.swagger());
+  app.get(
+    '/openapi.json',
+    { schema: { summary: 'This API as an OpenAPI 3.1 document', response: openApiResponse } },
+    () => app.swagger(),
+  );
 
   app.get(
     '/v1/validators',
     {
       schema: {
         summary: 'Every validator: pod, chain row, phase and reason',
-        response: {
-          200: {
-            type: 'object',
-            properties: { validators: { type: 'array', items: { $ref: 'Validator#' } } },
-          },
-        },
+        response: { 200: validatorsSchema },
       },
     },
-    () => ({
-      validators: deps.control.validators(),
-    }),
+    () => ({ validators: deps.control.validators() }),
   );
 
   app.get(
@@ -194,18 +202,9 @@ export async function buildServer(deps: ServerDeps) {
     '/v1/actions',
     {
       schema: {
-        summary: 'The action journal, newest first',
+        summary: 'The action journal, newest first (page on with `before=<next>`)',
         querystring: actionsQuerySchema,
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              actions: { type: 'array', items: { $ref: 'Action#' } },
-              next: { anyOf: [{ type: 'integer' }, { type: 'null' }] },
-            },
-          },
-          400: { $ref: 'Error#' },
-        },
+        response: { 200: actionsPageSchema, 400: error },
       },
     },
     (request) =>
@@ -221,34 +220,41 @@ export async function buildServer(deps: ServerDeps) {
     {
       schema: {
         summary:
-          'Server-sent events: phase changes (`phase`), actions (`action`), chain heights (`height`), pause (`paused`)',
+          'Server-sent events: `hello`, then phase changes (`phase`), actions (`action`), chain heights (`height`) and pause (`paused`)',
+        response: eventStreamResponse,
       },
     },
     (request, reply) => {
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, {
-        'content-type': 'text/event-stream',
+        'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache',
         connection: 'keep-alive',
+        'x-accel-buffering': 'no',
       });
       const send = (event: string, data: unknown): void =>
         void raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      send('hello', { height: deps.control.readiness().chain.height });
-      const onPhase = (change: unknown): void => send('phase', change);
-      const onAction = (record: {
-        seq: number;
-        validatorId: string;
-        kind: string;
-        state: string;
-        txHash?: string | undefined;
-      }): void =>
+      raw.write(`retry: ${RETRY_MS}\n\n`);
+      const readiness = deps.control.readiness();
+      send('hello', { height: readiness.chain.height, paused: readiness.paused });
+      const onPhase = (change: PhaseChange): void =>
+        send('phase', {
+          key: change.key,
+          id: change.id ?? null,
+          from: change.from ?? null,
+          to: change.to,
+          reason: change.reason,
+        });
+      const onAction = (record: ActionRecord): void =>
         send('action', {
           seq: record.seq,
           validatorId: record.validatorId,
           kind: record.kind,
           state: record.state,
           txHash: record.txHash ?? null,
+          height: record.committedHeight ?? record.sentHeight ?? record.preparedHeight,
+          errorCode: record.errorCode ?? null,
         });
       const onHeight = (height: number): void => send('height', { height });
       const onPaused = (paused: boolean): void => send('paused', { paused });
@@ -266,10 +272,11 @@ export async function buildServer(deps: ServerDeps) {
       };
       const stream = { close, end: () => raw.end() };
       streams.add(stream);
-      request.raw.on('close', () => {
+      raw.on('close', () => {
         streams.delete(stream);
         close();
       });
+      request.log.debug('event stream opened');
     },
   );
 
@@ -282,15 +289,20 @@ export async function buildServer(deps: ServerDeps) {
         ...mutate,
         summary:
           'Scale the validator StatefulSet (draining first when scaling down) and optionally wait for the chain',
+        description:
+          '200: the target holds. 202: a scale-down with `wait: none` marked the leaving pods; their validators are unstaked and the pods go once they have left the set. 504: the wait ran out; `missing` lists who is not there yet.',
         body: scaleBodySchema,
         response: {
           200: scaleResultSchema,
+          202: scaleResultSchema,
           504: scaleResultSchema,
-          501: { $ref: 'Error#' },
           ...errors,
+          409: error,
+          501: error,
+          503: error,
         },
       },
-      preHandler: authorize,
+      onRequest: authorize,
     },
     async (request, reply) => {
       const body = request.body;
@@ -300,23 +312,28 @@ export async function buildServer(deps: ServerDeps) {
         timeoutSeconds: body.timeoutSeconds ?? 300,
         drive: body.drive ?? false,
       };
-      const controller = new AbortController();
-      request.raw.on('close', () => {
-        if (!reply.sent) controller.abort(new Error('client went away'));
-      });
-      const result = await deps.control.scale(scale, controller.signal);
-      return reply.status(result.done ? 200 : 504).send(result);
+      const gone = clientGone(reply.raw);
+      let result: ScaleResult;
+      try {
+        result = await deps.control.scale(scale, gone.signal);
+      } finally {
+        gone.release();
+      }
+      if (result.outcome === ScaleOutcome.done) return reply.status(200).send(result);
+      if (result.outcome === ScaleOutcome.draining) return reply.status(202).send(result);
+      return reply.status(504).send({ ...result, error: timeoutError(result) });
     },
   );
 
-  const pauseSchema = {
-    response: { 200: { type: 'object', properties: { paused: { type: 'boolean' } } }, ...errors },
-  };
   app.post(
     '/v1/pause',
     {
-      schema: { ...mutate, ...pauseSchema, summary: 'Stop taking actions (reads go on)' },
-      preHandler: authorize,
+      schema: {
+        ...mutate,
+        summary: 'Stop taking actions (reads go on; kept across restarts)',
+        response: { 200: pauseSchema, ...errors },
+      },
+      onRequest: authorize,
     },
     () => {
       deps.control.setPaused(true);
@@ -325,7 +342,14 @@ export async function buildServer(deps: ServerDeps) {
   );
   app.post(
     '/v1/resume',
-    { schema: { ...mutate, ...pauseSchema, summary: 'Take actions again' }, preHandler: authorize },
+    {
+      schema: {
+        ...mutate,
+        summary: 'Take actions again',
+        response: { 200: pauseSchema, ...errors },
+      },
+      onRequest: authorize,
+    },
     () => {
       deps.control.setPaused(false);
       return { paused: false };
@@ -336,31 +360,70 @@ export async function buildServer(deps: ServerDeps) {
     {
       schema: {
         ...mutate,
-        summary: 'Commit the next block on a manual-pacemaker chain (debug TriggerView)',
-        response: {
-          200: { type: 'object', properties: { height: { type: 'integer' } } },
-          502: { $ref: 'Error#' },
-          ...errors,
-        },
+        summary:
+          "Commit the next block on a manual-pacemaker chain: the chain's debug TriggerView (RPC mode) or `p1 Debug TriggerView` (CLI mode)",
+        response: { 200: triggerViewSchema, ...errors, 502: error, 503: error, 504: error },
       },
-      preHandler: authorize,
+      onRequest: authorize,
     },
-    async (request) => {
-      const controller = new AbortController();
-      request.raw.on('close', () => controller.abort(new Error('client went away')));
+    async (request, reply) => {
+      const gone = clientGone(reply.raw);
       try {
-        return await deps.control.triggerView(controller.signal);
+        return await deps.control.triggerView(gone.signal);
       } catch (error: unknown) {
         if (error instanceof ManagerError) throw error;
+        // The chain's own error text stays in the log; the caller gets the catalogue's code.
+        request.log.warn({ error: describeError(error) }, 'trigger view failed');
         throw new ManagerError(
           'CHAIN_UNAVAILABLE',
-          `trigger view failed: ${describeError(error)}`,
-          { cause: error },
+          'trigger view failed: the chain did not accept it',
+          {
+            cause: error,
+          },
         );
+      } finally {
+        gone.release();
       }
     },
   );
   return app;
+}
+
+/** Aborts when the client closes the connection before the answer is written. */
+function clientGone(response: ServerResponse): { signal: AbortSignal; release(): void } {
+  const controller = new AbortController();
+  const onClose = (): void => {
+    if (!response.writableFinished) controller.abort(new Error('client went away'));
+  };
+  response.on('close', onClose);
+  return { signal: controller.signal, release: () => response.off('close', onClose) };
+}
+
+function timeoutError(result: ScaleResult): { code: 'SCALE_TIMEOUT'; message: string } {
+  const ids = result.missing.map((m) => m.id).join(', ');
+  return {
+    code: 'SCALE_TIMEOUT',
+    message: `${result.statefulSet} did not reach ${result.replicas} ${result.wait} validators in time; not there yet: ${ids || '-'}`,
+  };
+}
+
+/** Messages for 4xx errors fastify raises: fixed texts, never the caller's input echoed. */
+function badRequest(error: FastifyError): string {
+  if (error.validation !== undefined) return `invalid request: ${error.message}`;
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return `request body too large (limit ${BODY_LIMIT} bytes)`;
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return 'unsupported content type; send application/json';
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return 'the body is empty; send a JSON object';
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return 'the body is not valid JSON';
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return 'the body does not match its Content-Length';
+    default:
+      return error instanceof SyntaxError ? 'the body is not valid JSON' : 'bad request';
+  }
 }
 
 export type ControlServer = Awaited<ReturnType<typeof buildServer>>;

@@ -27,14 +27,24 @@ export interface Missing {
   reason: string;
 }
 
+/**
+ * How a scale ended: the target holds (`done`); a scale-down with `wait: none` marked the leaving
+ * pods and drains in the background (`draining`: the replicas drop once their validators have
+ * left the set); or the wait ran out (`timeout`, also when the client went away).
+ */
+export const ScaleOutcome = { done: 'done', draining: 'draining', timeout: 'timeout' } as const;
+export type ScaleOutcome = (typeof ScaleOutcome)[keyof typeof ScaleOutcome];
+
 export interface ScaleResult {
   statefulSet: string;
   previous: number;
   replicas: number;
   wait: WaitFor;
+  outcome: ScaleOutcome;
+  /** `outcome === 'done'`. */
   done: boolean;
   elapsedMs: number;
-  /** Ids that were drained (scale-down). */
+  /** Ids drained on the way down (with `outcome: draining`, the ids being drained). */
   drained: ValidatorId[];
   /** What is not there yet when `done` is false. */
   missing: Missing[];
@@ -88,17 +98,33 @@ export class Scaler {
       log.info({ from: previous, to: request.replicas, wait: request.wait }, 'scale requested');
       let drained: ValidatorId[] = [];
       if (request.replicas < previous) {
-        drained = await this.#drain(sts, request, deadline, signal);
-        if (drained.length > 0 && !this.#leftTheSet(drained)) {
-          return this.#result({
-            name,
-            previous,
-            request,
-            started,
-            drained,
-            done: false,
-            missing: this.#missingLeaving(drained),
-          });
+        if (request.wait === WaitFor.none) {
+          drained = await this.#markLeaving(sts, request.replicas);
+          if (!this.#leftTheSet(drained)) {
+            log.info({ draining: drained }, 'draining in the background');
+            return this.#result({
+              name,
+              previous,
+              request,
+              started,
+              drained,
+              outcome: ScaleOutcome.draining,
+              missing: this.#missingLeaving(drained),
+            });
+          }
+        } else {
+          drained = await this.#drain(sts, request, deadline, signal);
+          if (!this.#leftTheSet(drained)) {
+            return this.#result({
+              name,
+              previous,
+              request,
+              started,
+              drained,
+              outcome: ScaleOutcome.timeout,
+              missing: this.#missingLeaving(drained),
+            });
+          }
         }
       } else {
         await this.#undrain(sts, request.replicas);
@@ -107,7 +133,15 @@ export class Scaler {
       await this.#setScaleTarget(name, undefined);
       log.info({ replicas: request.replicas }, 'replicas patched');
       if (request.wait === WaitFor.none) {
-        return this.#result({ name, previous, request, started, drained, done: true, missing: [] });
+        return this.#result({
+          name,
+          previous,
+          request,
+          started,
+          drained,
+          outcome: ScaleOutcome.done,
+          missing: [],
+        });
       }
       const done = await this.#waitUntil(() => this.#missingAfter(name, request).length === 0, {
         deadline,
@@ -120,12 +154,28 @@ export class Scaler {
         request,
         started,
         drained,
-        done,
+        outcome: done ? ScaleOutcome.done : ScaleOutcome.timeout,
         missing: done ? [] : this.#missingAfter(name, request),
       });
     } finally {
       this.#inFlight = false;
     }
+  }
+
+  /**
+   * Records the target on the StatefulSet (so a restarted manager finishes the drain) and marks
+   * the pods of the leaving ordinals draining; returns the leaving ids.
+   */
+  async #markLeaving(sts: V1StatefulSet, replicas: number): Promise<ValidatorId[]> {
+    const name = sts.metadata?.name ?? '';
+    const leaving = this.#entries(name).filter((entry) => (entry.ordinal ?? 0) >= replicas);
+    await this.#setScaleTarget(name, replicas);
+    for (const entry of leaving) {
+      if (entry.pod !== undefined && !entry.pod.draining)
+        await this.#annotatePod(entry.pod.name, 'true');
+    }
+    if (leaving.length > 0) this.#manager.enqueueAll();
+    return leaving.map((entry) => entry.id);
   }
 
   /** Marks the leaving pods draining and waits until their validators have left the set. */
@@ -135,16 +185,8 @@ export class Scaler {
     deadline: number,
     signal: AbortSignal,
   ): Promise<ValidatorId[]> {
-    const name = sts.metadata?.name ?? '';
-    const leaving = this.#entries(name).filter((entry) => (entry.ordinal ?? 0) >= request.replicas);
-    await this.#setScaleTarget(name, request.replicas);
-    for (const entry of leaving) {
-      if (entry.pod !== undefined && !entry.pod.draining)
-        await this.#annotatePod(entry.pod.name, 'true');
-    }
-    const ids = leaving.map((entry) => entry.id);
+    const ids = await this.#markLeaving(sts, request.replicas);
     if (ids.length === 0) return ids;
-    this.#manager.enqueueAll();
     await this.#waitUntil(() => this.#leftTheSet(ids), { deadline, drive: request.drive, signal });
     return ids;
   }
@@ -152,6 +194,8 @@ export class Scaler {
   /** A scale-up cancels an unfinished drain of the ordinals it keeps. */
   async #undrain(sts: V1StatefulSet, replicas: number): Promise<void> {
     const name = sts.metadata?.name ?? '';
+    if (sts.metadata?.annotations?.[Annotations.scaleTarget] !== undefined)
+      await this.#setScaleTarget(name, undefined);
     for (const entry of this.#entries(name)) {
       if (entry.pod?.draining === true && (entry.ordinal ?? 0) < replicas)
         await this.#annotatePod(entry.pod.name, null);
@@ -397,7 +441,7 @@ export class Scaler {
     request: ScaleRequest;
     started: number;
     drained: ValidatorId[];
-    done: boolean;
+    outcome: ScaleOutcome;
     missing: Missing[];
   }): ScaleResult {
     return {
@@ -405,7 +449,8 @@ export class Scaler {
       previous: parts.previous,
       replicas: parts.request.replicas,
       wait: parts.request.wait,
-      done: parts.done,
+      outcome: parts.outcome,
+      done: parts.outcome === ScaleOutcome.done,
       elapsedMs: this.#manager.clock.now() - parts.started,
       drained: parts.drained,
       missing: parts.missing,

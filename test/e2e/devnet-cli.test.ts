@@ -1,0 +1,217 @@
+// End to end: a real devnet (Kubernetes API emulator, localnet node processes, the manager as a
+// child process) driven through the `cluster-manager` CLI the way a developer drives it. What
+// counts is on chain: who signed which committed block's certificate, which block carried the
+// unstakes, and when the pods got their deletion timestamp.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StoreEvent } from '../../src/kube-emulator/index.ts';
+import { Harness } from '../harness/harness.ts';
+import { waitFor } from '../harness/wait.ts';
+import { lines, runCli, startCli } from '../rpc/support/cli.ts';
+
+const GENESIS = ['001', '002', '003', '004'];
+let dir: string;
+let net: Harness;
+let env: Record<string, string>;
+
+/** The first height whose block carries a `type` transaction signed by `id`, from `from` on. */
+async function txHeight(id: string, type: string, from = 1): Promise<number | undefined> {
+  const address = (await net.addresses()).get(id);
+  const latest = await net.height();
+  for (let h = from; h <= latest; h++)
+    if (
+      (await net.block(h)).transactions?.some(
+        (t) => t.signer_addr === address && t.message_type === type,
+      )
+    )
+      return h;
+  return undefined;
+}
+
+/** Heights from `from` to the latest whose certificate carries `id`'s signature. */
+async function signedSince(id: string, from: number): Promise<number[]> {
+  const latest = await net.height();
+  const heights: number[] = [];
+  for (let h = Math.max(1, from); h <= latest; h++)
+    if ((await net.activeValidators(h)).includes(id)) heights.push(h);
+  return heights;
+}
+
+/** Commits one block through the full node and answers once it is committed there. */
+async function commitOne(): Promise<number> {
+  const response = await fetch(`${net.info.chainRpcUrl}/v1/debug/trigger_view?wait=true`, {
+    method: 'POST',
+    body: '{}',
+    signal: AbortSignal.timeout(15_000),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { height: number }).height;
+}
+
+async function managerHeight(): Promise<number> {
+  return (await net.manager<{ chain: { height: number } }>('/readyz')).chain.height;
+}
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'devnet-cli-'));
+  // Six keys in the Secret: a seventh validator has none, so its node cannot start.
+  net = await Harness.start({
+    dir,
+    validators: 4,
+    keys: 6,
+    pacemaker: 'manual',
+    managerEnv: { CM_READY_DEBOUNCE: '500ms' },
+  });
+  env = {
+    CLUSTER_MANAGER_URL: net.info.managerUrl ?? '',
+    CLUSTER_MANAGER_TOKEN: net.info.token ?? '',
+  };
+}, 90_000);
+
+afterAll(async () => {
+  await net.stop();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('a developer scaling the devnet with the CLI', () => {
+  it('`scale 6 --wait active --drive` returns 0, and each of the 6 has signed a certificate since its stake', async () => {
+    const result = await runCli(['scale', '6', '--wait', 'active', '--drive', '--timeout', '90'], {
+      env,
+      timeoutMs: 120_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 4 → 6; done in /);
+    expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
+    for (const id of ['005', '006']) {
+      const staked = await txHeight(id, 'MessageStake');
+      expect(staked, `stake of ${id}`).toBeDefined();
+      expect(
+        (await signedSince(id, staked! + 1)).length,
+        `${id} signed after ${staked}`,
+      ).toBeGreaterThan(0);
+    }
+    for (const id of GENESIS) expect((await signedSince(id, 1)).length, id).toBeGreaterThan(0);
+  });
+
+  it('`status --json` agrees with the chain', async () => {
+    const height = await net.height();
+    await waitFor(async () => ((await managerHeight()) >= height ? true : 'behind'), {
+      what: 'the manager to have read the latest block',
+    });
+    const result = await runCli(['status', '--json'], { env });
+    expect(result.code).toBe(0);
+    const { validators } = JSON.parse(result.stdout) as {
+      validators: {
+        id: string | null;
+        address: string;
+        phase: string;
+        wanted: boolean;
+        chain: { status: string; stakedAmount: string | null };
+      }[];
+    };
+    const rows = new Map((await net.chain.validators()).map((r) => [r.address, r]));
+    const managed = validators.filter((v) => v.id !== null);
+    expect(managed.map((v) => v.id)).toEqual([...GENESIS, '005', '006']);
+    for (const v of managed) {
+      const row = rows.get(v.address);
+      expect(row, v.id!).toBeDefined();
+      expect(v.chain.status).toBe(row!.unstaking_height < 0 ? 'staked' : 'unstaking');
+      expect(v.chain.stakedAmount).toBe(row!.staked_amount);
+      // Active in the status means: signed a committed certificate since its stake.
+      const since = (await txHeight(v.id!, 'MessageStake')) ?? 0;
+      expect(v.phase === 'active', v.id!).toBe((await signedSince(v.id!, since + 1)).length > 0);
+      expect(v.wanted).toBe(true);
+    }
+    expect(validators.filter((v) => v.id === null)).toEqual([]);
+  });
+
+  it('`scale 7 --wait active` exits 3 naming 007, whose pod never becomes Ready', async () => {
+    const result = await runCli(['scale', '7', '--wait', 'active', '--timeout', '4'], { env });
+    expect(result.code).toBe(3);
+    const errors = lines(result.stderr).filter((l) => l.startsWith('error:'));
+    expect(errors).toEqual([
+      expect.stringMatching(/^error: timed out after \d+ s; not there yet: 007 /),
+    ]);
+    const pod = await net.core.readNamespacedPod({
+      name: 'validator-6',
+      namespace: net.info.namespace,
+    });
+    const ready = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+    expect(ready).not.toBe('True');
+    // Its node process ran and failed: no key file for 007 in the mounted Secret.
+    const container = pod.status?.containerStatuses?.[0];
+    expect(
+      (container?.restartCount ?? 0) > 0 ||
+        container?.lastState?.terminated !== undefined ||
+        container?.state?.terminated !== undefined,
+    ).toBe(true);
+    expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
+  });
+
+  it('`scale 3 --wait active` drains first: the unstakes commit before any pod gets a deletion timestamp', async () => {
+    const leaving = ['validator-3', 'validator-4', 'validator-5', 'validator-6'];
+    // Exact moments, from the emulator's own store (in this process): when each leaving pod was
+    // first written with a deletionTimestamp (or deleted).
+    const deletedAt = new Map<string, number>();
+    const unsubscribe = net.devnet!.emulator.store.subscribe((event: StoreEvent) => {
+      const name = event.object.metadata.name ?? '';
+      if (!event.storage.endsWith('pods') || !leaving.includes(name) || deletedAt.has(name)) return;
+      if (event.type === 'DELETED' || event.object.metadata.deletionTimestamp !== undefined)
+        deletedAt.set(name, performance.now());
+    });
+    // When each height was known committed on the full node the manager reads.
+    const committedAt = new Map<number, number>();
+    const start = await net.height();
+    try {
+      // No --drive: this test commits the blocks, one at a time.
+      const scale = startCli(['scale', '3', '--wait', 'active', '--timeout', '60'], { env });
+      let exited = false;
+      void scale.exited.then(() => (exited = true));
+      while (!exited) {
+        const seenBefore = await managerHeight();
+        const height = await commitOne();
+        committedAt.set(height, performance.now());
+        await waitFor(async () => ((await managerHeight()) >= height || exited ? true : 'behind'), {
+          what: `the manager to read height ${height} (it had ${seenBefore})`,
+        });
+      }
+      const result = await scale.exited;
+      expect(result.code, result.stderr).toBe(0);
+      expect(lines(result.stderr).at(-1)).toMatch(
+        /^validator: 7 → 3, drained 004, 005, 006, 007; done/,
+      );
+      await waitFor(
+        () => (deletedAt.size === leaving.length ? true : [...deletedAt.keys()].join(',')),
+        {
+          what: 'every leaving pod to get a deletion timestamp',
+        },
+      );
+    } finally {
+      unsubscribe();
+    }
+
+    const unstakes = await Promise.all(
+      ['004', '005', '006'].map((id) => txHeight(id, 'MessageUnstake', start)),
+    );
+    expect(unstakes.every((h) => h !== undefined)).toBe(true);
+    const removal = Math.max(...(unstakes as number[]));
+    const removalCommitted = committedAt.get(removal);
+    expect(removalCommitted, `height ${removal} committed by this test`).toBeDefined();
+    for (const [pod, at] of deletedAt)
+      expect(
+        at,
+        `${pod} deleted ${(at - removalCommitted!).toFixed(0)} ms after block ${removal}`,
+      ).toBeGreaterThan(removalCommitted!);
+
+    // From the next height on, the certificates carry exactly the three that stay, and blocks
+    // keep committing with them.
+    for (let i = 0; i < 3; i++) await commitOne();
+    const latest = await net.height();
+    expect(latest).toBeGreaterThanOrEqual(removal + 3);
+    for (let h = removal + 1; h <= latest; h++)
+      expect(await net.activeValidators(h), `height ${h}`).toEqual(['001', '002', '003']);
+    expect(await net.stakedValidators()).toEqual(['001', '002', '003']);
+  });
+});

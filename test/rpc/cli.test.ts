@@ -1,0 +1,322 @@
+// The debug CLI as a user runs it: `cluster-manager <command>` child processes against a real
+// manager's control RPC (token in the env), checked by their output, their exit code and what
+// changed on the cluster and the chain. Also `localnet-cli Debug ScaleActor validators N`.
+import { createServer } from 'node:http';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePorts } from '../../src/devnet/ports.ts';
+import { startService, type RunningService } from '../../src/manager/run.ts';
+import { waitFor } from '../harness/wait.ts';
+import { BIN, lines, runCli, startCli } from './support/cli.ts';
+import { startControlFixture, TOKEN, type ControlFixture } from './support/control-fixture.ts';
+
+let fixture: ControlFixture;
+let service: RunningService;
+let env: Record<string, string>;
+
+const address = (id: string): string => fixture.keys.get(id)!.address;
+
+beforeAll(async () => {
+  fixture = await startControlFixture();
+  service = await startService({
+    env: {
+      KUBECONFIG: join(fixture.dir, 'kubeconfig'),
+      CM_NAMESPACE: fixture.namespace,
+      CM_CHAIN_RPC_URL: fixture.chain.baseUrl,
+      CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{port:p2p}',
+      CM_JOURNAL_PATH: join(fixture.dir, 'cli-journal.sqlite'),
+      CM_READY_DEBOUNCE: '50ms',
+      CM_CHAIN_POLL_INTERVAL: '100ms',
+      CM_SYNC_CHECK: 'false',
+      CM_PACING: 'off',
+      CM_RPC_HOST: '127.0.0.1',
+      CM_RPC_PORT: '0',
+      CM_RPC_TOKEN: TOKEN,
+      CM_LOG_LEVEL: 'silent',
+      CM_SHUTDOWN_TIMEOUT: '2s',
+    },
+  });
+  env = { CLUSTER_MANAGER_URL: service.rpcUrl ?? '', CLUSTER_MANAGER_TOKEN: TOKEN };
+  await waitFor(() => (service.manager.isReady() ? true : 'not ready'), {
+    what: 'the manager to be ready',
+  });
+});
+
+afterAll(async () => {
+  await service.stop();
+  await fixture.stop();
+});
+
+describe('reading', () => {
+  it('`status` prints a table of every validator, and `--json` the same as GET /v1/validators', async () => {
+    const table = await runCli(['status'], { env });
+    expect(table.code).toBe(0);
+    const [header, ...rows] = lines(table.stdout);
+    expect(header).toMatch(/^ID\s+POD\s+READY\s+WANTED\s+CHAIN\s+PHASE\s+REASON$/);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatch(/^001\s+validator-0\s+yes\s+yes\s+staked\s+(staked|active)\s/);
+
+    const json = await runCli(['status', '--json'], { env });
+    expect(json.code).toBe(0);
+    const parsed = JSON.parse(json.stdout) as { validators: { id: string; address: string }[] };
+    const fromApi = (await (await fetch(`${env.CLUSTER_MANAGER_URL}/v1/validators`)).json()) as {
+      validators: { id: string; address: string }[];
+    };
+    expect(parsed.validators.map((v) => [v.id, v.address])).toEqual(
+      fromApi.validators.map((v) => [v.id, v.address]),
+    );
+  });
+
+  it('`plan` says there is nothing to do when the cluster and the chain agree', async () => {
+    const text = await runCli(['plan'], { env });
+    expect(text.code).toBe(0);
+    expect(lines(text.stdout)).toEqual([expect.stringMatching(/^height \d+$/), 'nothing to do']);
+    const json = await runCli(['plan', '--json'], { env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ synced: true, paused: false, actions: [] });
+  });
+});
+
+describe('acting', () => {
+  it('`pause` and `resume` switch the manager, and `trigger-view` commits a block', async () => {
+    const paused = await runCli(['pause'], { env });
+    expect([paused.code, paused.stdout]).toEqual([0, 'paused\n']);
+    expect(service.manager.paused).toBe(true);
+    const resumed = await runCli(['resume'], { env });
+    expect([resumed.code, resumed.stdout]).toEqual([0, 'resumed\n']);
+    expect(service.manager.paused).toBe(false);
+
+    const before = await fixture.chain.height();
+    const view = await runCli(['trigger-view'], { env });
+    expect(view.code).toBe(0);
+    expect(view.stdout).toBe(`height ${before + 1}\n`);
+    expect(await fixture.chain.height()).toBe(before + 1);
+  });
+
+  it('`scale 2 --wait active --drive` shows progress and returns 0 once 002 signs a block', async () => {
+    const result = await runCli(['scale', '2', '--wait', 'active', '--drive', '--timeout', '60'], {
+      env,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    const progress = lines(result.stderr);
+    expect(progress[0]).toBe('scaling to 2 (wait: active)…');
+    expect(progress.some((l) => /^002: .*active \(/.test(l))).toBe(true);
+    expect(progress.at(-1)).toMatch(/^validator: 1 → 2; done in [\d.]+ s at height \d+$/);
+    // On chain: the stake committed, and 002 signed a certificate after it.
+    const latest = await fixture.chain.height();
+    let stakedAt: number | undefined;
+    let signedAfter = false;
+    for (let h = 1; h <= latest; h++) {
+      const block = await fixture.chain.block(h);
+      if (block.transactions?.some((t) => t.signer_addr === address('002'))) stakedAt ??= h;
+      if (
+        stakedAt !== undefined &&
+        h > stakedAt &&
+        block.block_header.quorum_cert.threshold_sig.signatures?.some(
+          (s) => s.address === address('002'),
+        )
+      )
+        signedAfter = true;
+    }
+    expect(stakedAt).toBeDefined();
+    expect(signedAfter).toBe(true);
+  });
+
+  it('`actions` lists the journal newest first, and pages with --limit and --before', async () => {
+    const text = await runCli(['actions'], { env });
+    expect(text.code).toBe(0);
+    const [header, ...rows] = lines(text.stdout);
+    expect(header).toMatch(/^SEQ\s+ID\s+KIND\s+STATE\s+HEIGHT\s+TX\s+ERROR$/);
+    expect(rows.some((r) => /^\d+\s+002\s+stake\s+committed\s/.test(r))).toBe(true);
+    const json = await runCli(['actions', '--json', '--limit', '1', '--validator', '002'], { env });
+    const page = JSON.parse(json.stdout) as { actions: { validatorId: string }[] };
+    expect(page.actions).toHaveLength(1);
+    expect(page.actions[0]?.validatorId).toBe('002');
+  });
+
+  it('`scale 3 --wait staked` exits 3 when a validator cannot get there, naming it in one line', async () => {
+    // 003 has no key in the Secret, so it is never staked.
+    const result = await runCli(['scale', '3', '--wait', 'staked', '--timeout', '1'], { env });
+    expect(result.code).toBe(3);
+    const errors = lines(result.stderr).filter((l) => l.startsWith('error:'));
+    expect(errors).toEqual([
+      expect.stringMatching(
+        /^error: timed out after \d+ s; not there yet: 003 \(failed: KEY_MISSING/,
+      ),
+    ]);
+    expect(await fixture.replicas()).toBe(3);
+  });
+
+  it('`scale 1` (no wait) returns 0 at once while the drain goes on, then the replicas drop', async () => {
+    const result = await runCli(['scale', '1'], { env });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stderr).at(-1)).toMatch(/^validator: draining 002, 003; the replicas drop/);
+    expect(await fixture.replicas()).toBe(3);
+    await waitFor(
+      async () => {
+        if ((await fixture.replicas()) === 1) return true;
+        await fixture.commitBlock();
+        return `replicas ${await fixture.replicas()}`;
+      },
+      { what: 'the drain to lower the replicas', timeoutMs: 20_000 },
+    );
+    expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
+  });
+
+  it('`localnet-cli Debug ScaleActor validators N` scales through the same control RPC', async () => {
+    const up = await runCli(['Debug', 'ScaleActor', 'validators', '2'], {
+      env,
+      bin: BIN.localnetCli,
+    });
+    expect(up.code, up.stderr).toBe(0);
+    expect(JSON.parse(up.stdout)).toMatchObject({ previous: 1, replicas: 2, outcome: 'done' });
+    expect(await fixture.replicas()).toBe(2);
+    await waitFor(
+      async () => {
+        const row = await fixture.chain.validator(address('002'));
+        if (row !== undefined && row.unstaking_height < 0) return true;
+        await fixture.commitBlock();
+        return '002 not staked again yet';
+      },
+      { what: 'the manager to stake 002 again', timeoutMs: 20_000 },
+    );
+    const down = await runCli(['Debug', 'ScaleActor', 'validators', '1'], {
+      env,
+      bin: BIN.localnetCli,
+    });
+    expect(down.code, down.stderr).toBe(0);
+    expect(JSON.parse(down.stdout)).toMatchObject({ outcome: 'draining', drained: ['002'] });
+  });
+});
+
+describe('failing', () => {
+  it.each([
+    [['scale', '-1']],
+    [['scale', '2.5']],
+    [['scale', 'two']],
+    [['scale', '1000']],
+    [['scale', '2', '--wait', 'forever']],
+    [['scale', '2', '--timeout', '0']],
+    [['actions', '--validator', '2']],
+    [['scale']],
+    [['stauts']],
+    [['status', '--server', 'not a url']],
+  ])('`%j` is a usage error: exit 2, one line, nothing sent', async (args) => {
+    const replicas = await fixture.replicas();
+    const result = await runCli(args, { env });
+    expect(result.code).toBe(2);
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(/^error: /)]);
+    expect(result.stdout).toBe('');
+    expect(await fixture.replicas()).toBe(replicas);
+  });
+
+  it('a mutation without the token exits 1 with the catalogue code in one line', async () => {
+    const result = await runCli(['pause'], {
+      env: { CLUSTER_MANAGER_URL: env.CLUSTER_MANAGER_URL! },
+    });
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([expect.stringMatching(/^error: UNAUTHORIZED: /)]);
+    expect(service.manager.paused).toBe(false);
+  });
+
+  it('a scale the manager refuses (paused) exits 1 with the code in one line', async () => {
+    const replicas = await fixture.replicas();
+    await runCli(['pause'], { env });
+    try {
+      const result = await runCli(['scale', '5'], { env });
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr)).toEqual([
+        'error: PAUSED: the manager is paused; resume it before scaling',
+      ]);
+    } finally {
+      await runCli(['resume'], { env });
+    }
+    expect(await fixture.replicas()).toBe(replicas);
+  });
+
+  it('a server that is not the manager exits 1 with its HTTP status in one line', async () => {
+    // The chain node's RPC answers, but with its own errors.
+    const result = await runCli(['status', '--server', fixture.chain.baseUrl]);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(/^error: status failed with HTTP \d{3}$/),
+    ]);
+  });
+
+  it("a manager that is shutting down (fastify's own 503 body) exits 1 with one line", async () => {
+    // What fastify answers by itself while it closes (return503OnClosing).
+    const closing = createServer((_request, response) => {
+      response.writeHead(503, { 'content-type': 'application/json' });
+      response.end(
+        '{"error":"Service Unavailable","message":"Service Unavailable","statusCode":503}',
+      );
+    });
+    await new Promise<void>((resolve) => closing.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (closing.address() as { port: number }).port;
+      const result = await runCli(['pause', '--server', `http://127.0.0.1:${port}`], {
+        env: { CLUSTER_MANAGER_TOKEN: TOKEN },
+      });
+      expect(result.code).toBe(1);
+      expect(lines(result.stderr)).toEqual(['error: pause failed with HTTP 503']);
+    } finally {
+      await new Promise((resolve) => closing.close(resolve));
+    }
+  });
+
+  it('an unreachable manager exits 1 with one line', async () => {
+    const [port] = await freePorts(1);
+    const result = await runCli(['status', '--server', `http://127.0.0.1:${port}`]);
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: cannot reach the manager at http:\/\/127\.0\.0\.1:\d+ \(connect ECONNREFUSED/,
+      ),
+    ]);
+  });
+});
+
+describe('watch', () => {
+  it('follows the event stream until it is stopped', async () => {
+    const watch = startCli(['watch'], { env });
+    try {
+      await waitFor(() => (watch.stdout.includes('following') ? true : watch.stdout), {
+        what: 'watch to connect',
+      });
+      await runCli(['pause'], { env });
+      await runCli(['resume'], { env });
+      await fixture.commitBlock();
+      await waitFor(
+        () =>
+          /\d\d:\d\d:\d\d paused\n[\s\S]*resumed\n[\s\S]*height \d+/.test(watch.stdout)
+            ? true
+            : watch.stdout,
+        { what: 'pause, resume and a height in the output' },
+      );
+    } finally {
+      watch.child.kill('SIGTERM');
+    }
+    const result = await watch.exited;
+    expect(result.code).toBe(0);
+  });
+
+  it('ends quietly with 0 when its reader goes away (`watch | head`)', async () => {
+    const watch = startCli(['watch'], { env });
+    try {
+      await waitFor(() => (watch.stdout.includes('following') ? true : watch.stdout), {
+        what: 'watch to connect',
+      });
+      watch.child.stdout?.destroy();
+      await fixture.commitBlock();
+      await fixture.commitBlock();
+      const result = await Promise.race([
+        watch.exited,
+        new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000)),
+      ]);
+      expect(result?.code).toBe(0);
+      expect(result?.stderr).toBe('');
+    } finally {
+      watch.child.kill('SIGKILL');
+      await watch.exited;
+    }
+  });
+});

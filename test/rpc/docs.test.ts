@@ -1,0 +1,107 @@
+// The control RPC, CLI and devnet docs stay true to the code: docs/openapi.json is what the
+// server builds (`npm run docs:openapi`), and the readable docs name every route, event, error
+// code, command and option there is.
+import { readFileSync, existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { describe, expect, it } from 'vitest';
+import { OPENAPI_DOC, renderOpenApi } from '../../scripts/openapi-docs.ts';
+import { registerDevnetCommand } from '../../src/devnet/command.ts';
+import { registerDebugCommands } from '../../src/manager/cli/debug-commands.ts';
+import { ErrorCatalogue } from '../../src/manager/errors.ts';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const read = (path: string): string => readFileSync(join(root, path), 'utf8');
+
+const program = new Command('cluster-manager');
+registerDebugCommands(program);
+registerDevnetCommand(program);
+const command = (name: string): Command => program.commands.find((c) => c.name() === name)!;
+const DEBUG_COMMANDS = [
+  'scale',
+  'status',
+  'plan',
+  'actions',
+  'pause',
+  'resume',
+  'trigger-view',
+  'watch',
+];
+
+describe('docs/openapi.json', () => {
+  it('is current: exactly what `npm run docs:openapi` writes', async () => {
+    expect(read(OPENAPI_DOC)).toBe(await renderOpenApi());
+  });
+});
+
+describe('docs/control-rpc.md', () => {
+  const doc = read('docs/control-rpc.md');
+  const openapi = JSON.parse(read(OPENAPI_DOC)) as {
+    paths: Record<string, Record<string, unknown>>;
+  };
+
+  it('lists every route of the API', () => {
+    for (const [path, methods] of Object.entries(openapi.paths))
+      for (const method of Object.keys(methods))
+        expect(doc).toMatch(
+          new RegExp(`\`${method.toUpperCase()} ${path.replace(/[.?]/g, '\\$&')}[\`?]`),
+        );
+  });
+
+  it('describes every event of the stream', () => {
+    for (const event of ['hello', 'phase', 'action', 'height', 'paused'])
+      expect(doc).toContain(`| \`${event}\` |`);
+  });
+
+  it('maps error codes of the catalogue to their own HTTP status', () => {
+    const section = doc.slice(doc.indexOf('## Errors'), doc.indexOf('## Server-sent events'));
+    const rows = [...section.matchAll(/^\| (\d{3}) \| (.*) \|$/gm)];
+    expect(rows.length).toBeGreaterThan(8);
+    for (const [, status, cell] of rows)
+      for (const [, code] of cell!.matchAll(/`([A-Z_]+)`/g)) {
+        const spec = ErrorCatalogue[code as keyof typeof ErrorCatalogue];
+        expect(spec, code).toBeDefined();
+        expect(spec.status, code).toBe(Number(status));
+      }
+  });
+});
+
+describe('docs/cli.md', () => {
+  const doc = read('docs/cli.md');
+
+  it.each(DEBUG_COMMANDS)('documents `%s` and each of its options', (name) => {
+    expect(doc).toContain(`| \`${name}`);
+    for (const option of command(name).options) expect(doc, option.long).toContain(option.long!);
+  });
+
+  it('documents the global flags, their env and every exit code', () => {
+    for (const text of ['--server', '--token', 'CLUSTER_MANAGER_URL', 'CLUSTER_MANAGER_TOKEN'])
+      expect(doc).toContain(text);
+    for (const code of [0, 1, 2, 3]) expect(doc).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+  });
+});
+
+describe('docs/devnet.md', () => {
+  const doc = read('docs/devnet.md');
+
+  it('documents every option of `cluster-manager devnet`', () => {
+    for (const option of command('devnet').options)
+      expect(doc, option.long).toContain(`\`${option.long!}`);
+  });
+
+  it('names the files the devnet writes', () => {
+    for (const file of ['kubeconfig', 'devnet.json', 'manager.env'])
+      expect(doc).toContain(`<dir>/${file}`);
+  });
+});
+
+describe('links', () => {
+  it.each(['docs/control-rpc.md', 'docs/cli.md', 'docs/devnet.md'])('of %s resolve', (file) => {
+    const doc = read(file);
+    for (const [, target] of doc.matchAll(/\]\(([^)#]+)(?:#[^)]*)?\)/g)) {
+      if (target!.startsWith('http')) continue;
+      expect(existsSync(join(root, dirname(file), target!)), target).toBe(true);
+    }
+  });
+});

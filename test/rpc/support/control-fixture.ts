@@ -1,0 +1,255 @@
+// A real manager for control-RPC tests: the Kubernetes API emulator (simulated kubelet) over
+// HTTP, a keys Secret, a validator StatefulSet, and a chain of two in-process localnet nodes
+// (001 staked at genesis, 002 a node that votes once staked) with a manual pacemaker. The
+// StatefulSet's container ports are node 002's real ports, so the service URL the manager stakes
+// 002 with (`127.0.0.1:{port:p2p}`) reaches it. Nothing here stands in for our own adapters.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { freePorts } from '../../../src/devnet/ports.ts';
+import { startEmulator, type Emulator } from '../../../src/kube-emulator/index.ts';
+import { buildGenesis } from '../../../src/localnet/genesis.ts';
+import { startNode, type RunningNode } from '../../../src/localnet/server.ts';
+import { loadConfig } from '../../../src/manager/config.ts';
+import { loadKubeClients } from '../../../src/manager/kube/client.ts';
+import { createLogger } from '../../../src/manager/logger.ts';
+import { Manager } from '../../../src/manager/manager.ts';
+import { ManagerControlPlane } from '../../../src/manager/rpc/control-plane.ts';
+import { buildServer, type ControlServer } from '../../../src/manager/rpc/server.ts';
+import { VERSION } from '../../../src/manager/version.ts';
+import { generateKeys, PocketRpcClient, type ValidatorKey } from '../../../src/pocket/index.ts';
+import { waitFor } from '../../harness/wait.ts';
+
+export const TOKEN = 'test-token-0123456789abcdef';
+export const STATEFULSET = 'validator';
+export const LABELS = {
+  'app.kubernetes.io/name': 'localnet-node',
+  'pokt.network/purpose': 'validator',
+};
+const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+
+export interface ManagerUnderTest {
+  manager: Manager;
+  control: ManagerControlPlane;
+  app: ControlServer;
+  /** Every log line the manager wrote (JSON). */
+  logs: string[];
+  stop(): Promise<void>;
+}
+
+export interface ControlFixture {
+  emulator: Emulator;
+  kc: KubeConfig;
+  core: CoreV1Api;
+  apps: AppsV1Api;
+  namespace: string;
+  keys: Map<string, ValidatorKey>;
+  nodes: RunningNode[];
+  chain: PocketRpcClient;
+  dir: string;
+  /** Starts a manager on this cluster; `env` overrides its configuration. */
+  startManager(env?: Record<string, string>): Promise<ManagerUnderTest>;
+  replicas(): Promise<number>;
+  /** Commits one block (the pacemaker is manual) and returns the new height. */
+  commitBlock(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** A StatefulSet of validator pods whose container ports are `ports`. */
+export function validatorStatefulSet(
+  name: string,
+  replicas: number,
+  ports: { rpc: number; p2p: number },
+) {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'StatefulSet',
+    metadata: { name, labels: LABELS },
+    spec: {
+      replicas,
+      serviceName: 'validators',
+      podManagementPolicy: 'Parallel',
+      selector: { matchLabels: LABELS },
+      template: {
+        metadata: { labels: LABELS },
+        spec: {
+          containers: [
+            {
+              name: 'node',
+              image: 'localnet-node:dev',
+              ports: [
+                { name: 'rpc', containerPort: ports.rpc },
+                { name: 'p2p', containerPort: ports.p2p },
+              ],
+            },
+          ],
+        },
+      },
+    },
+  };
+}
+
+/** Keys 001 and 002 in the Secret (003 deliberately missing: a wanted id without a key). */
+export async function startControlFixture(): Promise<ControlFixture> {
+  const dir = await mkdtemp(join(tmpdir(), 'cm-rpc-test-'));
+  const namespace = 'default';
+  const keys = generateKeys({ count: 2, seed: 'control-rpc-test' });
+  const [rpc1, p2p1, rpc2, p2p2] = await freePorts(4);
+  const genesis = buildGenesis({
+    keys,
+    validators: 1,
+    serviceUrl: `127.0.0.1:${p2p1}`,
+    unstakingBlocks: 3,
+  });
+  const nodeLog = pino({ level: 'silent' });
+  const nodes: RunningNode[] = [];
+  let emulator: Emulator | undefined;
+  try {
+    for (const [id, rpcPort, p2pPort] of [
+      ['001', rpc1, p2p1],
+      ['002', rpc2, p2p2],
+    ] as const) {
+      nodes.push(
+        await startNode({
+          genesis,
+          key: keys.get(id),
+          host: '127.0.0.1',
+          rpcPort: rpcPort ?? 0,
+          p2pPort: p2pPort ?? 0,
+          pacemaker: 'manual',
+          roundTimeoutMs: 1_000,
+          syncIntervalMs: 200,
+          logger: nodeLog,
+        }),
+      );
+    }
+    emulator = await startEmulator({
+      dir: join(dir, 'emulator'),
+      kubelet: { mode: 'simulated', pendingMs: 10, readyMs: 10, terminationMs: 10 },
+    });
+    const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), { namespace });
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const core = kc.makeApiClient(CoreV1Api);
+    const apps = kc.makeApiClient(AppsV1Api);
+    await core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'validators-private-keys' },
+        stringData: Object.fromEntries([...keys].map(([id, k]) => [id, k.exportPrivateKeyHex()])),
+      },
+    });
+    await apps.createNamespacedStatefulSet({
+      namespace,
+      body: validatorStatefulSet(STATEFULSET, 1, { rpc: rpc2 ?? 0, p2p: p2p2 ?? 0 }),
+    });
+    const chain = new PocketRpcClient({ baseUrl: nodes[0]?.rpcUrl ?? '', timeoutMs: 10_000 });
+    const running = new Set<ManagerUnderTest>();
+    const started = emulator;
+
+    const startManager = async (env: Record<string, string> = {}): Promise<ManagerUnderTest> => {
+      const config = loadConfig({
+        env: {
+          CM_NAMESPACE: namespace,
+          CM_CHAIN_RPC_URL: chain.baseUrl,
+          CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{port:p2p}',
+          CM_JOURNAL_PATH: join(dir, `journal-${running.size}-${Date.now()}.sqlite`),
+          CM_READY_DEBOUNCE: '50ms',
+          CM_CHAIN_POLL_INTERVAL: '100ms',
+          CM_RESYNC_INTERVAL: '5s',
+          CM_SYNC_CHECK: 'false',
+          CM_PACING: 'off',
+          CM_RPC_TOKEN: TOKEN,
+          CM_LOG_LEVEL: 'info',
+          CM_SHUTDOWN_TIMEOUT: '2s',
+          ...env,
+        },
+      });
+      const logs: string[] = [];
+      const logger = createLogger({
+        level: config.logLevel,
+        destination: new Writable({
+          write(chunk: Buffer, _encoding, done) {
+            logs.push(chunk.toString('utf8'));
+            done();
+          },
+        }),
+      });
+      const kube = loadKubeClients({ namespace: config.namespace, env: {}, kubeConfig: kc });
+      const manager = new Manager({ config, logger, kube });
+      const control = new ManagerControlPlane(manager);
+      const app = await buildServer({ control, token: config.rpcToken, logger, version: VERSION });
+      await manager.start();
+      let stopped = false;
+      const handle: ManagerUnderTest = {
+        manager,
+        control,
+        app,
+        logs,
+        stop: async () => {
+          if (stopped) return;
+          stopped = true;
+          running.delete(handle);
+          await app.close();
+          await manager.stop();
+        },
+      };
+      running.add(handle);
+      return handle;
+    };
+
+    return {
+      emulator,
+      kc,
+      core,
+      apps,
+      namespace,
+      keys,
+      nodes,
+      chain,
+      dir,
+      startManager,
+      replicas: async () =>
+        (await apps.readNamespacedStatefulSet({ name: STATEFULSET, namespace })).spec?.replicas ??
+        -1,
+      commitBlock: async () => {
+        const before = await chain.height();
+        await chain.debug('trigger_view');
+        await waitFor(async () => ((await chain.height()) > before ? true : 'no new block'), {
+          what: `a block after height ${before}`,
+          timeoutMs: 10_000,
+          intervalMs: 20,
+        });
+        return chain.height();
+      },
+      stop: async () => {
+        for (const handle of [...running]) await handle.stop();
+        await started.stop();
+        await Promise.all(nodes.map((node) => node.stop()));
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  } catch (error: unknown) {
+    await emulator?.stop();
+    await Promise.all(nodes.map((node) => node.stop()));
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Patches the StatefulSet's replicas directly (as `kubectl scale` does). */
+export async function kubectlScale(fixture: ControlFixture, replicas: number): Promise<void> {
+  await fixture.apps.patchNamespacedStatefulSetScale(
+    { name: STATEFULSET, namespace: fixture.namespace, body: { spec: { replicas } } },
+    mergePatch,
+  );
+}
