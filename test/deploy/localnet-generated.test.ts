@@ -39,7 +39,6 @@ const keys = stringData(findObject(objects, 'Secret', LOCALNET.secretName));
 const scratch = mkdtempSync(join(tmpdir(), 'cm-deploy-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
-
 describe('the keys Secret', () => {
   it('is exactly what `cluster-manager keys generate` makes from the fixed seed', async () => {
     const out = join(scratch, 'keys.yaml');
@@ -108,17 +107,14 @@ describe('the genesis', () => {
     });
   });
 
-  it(
-    'is what `localnet-node genesis` makes (npm run localnet:manifests -- --check)',
-    () => {
-      const output = execFileSync(
-        process.execPath,
-        [join(repoRoot, 'scripts/localnet-manifests.ts'), '--check'],
-        { encoding: 'utf8', timeout: 60_000 },
-      );
-      expect(output).toMatch(/current/);
-    },
-  );
+  it('is what `localnet-node genesis` makes (npm run localnet:manifests -- --check)', () => {
+    const output = execFileSync(
+      process.execPath,
+      [join(repoRoot, 'scripts/localnet-manifests.ts'), '--check'],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(output).toMatch(/current/);
+  });
 });
 
 describe('the validator container uses the localnet-node contract', () => {
