@@ -625,6 +625,16 @@ export class Harness {
     await Promise.resolve();
   }
 
+  /** The pid of the node process of validator `id`'s current pod, once the kubelet started it. */
+  async nodePid(id: string): Promise<number | undefined> {
+    const folder = `/pods/${this.info.namespace}_${this.podOf(id)}_`;
+    for (const pid of descendants()) {
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+      if (cwd.startsWith(this.info.dir) && cwd.includes(folder)) return pid;
+    }
+    return undefined;
+  }
+
   /** Freezes (SIGSTOP) or thaws (SIGCONT) the full node that serves the chain RPC. */
   setChainRpcFrozen(frozen: boolean): void {
     this.kubelet.kill(this.info.namespace, 'full-node-0', frozen ? 'SIGSTOP' : 'SIGCONT');

@@ -1,0 +1,83 @@
+// Shared set-up of the integration and scenario files: one devnet per file (started in beforeAll,
+// stopped in afterAll even when a test failed, with a check that no process it ran is left),
+// argv sampled all along for the key-leak check, and the manager's log tail printed when a test
+// fails.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
+import { CommandLineSampler, Harness, type HarnessOptions } from '../harness/index.ts';
+
+/** Fast manager settings for tests (the devnet's defaults are for people). */
+export const FAST_MANAGER: Record<string, string> = {
+  CM_READY_DEBOUNCE: '500ms',
+  CM_CHAIN_POLL_INTERVAL: '200ms',
+  CM_RESYNC_INTERVAL: '5s',
+};
+
+export interface DevnetFixture {
+  /** The running harness (throws before beforeAll ran). */
+  readonly h: Harness;
+  /** Every argv seen below this process while the file ran. */
+  readonly argv: CommandLineSampler;
+}
+
+/** Starts a devnet for the whole file; returns a fixture whose fields are valid inside tests. */
+export function useDevnet(
+  name: string,
+  options: Omit<HarnessOptions, 'dir'> & { managerEnv?: Record<string, string> } = {},
+): DevnetFixture {
+  let harness: Harness | undefined;
+  let sampler: CommandLineSampler | undefined;
+  let dir: string | undefined;
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), `cm-${name}-`));
+    sampler = new CommandLineSampler();
+    harness = await Harness.start({
+      ...options,
+      dir,
+      managerEnv: { ...FAST_MANAGER, ...options.managerEnv },
+    });
+  }, 90_000);
+  afterAll(async () => {
+    sampler?.stop();
+    try {
+      await harness?.stop();
+    } finally {
+      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+  const fixture: DevnetFixture = {
+    get h() {
+      if (harness === undefined) throw new Error('the devnet did not start');
+      return harness;
+    },
+    get argv() {
+      if (sampler === undefined) throw new Error('the devnet did not start');
+      return sampler;
+    },
+  };
+  beforeEach((context) => {
+    context.onTestFailed(() => printManagerLog(fixture));
+  });
+  return fixture;
+}
+
+/** Prints the last lines of the manager's log when a test fails. */
+async function printManagerLog(fixture: DevnetFixture, lines = 60): Promise<void> {
+  const log = fixture.h.info.managerLog;
+  if (log === null) return;
+  const text = await readFile(log, 'utf8').catch(() => '');
+  process.stderr.write(
+    `--- last ${lines} lines of ${log} ---\n${text.split('\n').slice(-lines).join('\n')}\n`,
+  );
+}
+
+/** Asserts that no key of the Secret is in any log or argv this file produced. */
+export async function expectNoKeyLeaks(fixture: DevnetFixture): Promise<void> {
+  fixture.argv.sample();
+  const { leaks, scannedFiles, scannedProcesses } = await fixture.h.keyLeaks(fixture.argv.seen);
+  expect(scannedFiles).toBeGreaterThan(1);
+  expect(scannedProcesses).toBeGreaterThan(1);
+  expect(leaks).toEqual([]);
+}
