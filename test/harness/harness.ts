@@ -263,7 +263,7 @@ export class Harness {
         return pending(
           row === undefined
             ? `no status row for ${key}`
-            : `${key} is ${row.phase} (${row.reason}) at height ${await this.height()}`,
+            : `${key} is ${row.phase} (${row.reason}) at height ${await this.height().catch(() => '?')}`,
         );
       },
       { what: `${key} to be ${what}`, timeoutMs: options.timeoutMs ?? 30_000, intervalMs: 100 },
@@ -343,10 +343,15 @@ export class Harness {
 
   // ---- the chain ----
 
-  /** Commits one block (manual pacemaker: `trigger_view?wait=true`) and returns the new height. */
-  async triggerView(): Promise<number> {
-    const before = await this.chain.height();
-    const response = await fetch(`${this.info.chainRpcUrl}/v1/debug/trigger_view?wait=true`, {
+  /**
+   * Commits one block (manual pacemaker: `trigger_view?wait=true`) and returns the new height.
+   * `via` sends it to another node's RPC (while the chain RPC is down).
+   */
+  async triggerView(via: string = this.info.chainRpcUrl): Promise<number> {
+    const client =
+      via === this.info.chainRpcUrl ? this.chain : new PocketRpcClient({ baseUrl: via });
+    const before = await client.height();
+    const response = await fetch(`${via}/v1/debug/trigger_view?wait=true`, {
       method: 'POST',
       signal: AbortSignal.timeout(30_000),
     });
@@ -354,8 +359,14 @@ export class Harness {
       throw new Error(
         `trigger_view at height ${before} answered ${response.status}: ${await response.text()}`,
       );
-    await this.waitForHeight(before + 1);
-    return this.chain.height();
+    await waitFor(
+      async () => {
+        const now = await client.height();
+        return now > before ? now : pending(`height ${now} at ${via}`);
+      },
+      { what: `height ${before + 1} after a trigger_view`, timeoutMs: 30_000 },
+    );
+    return client.height();
   }
 
   async height(): Promise<number> {
@@ -562,6 +573,15 @@ export class Harness {
     );
   }
 
+  /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
+  async mempool(): Promise<{ id: string; type: string; hash: string }[]> {
+    return (await this.chain.unconfirmedTransactions()).map((tx) => ({
+      id: this.#idsByAddress.get(tx.signer_addr) ?? tx.signer_addr,
+      type: tx.message_type,
+      hash: tx.tx.hash,
+    }));
+  }
+
   // ---- the cluster and faults ----
 
   /** Sets the StatefulSet's replicas directly, as `kubectl scale` does (no drain). */
@@ -584,6 +604,19 @@ export class Harness {
   /** The pod name of validator `id` (ordinal = id − 1). */
   podOf(id: string): string {
     return `${this.info.statefulSet}-${Number(id) - 1}`;
+  }
+
+  /** `http://127.0.0.1:PORT` of validator `id`'s own node RPC (its pod's published host port). */
+  async nodeRpcUrl(id: string): Promise<string> {
+    const pod = await this.core.readNamespacedPod({
+      name: this.podOf(id),
+      namespace: this.info.namespace,
+    });
+    const ports = JSON.parse(
+      pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
+    ) as Record<string, number>;
+    if (ports.rpc === undefined) throw new Error(`pod of ${id} publishes no rpc port`);
+    return `http://127.0.0.1:${ports.rpc}`;
   }
 
   /** Merge-patches the annotations of validator `id`'s pod (null removes one). */
