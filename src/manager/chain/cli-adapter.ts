@@ -162,9 +162,10 @@ export class CliChainAdapter implements ChainAdapter {
     if (result.isMaxBuffer)
       throw new ManagerError('CLI_FAILED', 'the CLI wrote more output than allowed');
     if (result.exitCode === undefined) {
+      // `code` names why it could not start (EACCES: not executable, ENOENT: no such file).
       throw new ManagerError(
         'CLI_FAILED',
-        `the CLI could not run or was killed (${result.signal ?? 'no exit code'})`,
+        `the CLI could not run or was killed (${result.code ?? result.signal ?? 'no exit code'})`,
       );
     }
     return {
