@@ -1,8 +1,8 @@
 // Issue A under faults, manual pacemaker: the manager SIGKILLed between broadcast and commit and
 // during a 4 → 8 scale-up, the API server resetting watches, answering 500s and 410s and
-// restarting with a resourceVersion jump, and the chain RPC frozen for a while. After each: the
-// staked set is what the cluster wants, and every validator got exactly one stake or unstake for
-// the step that asked for it (counted in the committed blocks).
+// restarting with a resourceVersion jump, the chain RPC frozen for a while, and validator nodes
+// killed. After each: the staked set is what the cluster wants, and every validator got exactly
+// one stake or unstake for the step that asked for it (counted in the committed blocks).
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness } from '../harness/index.ts';
 import { useDevnet } from './support.ts';
@@ -173,5 +173,19 @@ describe('the manager under faults, manual pacemaker', { timeout: 120_000 }, () 
     expect(await informerRestarts(h)).toBeGreaterThan(restarts);
     // The caches follow the cluster again.
     await h.waitForValidator('007', (row) => !row.wanted && row.phase === 'unstaked', 'unstaked');
+  });
+
+  it('validator nodes killed during a scale-up (one in the set, one joining): converges, nobody unstaked', async () => {
+    const { h } = devnet;
+    const before = await h.ledger.counts();
+    await h.kubectlScale(8);
+    await h.killNode('001');
+    await h.waitForValidator('007', (row) => row.ready, 'Ready', { timeoutMs: 30_000 });
+    await h.killNode('007');
+    await h.expectStakedSet(ids(8), { timeoutMs: 60_000 });
+    const height = await h.expectChainProgress(3, 20_000);
+    expect(delta(before, await h.ledger.counts())).toEqual(once(['007', '008'], 'stake'));
+    await h.expectActive('001', { since: height });
+    await h.expectActive('007', { since: height });
   });
 });
