@@ -249,17 +249,21 @@ export class Harness {
     return (await this.manager<{ actions: ActionRow[] }>('/v1/actions?limit=500', url)).actions;
   }
 
-  /** Waits until the manager's status row of `key` satisfies `check`; returns it. */
+  /**
+   * Waits until the manager's status row of `key` satisfies `check`; returns it. `drive` commits
+   * a block on every look (manual pacemaker: "active" needs blocks to sign).
+   */
   async waitForValidator(
     key: string,
     check: (row: ValidatorRow) => boolean,
     what: string,
-    options: { timeoutMs?: number; url?: string } = {},
+    options: { timeoutMs?: number; url?: string; drive?: boolean } = {},
   ): Promise<ValidatorRow> {
     return waitFor(
       async () => {
         const row = await this.validator(key, options.url);
         if (row !== undefined && check(row)) return row;
+        if (options.drive === true) await this.triggerView().catch(() => undefined);
         return pending(
           row === undefined
             ? `no status row for ${key}`

@@ -75,6 +75,7 @@ describe('the manager under faults, manual pacemaker', { timeout: 120_000 }, () 
     await h.restartManager();
     await h.waitForValidator('006', (row) => row.phase === 'active', 'active', {
       timeoutMs: 20_000,
+      drive: true,
     });
     await h.expectChainProgress(3, 20_000);
     expect((await h.ledger.counts()).get('006')).toEqual({ stakes: 1, unstakes: 0 });

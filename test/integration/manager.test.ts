@@ -47,7 +47,7 @@ describe('the manager over HTTP, manual pacemaker, RPC mode', { timeout: 90_000 
     const { h } = devnet;
     await blocks(3);
     for (const id of ['001', '002', '003', '004'])
-      await h.waitForValidator(id, (row) => row.phase === 'active', 'active');
+      await h.waitForValidator(id, (row) => row.phase === 'active', 'active', { drive: true });
     await blocks(2);
     expect(await h.actions()).toEqual([]);
     expect(await h.committedTransactions()).toEqual([]);
@@ -94,7 +94,9 @@ describe('the manager over HTTP, manual pacemaker, RPC mode', { timeout: 90_000 
     // Unready for longer than the debounce, while blocks commit.
     await blocks(3);
     h.kubelet.setReady(h.info.namespace, h.podOf('005'), true);
-    await h.waitForValidator('005', (row) => row.ready && row.phase === 'active', 'active again');
+    await h.waitForValidator('005', (row) => row.ready && row.phase === 'active', 'active again', {
+      drive: true,
+    });
     const since = await h.height();
     await h.expectActive('006', { since: since + 1 });
     expect(await counts()).toEqual(before);

@@ -30,6 +30,7 @@ export function useDevnet(
   let harness: Harness | undefined;
   let sampler: CommandLineSampler | undefined;
   let dir: string | undefined;
+  let failed = false;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), `cm-${name}-`));
     sampler = new CommandLineSampler();
@@ -44,7 +45,9 @@ export function useDevnet(
     try {
       await harness?.stop();
     } finally {
-      if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+      // A failed file keeps its folder (logs of the manager and every node) for a post-mortem.
+      if (failed) process.stderr.write(`devnet folder kept for inspection: ${dir ?? '?'}\n`);
+      else if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     }
   }, 60_000);
   const fixture: DevnetFixture = {
@@ -58,7 +61,10 @@ export function useDevnet(
     },
   };
   beforeEach((context) => {
-    context.onTestFailed(() => printManagerLog(fixture));
+    context.onTestFailed(async () => {
+      failed = true;
+      await printManagerLog(fixture);
+    });
   });
   return fixture;
 }
