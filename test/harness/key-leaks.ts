@@ -42,16 +42,23 @@ export function findKeys(text: string, needles: readonly Needle[], where: string
     .map(({ id, form }) => ({ where, id, form }));
 }
 
-/** Scans files (missing ones are skipped) and every `*.log` in the given folders. */
+/**
+ * Scans files (missing ones are skipped) and every `*.log` in the given folders — or, with
+ * `recursive`, every file below them.
+ */
 export async function scanFilesForKeys(
   paths: readonly string[],
   folders: readonly string[],
   needles: readonly Needle[],
+  options: { recursive?: boolean } = {},
 ): Promise<{ leaks: KeyLeak[]; scanned: string[] }> {
   const files = new Set(paths);
   for (const folder of folders) {
-    const entries = await readdir(folder).catch(() => [] as string[]);
-    for (const entry of entries) if (entry.endsWith('.log')) files.add(join(folder, entry));
+    const entries = await readdir(folder, { recursive: options.recursive === true }).catch(
+      () => [] as string[],
+    );
+    for (const entry of entries)
+      if (options.recursive === true || entry.endsWith('.log')) files.add(join(folder, entry));
   }
   const leaks: KeyLeak[] = [];
   const scanned: string[] = [];

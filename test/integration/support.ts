@@ -6,7 +6,13 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect } from 'vitest';
-import { CommandLineSampler, Harness, type HarnessOptions } from '../harness/index.ts';
+import {
+  CommandLineSampler,
+  findKeys,
+  Harness,
+  keyNeedles,
+  type HarnessOptions,
+} from '../harness/index.ts';
 
 /** Fast manager settings for tests (the devnet's defaults are for people). */
 export const FAST_MANAGER: Record<string, string> = {
@@ -43,13 +49,24 @@ export function useDevnet(
   afterAll(async () => {
     sampler?.stop();
     try {
+      // Every file that ran a devnet proves no key reached a log, an argv or an answer.
+      if (harness !== undefined) await expectNoKeyLeaks(fixture);
+    } catch (error: unknown) {
+      failed = true;
+      throw error;
+    } finally {
+      await stopAndClean();
+    }
+  }, 60_000);
+  const stopAndClean = async (): Promise<void> => {
+    try {
       await harness?.stop();
     } finally {
       // A failed file keeps its folder (logs of the manager and every node) for a post-mortem.
       if (failed) process.stderr.write(`devnet folder kept for inspection: ${dir ?? '?'}\n`);
       else if (dir !== undefined) await rm(dir, { recursive: true, force: true });
     }
-  }, 60_000);
+  };
   const fixture: DevnetFixture = {
     get h() {
       if (harness === undefined) throw new Error('the devnet did not start');
@@ -79,11 +96,23 @@ async function printManagerLog(fixture: DevnetFixture, lines = 60): Promise<void
   );
 }
 
-/** Asserts that no key of the Secret is in any log or argv this file produced. */
+/**
+ * Asserts that no key of the Secret is in any log or argv this file produced, nor in what the
+ * manager answers (status, plan, journal) or the Events it recorded.
+ */
 export async function expectNoKeyLeaks(fixture: DevnetFixture): Promise<void> {
-  fixture.argv.sample();
-  const { leaks, scannedFiles, scannedProcesses } = await fixture.h.keyLeaks(fixture.argv.seen);
+  const { h, argv } = fixture;
+  argv.sample();
+  const { leaks, scannedFiles, scannedProcesses } = await h.keyLeaks(argv.seen);
   expect(scannedFiles).toBeGreaterThan(1);
   expect(scannedProcesses).toBeGreaterThan(1);
   expect(leaks).toEqual([]);
+  const needles = keyNeedles(await h.privateKeys());
+  const events = await h.core.listNamespacedEvent({ namespace: h.info.namespace });
+  // A manager a test left stopped has no answers to scan.
+  const answers = await Promise.all([h.validators(), h.actions(), h.manager('/v1/plan')]).catch(
+    () => [],
+  );
+  const text = JSON.stringify([events.items.map((e) => e.message), answers]);
+  expect(findKeys(text, needles, 'Events and control-RPC answers')).toEqual([]);
 }

@@ -1,5 +1,6 @@
 // The CLI chain adapter's failures name their cause (a CLI that cannot be run at all).
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,5 +44,38 @@ describe('CliChainAdapter', () => {
       );
     expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
     expect((failure as Error).message).toContain(code);
+  });
+});
+
+describe('CliChainAdapter.removeStaleTempFolders', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  });
+
+  it("removes the keybases of dead managers and keeps those of live processes and others' folders", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'cli-adapter-sweep-'));
+    root = folder;
+    // A pid that no process has: a short-lived child that has exited.
+    const { pid: deadPid } = spawnSync(process.execPath, ['-e', '0']);
+    const dead = join(folder, `cm-keybase-${deadPid}-abc123`);
+    const deadCli = join(folder, `cm-cli-${deadPid}-abc123`);
+    const mine = join(folder, `cm-keybase-${process.pid}-def456`);
+    const parent = join(folder, `cm-keybase-${process.ppid}-ghi789`);
+    const unrelated = join(folder, 'cm-keybase-legacy');
+    for (const folder of [dead, deadCli, mine, parent, unrelated]) {
+      await mkdir(join(folder, '.pocket', 'keys'), { recursive: true });
+      await writeFile(join(folder, '.pocket', 'keys', 'a.json'), '{}');
+    }
+    const adapter = new CliChainAdapter({
+      cliPath: '/bin/true',
+      rpcUrl: 'http://127.0.0.1:9',
+      timeoutMs: 1_000,
+      tempRoot: folder,
+    });
+    expect(await adapter.removeStaleTempFolders()).toBe(2);
+    expect((await readdir(folder)).sort()).toEqual(
+      [mine, parent, unrelated].map((path) => path.slice(folder.length + 1)).sort(),
+    );
   });
 });
