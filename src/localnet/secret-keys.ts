@@ -19,9 +19,7 @@ export class SecretKeysError extends Error {
  * Entries whose name is not a three-digit id are ignored.
  */
 export function readKeysSecret(text: string): Map<string, ValidatorKey> {
-  const secrets = parseAllDocuments(text)
-    .map((doc) => doc.toJS() as unknown)
-    .filter(isSecret);
+  const secrets = parseManifest(text).filter(isSecret);
   const secret = secrets.find((s) => s.metadata?.name === 'validators-private-keys') ?? secrets[0];
   if (secret === undefined) throw new SecretKeysError('no Secret found in the manifest');
   const values = new Map<string, string>();
@@ -44,6 +42,33 @@ export function readKeysSecret(text: string): Map<string, ValidatorKey> {
     }
   }
   return keys;
+}
+
+/**
+ * The documents of a YAML (or JSON) manifest. A syntax error or an unresolved alias is a
+ * `SecretKeysError` naming the error's code and line only: the parser's own message quotes the
+ * offending line, which could hold a key.
+ */
+function parseManifest(text: string): unknown[] {
+  const invalid = (error: { code?: unknown; name?: unknown; linePos?: { line: number }[] }) => {
+    const what =
+      typeof error.code === 'string'
+        ? error.code
+        : typeof error.name === 'string'
+          ? error.name
+          : 'error';
+    const line = error.linePos?.[0] === undefined ? '' : ` at line ${error.linePos[0].line}`;
+    return new SecretKeysError(`the manifest is not valid YAML (${what}${line})`);
+  };
+  return parseAllDocuments(text).map((doc) => {
+    const [first] = doc.errors;
+    if (first !== undefined) throw invalid(first);
+    try {
+      return doc.toJS() as unknown;
+    } catch (error: unknown) {
+      throw invalid(error as { code?: unknown; name?: unknown });
+    }
+  });
 }
 
 interface SecretLike {

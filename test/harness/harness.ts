@@ -1,21 +1,37 @@
 // A harness for scale-up and scale-down consensus tests: start a devnet in-process (or attach to
 // one through its devnet.json) and ask the chain, the cluster and the manager questions whose
 // answers are facts on chain — who signed which block, how many stake transactions were
-// committed — with waits that time out with a readable reason.
-import { readFile } from 'node:fs/promises';
-import { AppsV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+// committed — with waits that time out saying what was expected, what the chain showed and at
+// which height.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { readFile, readlink } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import {
+  BIN,
   startDevnet,
   type Devnet,
   type DevnetInfo,
   type DevnetOptions,
 } from '../../src/devnet/devnet.ts';
 import { parsePrivateKey, PocketRpcClient, type Block } from '../../src/pocket/index.ts';
-import { waitFor } from './wait.ts';
+import { keyNeedles, scanFilesForKeys, findKeys, type KeyLeak } from './key-leaks.ts';
+import { runKubectl, type KubectlResult } from './kubectl.ts';
+import { ChainLedger, type LedgerTx } from './ledger.ts';
+import { commandLine, descendants, isAlive } from './processes.ts';
+import { pending, waitFor } from './wait.ts';
 
 export interface ScaleOptions {
   wait?: 'none' | 'staked' | 'active';
   timeoutSeconds?: number;
+  /** Trigger views while waiting (default: when the pacemaker is manual). */
   drive?: boolean;
 }
 
@@ -32,6 +48,46 @@ export interface ScaleAnswer {
   };
 }
 
+/** One row of the manager's `GET /v1/validators`. */
+export interface ValidatorRow {
+  key: string;
+  id: string | null;
+  address: string | null;
+  pod: string | null;
+  ready: boolean;
+  wanted: boolean;
+  chain: { status: string; lastSignedHeight: number | null };
+  phase: string;
+  reason: string;
+  waitingFor: string | null;
+  pendingAction: 'stake' | 'unstake' | null;
+}
+
+/** One entry of the manager's journal (`GET /v1/actions`). */
+export interface ActionRow {
+  seq: number;
+  validatorId: string;
+  kind: 'stake' | 'unstake';
+  state: string;
+  txHash: string | null;
+  preparedHeight: number;
+  committedHeight: number | null;
+  errorCode: string | null;
+  reason: string;
+  attempts: number;
+  createdAt: string;
+}
+
+/** A manager process started by the harness besides the devnet's own (a second replica). */
+export interface ManagerReplica {
+  readonly url: string;
+  readonly pid: number;
+  readonly log: string;
+  readonly child: ChildProcess;
+  /** Sends `signal` and waits for the exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
 export type HarnessOptions = Partial<Omit<DevnetOptions, 'dir' | 'log'>> & { dir: string };
 
 export class Harness {
@@ -42,8 +98,12 @@ export class Harness {
   readonly kubeConfig: KubeConfig;
   /** Present when the harness started the devnet itself (fault switches, manager restarts). */
   readonly devnet: Devnet | undefined;
+  readonly ledger: ChainLedger;
   #addresses: Map<string, string> | undefined;
-  readonly #blocks = new Map<number, Block>();
+  #idsByAddress = new Map<string, string>();
+  readonly #replicas: ManagerReplica[] = [];
+  /** Every manager pid this harness ran (the devnet's, restarts, replicas). */
+  readonly #managerPids = new Set<number>();
 
   private constructor(info: DevnetInfo, devnet: Devnet | undefined) {
     this.info = info;
@@ -53,6 +113,11 @@ export class Harness {
     this.kubeConfig.loadFromFile(info.kubeconfig);
     this.core = this.kubeConfig.makeApiClient(CoreV1Api);
     this.apps = this.kubeConfig.makeApiClient(AppsV1Api);
+    this.ledger = new ChainLedger(
+      this.chain,
+      (address) => this.#idsByAddress.get(address) ?? address,
+    );
+    this.#noteManager();
   }
 
   /** Starts a devnet in this process (defaults: 4 validators, manual pacemaker, RPC mode). */
@@ -67,17 +132,63 @@ export class Harness {
       manager: true,
       ...options,
     });
-    return new Harness(devnet.info, devnet);
+    const harness = new Harness(devnet.info, devnet);
+    try {
+      await harness.addresses();
+    } catch (error: unknown) {
+      await harness.stop();
+      throw error;
+    }
+    return harness;
   }
 
   /** Attaches to a running devnet through its devnet.json. */
   static async attach(devnetJson: string): Promise<Harness> {
     const info = JSON.parse(await readFile(devnetJson, 'utf8')) as DevnetInfo;
-    return new Harness(info, undefined);
+    const harness = new Harness(info, undefined);
+    await harness.addresses();
+    return harness;
   }
 
+  /**
+   * Stops every replica the harness started and the devnet (manager, nodes, emulator), then
+   * checks that every process it ran is gone; throws naming any that is left.
+   */
   async stop(): Promise<void> {
+    const ours = this.devnet === undefined ? [] : await this.processes();
+    for (const replica of this.#replicas.splice(0)) await replica.stop('SIGTERM');
     await this.devnet?.stop();
+    await waitFor(
+      () => {
+        const left = ours.filter(isAlive);
+        return left.length === 0 || pending(`still running: ${left.join(', ')}`);
+      },
+      { what: 'every process the harness started to exit', timeoutMs: 15_000 },
+    );
+  }
+
+  /** The pids of every process of this devnet now: managers, nodes and whatever they run. */
+  async processes(): Promise<number[]> {
+    this.#noteManager();
+    const roots = new Set<number>();
+    for (const pid of descendants()) {
+      if (this.#managerPids.has(pid)) roots.add(pid);
+      else {
+        const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+        if (cwd.startsWith(this.info.dir)) roots.add(pid);
+      }
+    }
+    const all = new Set<number>();
+    for (const root of roots) {
+      all.add(root);
+      for (const child of descendants(root)) all.add(child);
+    }
+    return [...all].sort((a, b) => a - b);
+  }
+
+  #noteManager(): void {
+    const pid = this.devnet?.manager?.pid;
+    if (pid !== undefined) this.#managerPids.add(pid);
   }
 
   // ---- the manager ----
@@ -85,29 +196,82 @@ export class Harness {
   /** POST /v1/scale through the control RPC; answers with status and body. */
   async scaleTo(replicas: number, options: ScaleOptions = {}): Promise<ScaleAnswer> {
     const timeoutSeconds = options.timeoutSeconds ?? 120;
-    const response = await fetch(`${this.#managerUrl()}/v1/scale`, {
+    const answer = await this.post(
+      '/v1/scale',
+      {
+        replicas,
+        wait: options.wait ?? 'active',
+        timeoutSeconds,
+        drive: options.drive ?? this.info.pacemaker === 'manual',
+      },
+      (timeoutSeconds + 30) * 1000,
+    );
+    return answer;
+  }
+
+  /** A mutating control-RPC call with the devnet's token. */
+  async post(
+    path: string,
+    body: unknown,
+    timeoutMs = 30_000,
+    url = this.#managerUrl(),
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const response = await fetch(`${url}${path}`, {
       method: 'POST',
       headers: {
         'content-type': 'application/json',
         authorization: `Bearer ${this.info.token ?? ''}`,
       },
-      body: JSON.stringify({
-        replicas,
-        wait: options.wait ?? 'active',
-        timeoutSeconds,
-        drive: options.drive ?? this.info.pacemaker === 'manual',
-      }),
-      signal: AbortSignal.timeout((timeoutSeconds + 30) * 1000),
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
     });
-    return { status: response.status, body: (await response.json()) as ScaleAnswer['body'] };
+    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
   }
 
-  /** GET a control-RPC path as JSON. */
-  async manager<T>(path: string): Promise<T> {
-    const response = await fetch(`${this.#managerUrl()}${path}`, {
-      signal: AbortSignal.timeout(10_000),
-    });
+  /** GET a control-RPC path as JSON (of the devnet's manager, or of `url`). */
+  async manager<T>(path: string, url = this.#managerUrl()): Promise<T> {
+    const response = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
     return (await response.json()) as T;
+  }
+
+  /** The manager's status rows (`GET /v1/validators`). */
+  async validators(url?: string): Promise<ValidatorRow[]> {
+    return (await this.manager<{ validators: ValidatorRow[] }>('/v1/validators', url)).validators;
+  }
+
+  /** The status row of one validator id (or unmanaged address). */
+  async validator(key: string, url?: string): Promise<ValidatorRow | undefined> {
+    return (await this.validators(url)).find((row) => row.key === key);
+  }
+
+  /** The manager's journal, newest first (`GET /v1/actions`). */
+  async actions(url?: string): Promise<ActionRow[]> {
+    return (await this.manager<{ actions: ActionRow[] }>('/v1/actions?limit=500', url)).actions;
+  }
+
+  /**
+   * Waits until the manager's status row of `key` satisfies `check`; returns it. `drive` commits
+   * a block on every look (manual pacemaker: "active" needs blocks to sign).
+   */
+  async waitForValidator(
+    key: string,
+    check: (row: ValidatorRow) => boolean,
+    what: string,
+    options: { timeoutMs?: number; url?: string; drive?: boolean } = {},
+  ): Promise<ValidatorRow> {
+    return waitFor(
+      async () => {
+        const row = await this.validator(key, options.url);
+        if (row !== undefined && check(row)) return row;
+        if (options.drive === true) await this.triggerView().catch(() => undefined);
+        return pending(
+          row === undefined
+            ? `no status row for ${key}`
+            : `${key} is ${row.phase} (${row.reason}) at height ${await this.height().catch(() => '?')}`,
+        );
+      },
+      { what: `${key} to be ${what}`, timeoutMs: options.timeoutMs ?? 30_000, intervalMs: 100 },
+    );
   }
 
   #managerUrl(): string {
@@ -115,14 +279,98 @@ export class Harness {
     return this.info.managerUrl;
   }
 
+  /**
+   * Starts another manager process on this devnet with the devnet manager's environment plus
+   * `env` (give it its own CM_RPC_PORT, CM_IDENTITY and CM_JOURNAL_PATH); resolves once its
+   * control RPC answers /healthz.
+   */
+  async startReplica(env: Record<string, string>, name: string): Promise<ManagerReplica> {
+    const base = Object.fromEntries(
+      (await readFile(join(this.info.dir, 'manager.env'), 'utf8'))
+        .split('\n')
+        .filter((line) => line.includes('='))
+        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+    ) as Record<string, string>;
+    const merged = { ...base, ...env };
+    const log = join(this.info.dir, `${name}.log`);
+    const out = createWriteStream(log, { flags: 'a', mode: 0o600 });
+    await new Promise((resolve) => out.once('open', resolve));
+    const child = spawn(process.execPath, [BIN.clusterManager, 'run'], {
+      env: { ...merged, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? this.info.dir },
+      stdio: ['ignore', out, out],
+    });
+    child.once('exit', () => out.end());
+    const pid = child.pid ?? -1;
+    this.#managerPids.add(pid);
+    const url = `http://${merged.CM_RPC_HOST ?? '127.0.0.1'}:${merged.CM_RPC_PORT ?? ''}`;
+    const replica: ManagerReplica = {
+      url,
+      pid,
+      log,
+      child,
+      stop: async (signal = 'SIGTERM') => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill(signal);
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
+    this.#replicas.push(replica);
+    await waitFor(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}; see ${log}`);
+        return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok;
+      },
+      { what: `manager replica ${name} to answer /healthz`, timeoutMs: 30_000 },
+    );
+    return replica;
+  }
+
+  /** Kills the devnet's manager (SIGKILL by default) and waits for it to exit. */
+  async killManager(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
+    this.#noteManager();
+    await this.#devnet('killing the manager').killManager(signal);
+  }
+
+  /** Starts the devnet's manager again (same env, same journal); resolves once it is ready. */
+  async restartManager(): Promise<void> {
+    await this.#devnet('restarting the manager').restartManager();
+    this.#noteManager();
+  }
+
+  #devnet(what: string): Devnet {
+    if (this.devnet === undefined) throw new Error(`${what} needs a devnet started by the harness`);
+    return this.devnet;
+  }
+
   // ---- the chain ----
 
-  /** Commits one block (manual pacemaker) and returns the new height. */
-  async triggerView(): Promise<number> {
-    const before = await this.chain.height();
-    await this.chain.debug('trigger_view');
-    await this.waitForHeight(before + 1);
-    return this.chain.height();
+  /**
+   * Commits one block (manual pacemaker: `trigger_view?wait=true`) and returns the new height.
+   * `via` sends it to another node's RPC (while the chain RPC is down).
+   */
+  async triggerView(via: string = this.info.chainRpcUrl): Promise<number> {
+    const client =
+      via === this.info.chainRpcUrl ? this.chain : new PocketRpcClient({ baseUrl: via });
+    const before = await client.height();
+    const response = await fetch(`${via}/v1/debug/trigger_view?wait=true`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (response.status !== 200)
+      throw new Error(
+        `trigger_view at height ${before} answered ${response.status}: ${await response.text()}`,
+      );
+    await waitFor(
+      async () => {
+        const now = await client.height();
+        return now > before ? now : pending(`height ${now} at ${via}`);
+      },
+      { what: `height ${before + 1} after a trigger_view`, timeoutMs: 30_000 },
+    );
+    return client.height();
   }
 
   async height(): Promise<number> {
@@ -133,65 +381,70 @@ export class Harness {
     await waitFor(
       async () => {
         const now = await this.chain.height();
-        return now >= height ? true : `height ${now}`;
+        return now >= height || pending(`height ${now}`);
       },
-      { what: `height ${height}`, timeoutMs },
+      { what: `the chain to reach height ${height}`, timeoutMs },
     );
   }
 
   /** Fails unless `blocks` more blocks commit within `withinMs` (drives a manual chain). */
-  async expectChainProgress(blocks: number, withinMs: number): Promise<void> {
+  async expectChainProgress(blocks: number, withinMs: number): Promise<number> {
     const start = await this.chain.height();
     const deadline = Date.now() + withinMs;
-    while (
-      this.info.pacemaker === 'manual' &&
-      (await this.chain.height()) < start + blocks &&
-      Date.now() < deadline
-    ) {
-      await this.chain.debug('trigger_view').catch(() => undefined);
-      await waitFor(async () => ((await this.chain.height()) > start ? true : 'no block'), {
-        what: 'a block',
-        timeoutMs: Math.max(100, deadline - Date.now()),
-      }).catch(() => undefined);
+    if (this.info.pacemaker === 'manual') {
+      while ((await this.chain.height()) < start + blocks && Date.now() < deadline)
+        await this.triggerView().catch(() => undefined);
     }
     await waitFor(
       async () => {
         const now = await this.chain.height();
-        return now >= start + blocks ? true : `height ${now} (started at ${start})`;
+        if (now >= start + blocks) return true;
+        return pending(
+          `height ${now} (started at ${start}); signers of ${now}: ${(await this.activeValidators(now)).join(',')}`,
+        );
       },
       {
         what: `${blocks} new blocks within ${withinMs} ms`,
         timeoutMs: Math.max(1, deadline - Date.now()),
       },
     );
+    return this.chain.height();
   }
 
-  /** A committed block (cached: committed blocks never change). */
+  /** A committed block (cached). */
   async block(height: number): Promise<Block> {
-    const cached = this.#blocks.get(height);
-    if (cached !== undefined) return cached;
-    const block = await this.chain.block(height);
-    this.#blocks.set(height, block);
-    return block;
+    return this.ledger.block(height);
   }
 
-  /** Validator id → address, from the keys Secret. */
+  /** Validator id → address, from the keys Secret (read once). */
   async addresses(): Promise<Map<string, string>> {
     if (this.#addresses !== undefined) return this.#addresses;
+    const keys = await this.privateKeys();
+    const map = new Map<string, string>();
+    for (const [id, hex] of keys) {
+      try {
+        map.set(id, parsePrivateKey(hex).address);
+      } catch {
+        // a malformed key (a test may plant one) has no address
+      }
+    }
+    this.#addresses = map;
+    this.#idsByAddress = new Map([...map].map(([id, address]) => [address, id]));
+    return map;
+  }
+
+  /** The keys Secret as id → value (hex), read now. */
+  async privateKeys(): Promise<Map<string, string>> {
     const secret = await this.core.readNamespacedSecret({
       name: 'validators-private-keys',
       namespace: this.info.namespace,
     });
-    const map = new Map<string, string>();
-    for (const [id, value] of Object.entries(secret.data ?? {}))
-      map.set(id, parsePrivateKey(Buffer.from(value, 'base64').toString('utf8')).address);
-    this.#addresses = map;
-    return map;
-  }
-
-  async #idOf(address: string): Promise<string> {
-    for (const [id, a] of await this.addresses()) if (a === address) return id;
-    return address;
+    return new Map(
+      Object.entries(secret.data ?? {}).map(([id, value]) => [
+        id,
+        Buffer.from(value, 'base64').toString('utf8').trim(),
+      ]),
+    );
   }
 
   async #addressOf(id: string): Promise<string> {
@@ -203,103 +456,86 @@ export class Harness {
   /** Ids whose signatures are in the certificate of the block at `height` (default: latest). */
   async activeValidators(height?: number): Promise<string[]> {
     const h = height ?? (await this.chain.height());
-    const block = await this.block(h);
-    const ids = await Promise.all(
-      (block.block_header.quorum_cert.threshold_sig.signatures ?? []).map((s) =>
-        this.#idOf(s.address),
-      ),
-    );
-    return ids.sort();
+    if (h < 1) return [];
+    return this.ledger.signers(h);
   }
 
   /** Ids staked on chain now (the active set of the next height). */
   async stakedValidators(): Promise<string[]> {
     const rows = await this.chain.validators();
-    const ids = await Promise.all(
-      rows
-        .filter((r) => r.unstaking_height < 0 && r.paused_height < 0)
-        .map((r) => this.#idOf(r.address)),
-    );
-    return ids.sort();
+    return rows
+      .filter((r) => r.unstaking_height < 0 && r.paused_height < 0)
+      .map((r) => this.#idsByAddress.get(r.address) ?? r.address)
+      .sort();
   }
 
-  /** Waits until `id` has signed a committed certificate at or after `since`. */
+  /** Waits until `id` has signed a committed certificate at or after `since`; returns the height. */
   async expectActive(
     id: string,
     options: { since?: number; timeoutMs?: number } = {},
   ): Promise<number> {
     const address = await this.#addressOf(id);
-    const since = options.since ?? 1;
-    let found = -1;
+    const since = Math.max(1, options.since ?? 1);
     let scanned = since - 1;
-    await waitFor(
+    return waitFor(
       async () => {
         const height = await this.chain.height();
         for (let h = scanned + 1; h <= height; h++) {
           const block = await this.block(h);
           scanned = h;
-          if (
-            (block.block_header.quorum_cert.threshold_sig.signatures ?? []).some(
-              (s) => s.address === address,
-            )
-          ) {
-            found = h;
-            return true;
-          }
+          const signatures = block.block_header.quorum_cert.threshold_sig.signatures ?? [];
+          if (signatures.some((s) => s.address === address)) return h;
         }
-        if (this.info.pacemaker === 'manual')
-          await this.chain.debug('trigger_view').catch(() => undefined);
-        return `no signature of ${id} in certificates ${since}…${height}; signers at ${height}: ${(await this.activeValidators(height)).join(',')}`;
+        if (this.info.pacemaker === 'manual') await this.triggerView().catch(() => undefined);
+        const row = await this.chain.validator(address).catch(() => undefined);
+        const staked =
+          row === undefined ? 'not staked' : row.unstaking_height < 0 ? 'staked' : 'unstaking';
+        return pending(
+          `no signature of ${id} in certificates ${since}…${height} (${id} is ${staked}); signers at ${height}: ${(await this.activeValidators(height)).join(',')}`,
+        );
       },
       {
         what: `validator ${id} to sign a block at or after height ${since}`,
         timeoutMs: options.timeoutMs ?? 60_000,
-        intervalMs: 200,
+        intervalMs: 100,
       },
     );
-    return found;
   }
 
   /** Waits until `id` is not staked and the next committed certificate lacks it. */
-  async expectInactive(id: string, options: { timeoutMs?: number } = {}): Promise<void> {
+  async expectInactive(id: string, options: { timeoutMs?: number } = {}): Promise<number> {
     const address = await this.#addressOf(id);
     let outAt: number | undefined;
-    await waitFor(
+    return waitFor(
       async () => {
         const row = await this.chain.validator(address);
         const height = await this.chain.height();
         if (row !== undefined && row.unstaking_height < 0) {
-          if (this.info.pacemaker === 'manual')
-            await this.chain.debug('trigger_view').catch(() => undefined);
-          return `${id} still staked at height ${height}`;
+          if (this.info.pacemaker === 'manual') await this.triggerView().catch(() => undefined);
+          return pending(`${id} still staked at height ${height}`);
         }
         outAt ??= height;
         if (height <= outAt) {
-          if (this.info.pacemaker === 'manual')
-            await this.chain.debug('trigger_view').catch(() => undefined);
-          return `${id} unstaked at ${outAt}; waiting for the next block`;
+          if (this.info.pacemaker === 'manual') await this.triggerView().catch(() => undefined);
+          return pending(`${id} unstaked at ${outAt}; waiting for the next block`);
         }
         const signers = await this.activeValidators(height);
-        return signers.includes(id) ? `${id} still signs at height ${height}` : true;
+        return signers.includes(id)
+          ? pending(`${id} still signs at height ${height} (signers ${signers.join(',')})`)
+          : height;
       },
       {
         what: `validator ${id} to leave the set`,
         timeoutMs: options.timeoutMs ?? 60_000,
-        intervalMs: 200,
+        intervalMs: 100,
       },
     );
   }
 
   /** Stake (or unstake) transactions of `id` committed in blocks 1…latest. */
   async transactions(id: string, type: 'MessageStake' | 'MessageUnstake'): Promise<number> {
-    const address = await this.#addressOf(id);
-    const height = await this.chain.height();
-    let count = 0;
-    for (let h = 1; h <= height; h++) {
-      for (const tx of (await this.block(h)).transactions ?? [])
-        if (tx.signer_addr === address && tx.message_type === type) count++;
-    }
-    return count;
+    const counts = (await this.ledger.counts()).get(id);
+    return type === 'MessageStake' ? (counts?.stakes ?? 0) : (counts?.unstakes ?? 0);
   }
 
   async stakeTransactions(id: string): Promise<number> {
@@ -310,33 +546,162 @@ export class Harness {
     return this.transactions(id, 'MessageUnstake');
   }
 
+  /** Every stake and unstake committed so far, in height order. */
+  async committedTransactions(): Promise<LedgerTx[]> {
+    return this.ledger.transactions();
+  }
+
+  /**
+   * Waits until the chain's staked set is exactly `ids` and every one of them signs, driving a
+   * manual chain; the failure says which are missing or extra at which height.
+   */
+  async expectStakedSet(
+    ids: readonly string[],
+    options: { timeoutMs?: number } = {},
+  ): Promise<number> {
+    const want = [...ids].sort().join(',');
+    return waitFor(
+      async () => {
+        const staked = (await this.stakedValidators()).join(',');
+        const height = await this.chain.height();
+        const signers = await this.activeValidators(height);
+        if (staked === want && ids.every((id) => signers.includes(id))) return height;
+        if (this.info.pacemaker === 'manual') await this.triggerView().catch(() => undefined);
+        return pending(`at height ${height} staked ${staked}, signers ${signers.join(',')}`);
+      },
+      {
+        what: `the staked set to be ${want}, all signing`,
+        timeoutMs: options.timeoutMs ?? 60_000,
+        intervalMs: 100,
+      },
+    );
+  }
+
+  /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
+  async mempool(): Promise<{ id: string; type: string; hash: string }[]> {
+    return (await this.chain.unconfirmedTransactions()).map((tx) => ({
+      id: this.#idsByAddress.get(tx.signer_addr) ?? tx.signer_addr,
+      type: tx.message_type,
+      hash: tx.tx.hash,
+    }));
+  }
+
   // ---- the cluster and faults ----
 
   /** Sets the StatefulSet's replicas directly, as `kubectl scale` does (no drain). */
   async kubectlScale(replicas: number): Promise<void> {
-    const { setHeaderOptions, PatchStrategy } = await import('@kubernetes/client-node');
     await this.apps.patchNamespacedStatefulSetScale(
       { name: this.info.statefulSet, namespace: this.info.namespace, body: { spec: { replicas } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
   }
 
+  /** Runs kubectl 1.32 against the devnet. */
+  async kubectl(args: readonly string[]): Promise<KubectlResult> {
+    return runKubectl(args, {
+      kubeconfig: this.info.kubeconfig,
+      cacheDir: join(this.info.dir, 'kube-cache'),
+      home: this.info.dir,
+    });
+  }
+
+  /** The pod name of validator `id` (ordinal = id − 1). */
+  podOf(id: string): string {
+    return `${this.info.statefulSet}-${Number(id) - 1}`;
+  }
+
+  /** `http://127.0.0.1:PORT` of validator `id`'s own node RPC (its pod's published host port). */
+  async nodeRpcUrl(id: string): Promise<string> {
+    const pod = await this.core.readNamespacedPod({
+      name: this.podOf(id),
+      namespace: this.info.namespace,
+    });
+    const ports = JSON.parse(
+      pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
+    ) as Record<string, number>;
+    if (ports.rpc === undefined) throw new Error(`pod of ${id} publishes no rpc port`);
+    return `http://127.0.0.1:${ports.rpc}`;
+  }
+
+  /** Merge-patches the annotations of validator `id`'s pod (null removes one). */
+  async annotatePod(id: string, annotations: Record<string, string | null>): Promise<void> {
+    await this.core.patchNamespacedPod(
+      {
+        name: this.podOf(id),
+        namespace: this.info.namespace,
+        body: { metadata: { annotations } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  /** Merge-patches the keys Secret's `stringData` (null removes an entry). */
+  async patchKeys(entries: Record<string, string | null>): Promise<void> {
+    const data: Record<string, string | null> = {};
+    for (const [id, value] of Object.entries(entries))
+      data[id] = value === null ? null : Buffer.from(value).toString('base64');
+    await this.core.patchNamespacedSecret(
+      { name: 'validators-private-keys', namespace: this.info.namespace, body: { data } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
   /** The emulator's fault switches (only when the harness started the devnet). */
   get faults(): Devnet['emulator']['faults'] {
-    if (this.devnet === undefined)
-      throw new Error('fault switches need a devnet started by the harness');
-    return this.devnet.emulator.faults;
+    return this.#devnet('fault switches').emulator.faults;
+  }
+
+  /** The fake kubelet's controls (readiness, crashes, signals). */
+  get kubelet(): Devnet['emulator']['kubelet'] {
+    return this.#devnet('kubelet controls').emulator.kubelet;
   }
 
   /** Kills a validator's node process (its pod stays; the kubelet restarts it). */
   async killNode(id: string, signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
-    if (this.devnet === undefined)
-      throw new Error('killing nodes needs a devnet started by the harness');
-    this.devnet.emulator.kubelet.kill(
-      this.info.namespace,
-      `${this.info.statefulSet}-${Number(id) - 1}`,
-      signal,
-    );
+    this.kubelet.kill(this.info.namespace, this.podOf(id), signal);
     await Promise.resolve();
+  }
+
+  /** The pid of the node process of validator `id`'s current pod, once the kubelet started it. */
+  async nodePid(id: string): Promise<number | undefined> {
+    const folder = `/pods/${this.info.namespace}_${this.podOf(id)}_`;
+    for (const pid of descendants()) {
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+      if (cwd.startsWith(this.info.dir) && cwd.includes(folder)) return pid;
+    }
+    return undefined;
+  }
+
+  /** Freezes (SIGSTOP) or thaws (SIGCONT) the full node that serves the chain RPC. */
+  setChainRpcFrozen(frozen: boolean): void {
+    this.kubelet.kill(this.info.namespace, 'full-node-0', frozen ? 'SIGSTOP' : 'SIGCONT');
+  }
+
+  // ---- secrets hygiene ----
+
+  /**
+   * Every place a key of the Secret shows up: the manager logs, every node log under the
+   * emulator folder, and the argv of every process of this devnet now (plus `argv` samples a
+   * test took while short-lived processes ran).
+   */
+  async keyLeaks(extraArgv: ReadonlyMap<number, string> = new Map()): Promise<{
+    leaks: KeyLeak[];
+    scannedFiles: number;
+    scannedProcesses: number;
+  }> {
+    const needles = keyNeedles(await this.privateKeys());
+    const files = [
+      ...(this.info.managerLog === null ? [] : [this.info.managerLog]),
+      ...this.#replicas.map((r) => r.log),
+    ];
+    const { leaks, scanned } = await scanFilesForKeys(
+      files,
+      [this.info.dir, join(this.info.dir, 'emulator', 'logs')],
+      needles,
+    );
+    const argv = new Map(extraArgv);
+    for (const pid of await this.processes()) argv.set(pid, commandLine(pid));
+    for (const [pid, line] of argv) leaks.push(...findKeys(line, needles, `argv of pid ${pid}`));
+    return { leaks, scannedFiles: scanned.length, scannedProcesses: argv.size };
   }
 }

@@ -1,10 +1,8 @@
 // Starts an emulator for one test, with a client-node KubeConfig, a kubeconfig file, and a
 // kubectl 1.32 runner with a fresh discovery cache; `close()` stops all of it.
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   AppsV1Api,
   CoordinationV1Api,
@@ -18,25 +16,9 @@ import {
   type Emulator,
   type EmulatorOptions,
 } from '../../src/kube-emulator/index.ts';
+import { findKubectl, runKubectl, type KubectlResult } from '../harness/kubectl.ts';
 
-export interface KubectlResult {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function findKubectl(): string {
-  const paths = (process.env.PATH ?? '').split(':');
-  for (const folder of paths) {
-    try {
-      const real = realpathSync(join(folder, 'kubectl'));
-      return join(dirname(real), 'kubectl.1.32');
-    } catch {
-      // not here
-    }
-  }
-  throw new Error('kubectl is not on PATH');
-}
+export type { KubectlResult };
 
 export const KUBECTL = findKubectl();
 
@@ -74,25 +56,7 @@ export async function startHarness(options: EmulatorOptions = {}): Promise<Harne
     events: kc.makeApiClient(EventsV1Api),
     kubeconfigPath,
     kubectl(args, runOptions = {}) {
-      return new Promise((resolve) => {
-        execFile(
-          KUBECTL,
-          [
-            `--kubeconfig=${kubeconfigPath}`,
-            `--cache-dir=${cacheDir}`,
-            '--request-timeout=10s',
-            ...args,
-          ],
-          {
-            timeout: runOptions.timeoutMs ?? 30_000,
-            env: { PATH: process.env.PATH ?? '', HOME: work },
-          },
-          (error, stdout, stderr) => {
-            const code = error === null ? 0 : typeof error.code === 'number' ? error.code : 1;
-            resolve({ code, stdout, stderr });
-          },
-        );
-      });
+      return runKubectl(args, { kubeconfig: kubeconfigPath, cacheDir, home: work, ...runOptions });
     },
     async close() {
       await emulator.stop();

@@ -11,7 +11,7 @@ import { generateKeys } from '../../src/pocket/index.ts';
 import { parseGenesis } from '../../src/localnet/genesis.ts';
 import { client, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
-import { waitFor } from './support/wait-for.ts';
+import { waitFor } from '../harness/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/bin/localnet-node.ts', import.meta.url));
 const keys = generateKeys({ count: 3, seed: 'node-command' });
@@ -95,6 +95,20 @@ describe('localnet-node genesis', () => {
     expect(genesis.accounts).toHaveLength(3);
     expect(genesis.params.validator_unstaking_blocks).toBe(7);
     expect(readFileSync(out, 'utf8')).not.toContain(secrets[0]!.slice(0, 64));
+  });
+
+  it('refuses a malformed or missing Secret manifest as a usage error (exit 2) with one line', async () => {
+    const bad = join(dir, 'bad-secret.yaml');
+    writeFileSync(bad, `keys: [${secrets[0]!}\n`);
+    for (const [file, reason] of [
+      [bad, 'the manifest is not valid YAML (BAD_INDENT at line 2)'],
+      [join(dir, 'missing.yaml'), 'cannot read it (ENOENT)'],
+    ] as const) {
+      const run = start(['genesis', '--keys', file, '--validators', '1']);
+      expect(await run.exited).toBe(2);
+      expect(run.output().trim()).toBe(`error: --keys ${file}: ${reason}`);
+      expect(run.output()).not.toContain(secrets[0]!.slice(0, 64));
+    }
   });
 });
 

@@ -1,9 +1,9 @@
 // `localnet-node genesis`: a V1-shaped genesis JSON from a keys Secret manifest.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { UsageError } from '../../cli/program.ts';
 import { buildGenesis, DEFAULT_SERVICE_URL_TEMPLATE } from '../genesis.ts';
-import { readKeysSecret } from '../secret-keys.ts';
+import { readKeysFile } from './keys-file.ts';
 
 interface GenesisFlags {
   keys: string;
@@ -55,7 +55,7 @@ export function genesisCommand(): Command {
     )
     .option('--out <file>', 'write here instead of stdout')
     .action((flags: GenesisFlags) => {
-      const keys = readKeysSecret(readFileSync(flags.keys, 'utf8'));
+      const keys = readKeysFile(flags.keys);
       const genesis = buildGenesis({
         keys,
         validators: wholeNumber('--validators', flags.validators, 1),

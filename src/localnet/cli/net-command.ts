@@ -1,11 +1,10 @@
 // `localnet-node net`: N node processes on loopback in one command; prints one JSON line when all
 // are healthy and stops them all on SIGINT/SIGTERM.
-import { readFileSync } from 'node:fs';
 import { Command } from 'commander';
 import { UsageError } from '../../cli/program.ts';
 import { startNet } from '../net.ts';
 import { isPacemakerMode } from '../pacemaker.ts';
-import { readKeysSecret } from '../secret-keys.ts';
+import { readKeysFile } from './keys-file.ts';
 
 interface NetFlags {
   keys: string;
@@ -42,7 +41,7 @@ export function netCommand(): Command {
     .action(async (flags: NetFlags) => {
       if (!isPacemakerMode(flags.pacemaker))
         throw new UsageError('--pacemaker must be manual or auto');
-      const keys = readKeysSecret(readFileSync(flags.keys, 'utf8'));
+      const keys = readKeysFile(flags.keys);
       const optional = {
         staked: wholeNumber('--staked', flags.staked, 1),
         blockIntervalMs: wholeNumber('--block-interval-ms', flags.blockIntervalMs, 1),

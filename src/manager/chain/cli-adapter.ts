@@ -1,9 +1,11 @@
 // CLI mode: run the node's CLI (`p1` syntax) as Pocket's own cluster-manager did, but bounded and
 // cancellable, by absolute path with an args array, no shell and an explicit environment. The key
 // reaches the CLI only through a private temporary keybase (0700 dir, 0600 file) removed in all
-// cases; never argv, never a log. `p1` exits 0 even on HTTP errors, so the outcome is read from
-// its `HTTP status code: N` line.
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+// cases; never argv, never a log. A manager killed mid-call (SIGKILL) cannot remove its keybase,
+// so each folder is named with the owner's pid and `removeStaleTempFolders` (run at start) removes
+// those whose owner is gone. `p1` exits 0 even on HTTP errors, so the outcome is read from its
+// `HTTP status code: N` line.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
@@ -26,6 +28,19 @@ export interface CliChainAdapterOptions {
 
 const STATUS_RE = /HTTP status code: (\d+)\s*\n?([\s\S]*)$/;
 const KILL_AFTER_MS = 2_000;
+
+/** `cm-keybase-<pid>-XXXXXX` and `cm-cli-<pid>-XXXXXX`: the owner's pid is in the name. */
+const TEMP_FOLDER_RE = /^cm-(?:keybase|cli)-(\d+)-/;
+
+/** Whether a process with this pid exists (EPERM: it exists but is not ours). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error: unknown) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
 
 /** What a finished CLI call left behind. */
 interface CliResult {
@@ -55,8 +70,34 @@ export class CliChainAdapter implements ChainAdapter {
     return {}; // the CLI signs with its own random nonce; the hash is learnt from the chain
   }
 
+  /**
+   * Removes the temporary folders (keybases holding a key) of managers that were killed before
+   * they could remove them; folders of live processes, this one included, are left alone.
+   * Returns how many were removed.
+   */
+  async removeStaleTempFolders(): Promise<number> {
+    const root = this.#tempRoot();
+    const entries = await readdir(root).catch(() => [] as string[]);
+    let removed = 0;
+    for (const entry of entries) {
+      const pid = Number(TEMP_FOLDER_RE.exec(entry)?.[1] ?? Number.NaN);
+      if (!Number.isSafeInteger(pid) || pid === process.pid || processExists(pid)) continue;
+      await rm(join(root, entry), { recursive: true, force: true });
+      removed += 1;
+    }
+    return removed;
+  }
+
+  #tempRoot(): string {
+    return this.#options.tempRoot ?? tmpdir();
+  }
+
+  #makeTempFolder(kind: 'keybase' | 'cli'): Promise<string> {
+    return mkdtemp(join(this.#tempRoot(), `cm-${kind}-${process.pid}-`));
+  }
+
   async send(request: TxRequest, _prepared: PreparedTx, signal: AbortSignal): Promise<SendOutcome> {
-    const dir = await mkdtemp(join(this.#options.tempRoot ?? tmpdir(), 'cm-keybase-'));
+    const dir = await this.#makeTempFolder('keybase');
     try {
       const dataDir = join(dir, '.pocket');
       const keyFile = join(dir, 'key');
@@ -117,7 +158,7 @@ export class CliChainAdapter implements ChainAdapter {
   }
 
   async triggerView(signal: AbortSignal): Promise<void> {
-    const dir = await mkdtemp(join(this.#options.tempRoot ?? tmpdir(), 'cm-cli-'));
+    const dir = await this.#makeTempFolder('cli');
     try {
       const result = await this.#run(
         dir,
@@ -162,9 +203,10 @@ export class CliChainAdapter implements ChainAdapter {
     if (result.isMaxBuffer)
       throw new ManagerError('CLI_FAILED', 'the CLI wrote more output than allowed');
     if (result.exitCode === undefined) {
+      // `code` names why it could not start (EACCES: not executable, ENOENT: no such file).
       throw new ManagerError(
         'CLI_FAILED',
-        `the CLI could not run or was killed (${result.signal ?? 'no exit code'})`,
+        `the CLI could not run or was killed (${result.code ?? result.signal ?? 'no exit code'})`,
       );
     }
     return {

@@ -151,13 +151,7 @@ interface Draft {
  */
 export function plan(input: PlanInput): Decision[] {
   const drafts = new Map<string, Draft>();
-  const ids = new Set<ValidatorId>(input.desired.validators.keys());
-  // Keys whose validator is on chain are managed even when no pod or ordinal names them.
-  for (const address of input.chain.keys()) {
-    const id = input.keys.idOfAddress(address);
-    if (id !== undefined) ids.add(id);
-  }
-  for (const id of [...ids].sort()) drafts.set(id, decideOne(id, input));
+  for (const id of planIds(input)) drafts.set(id, decideOne(id, input));
 
   // Staked validators whose key is not in the Secret: reported, never touched.
   for (const row of input.chain.values()) {
@@ -178,6 +172,47 @@ export function plan(input: PlanInput): Decision[] {
 
   applyGlobalWaits([...drafts.values()], input);
   return [...drafts.values()];
+}
+
+/**
+ * The decision of one validator: exactly `plan(input).find((d) => d.id === id)`, without deciding
+ * every other validator first (a reconcile needs only its own). Only a stake that may go out now
+ * under BFT pacing looks at others: at the lower ids, to find its place in the height's budget.
+ * Undefined when `plan` would not list the id.
+ */
+export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined {
+  const entry = input.keys.get(id);
+  const onChain = entry?.ok === true && input.chain.has(entry.key.address);
+  if (!input.desired.validators.has(id) && !onChain) return undefined;
+  const draft = decideOne(id, input);
+  if (draft.action === 'none' || draft.waitingFor !== undefined) return draft;
+  // Sync, pause and unresolved pod ids depend on nothing but the input; pacing spares unstakes.
+  if (!input.synced || input.paused || draft.action === ActionKind.unstake) {
+    applyGlobalWaits([draft], input);
+    return draft;
+  }
+  if (input.settings.pacing === 'off') return draft;
+  const pacing = pacingBudget(input);
+  // plan() hands the budget out in id order: the stakes that may go out at lower ids come first.
+  let budget = pacing.budget;
+  for (const other of budget > 0 ? planIds(input) : []) {
+    if (other >= id) break;
+    const d = decideOne(other, input);
+    if (d.action === ActionKind.stake && d.waitingFor === undefined && --budget <= 0) break;
+  }
+  if (budget <= 0) waitForPacing(draft, pacing);
+  return draft;
+}
+
+/** Every validator id `plan` decides, sorted. */
+function planIds(input: PlanInput): ValidatorId[] {
+  const ids = new Set<ValidatorId>(input.desired.validators.keys());
+  // Keys whose validator is on chain are managed even when no pod or ordinal names them.
+  for (const address of input.chain.keys()) {
+    const id = input.keys.idOfAddress(address);
+    if (id !== undefined) ids.add(id);
+  }
+  return [...ids].sort();
 }
 
 function blank(fields: Pick<Draft, 'key' | 'id' | 'address' | 'wanted' | 'chainStatus'>): Draft {
@@ -395,8 +430,31 @@ function applyGlobalWaits(drafts: Draft[], input: PlanInput): void {
   }
   if (input.settings.pacing === 'off') return;
 
-  // BFT commits with > 2/3 of the set. If k validators join a set whose n proven members are
-  // live and the newcomers never vote, progress needs n > 2(n + k)/3, i.e. k < n/2.
+  const pacing = pacingBudget(input);
+  let budget = pacing.budget;
+  for (const d of actionable) {
+    if (d.action !== ActionKind.stake || d.waitingFor !== undefined) continue;
+    if (budget > 0) {
+      budget--;
+      continue;
+    }
+    waitForPacing(d, pacing);
+  }
+}
+
+function waitForPacing(d: Draft, pacing: { provenCount: number; joining: number }): void {
+  Object.assign(d, {
+    waitingFor: Wait.pacing,
+    reason: `pacing: ${pacing.joining} validator(s) joining a set of ${pacing.provenCount} proven; fewer than half may join at once`,
+  });
+}
+
+/**
+ * How many validators may start joining now. BFT commits with > 2/3 of the set. If k validators
+ * join a set whose n proven members are live and the newcomers never vote, progress needs
+ * n > 2(n + k)/3, i.e. k < n/2; those already joining count against it.
+ */
+function pacingBudget(input: PlanInput): { provenCount: number; joining: number; budget: number } {
   let provenCount = 0;
   let joining = 0;
   for (const row of input.chain.values()) {
@@ -410,16 +468,5 @@ function applyGlobalWaits(drafts: Draft[], input: PlanInput): void {
     const id = input.keys.idOfAddress(address);
     if (tx.messageType === 'MessageStake' && (id === undefined || !input.open.has(id))) joining++;
   }
-  let budget = Math.floor((provenCount - 1) / 2) - joining;
-  for (const d of actionable) {
-    if (d.action !== ActionKind.stake || d.waitingFor !== undefined) continue;
-    if (budget > 0) {
-      budget--;
-      continue;
-    }
-    Object.assign(d, {
-      waitingFor: Wait.pacing,
-      reason: `pacing: ${joining} validator(s) joining a set of ${provenCount} proven; fewer than half may join at once`,
-    });
-  }
+  return { provenCount, joining, budget: Math.floor((provenCount - 1) / 2) - joining };
 }

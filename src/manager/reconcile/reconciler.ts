@@ -19,7 +19,14 @@ import {
   type DesiredState,
   type ValidatorId,
 } from '../model.ts';
-import { plan, Wait, type Decision, type PlanInput, type PlanSettings } from '../planner/plan.ts';
+import {
+  plan,
+  planOne,
+  Wait,
+  type Decision,
+  type PlanInput,
+  type PlanSettings,
+} from '../planner/plan.ts';
 import type { ActionBook } from './action-book.ts';
 import type { Outcome } from './work-queue.ts';
 
@@ -94,7 +101,7 @@ export class Reconciler {
   }
 
   #decide(id: ValidatorId): Decision | undefined {
-    return this.plan().find((decision) => decision.id === id);
+    return planOne(this.planInput(), id);
   }
 
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {

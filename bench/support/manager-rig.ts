@@ -1,0 +1,327 @@
+// The rig of the manager benchmarks: the Kubernetes API emulator with the simulated kubelet, a
+// keys Secret and a validator StatefulSet (Parallel), one localnet node as the chain (a full node
+// with a manual pacemaker: it admits transactions; nothing needs to commit), a bare client-node
+// informer on the pods as the floor's observer, and the manager itself as a child process
+// (`cluster-manager run`), so its CPU time and peak RSS are its own. Every timestamp is
+// `performance.now()` of this process: when the emulator wrote a pod Ready, when the bare
+// informer saw it, when the node admitted a validator's stake.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createWriteStream } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  AppsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  makeInformer,
+  PatchStrategy,
+  setHeaderOptions,
+  type Informer,
+  type V1Pod,
+} from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { BIN } from '../../src/devnet/devnet.ts';
+import { freePorts } from '../../src/devnet/ports.ts';
+import { startEmulator, type Emulator } from '../../src/kube-emulator/index.ts';
+import { buildGenesis, startNode, type RunningNode } from '../../src/localnet/index.ts';
+import { generateKeys, type ValidatorKey } from '../../src/pocket/index.ts';
+
+export const NAMESPACE = 'bench';
+const LABELS = { 'pokt.network/purpose': 'validator' };
+
+export interface RigOptions {
+  /** Keys in the Secret (and funded accounts in genesis); at most 999. */
+  keys: number;
+  /** Replicas at start; the first `staked` ids are staked at genesis. */
+  replicas: number;
+  staked: number;
+  /** Simulated kubelet: creation → Running → Ready delays (ms). */
+  pendingMs?: number;
+  readyMs?: number;
+  /**
+   * A chain that commits: the node runs as validator 001 with an automatic pacemaker at this
+   * interval, and the other genesis validators are paused on chain (staked, out of the active
+   * set), so one node commits alone. Without it the node is a full node at height 0.
+   */
+  blockIntervalMs?: number;
+}
+
+export interface ManagerProcess {
+  readonly pid: number;
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** CPU time (user + system) used so far, in ms. */
+  cpuMs(): Promise<number>;
+  /** Peak resident set size so far, in MiB. */
+  peakRssMiB(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+const CLOCK_TICKS_PER_SECOND = 100;
+
+export class Rig {
+  readonly emulator: Emulator;
+  readonly kc: KubeConfig;
+  readonly core: CoreV1Api;
+  readonly apps: AppsV1Api;
+  readonly keys: Map<string, ValidatorKey>;
+  readonly node: RunningNode;
+  readonly dir: string;
+  readonly kubeconfig: string;
+  /** Address → when the node first admitted a transaction signed by it. */
+  readonly admitted = new Map<string, number>();
+  /** Pod name → when the emulator wrote it Ready (latest Ready spell). */
+  readonly readyWritten = new Map<string, number>();
+  /** Pod name → when the bare informer first saw it Ready. */
+  readonly readySeen = new Map<string, number>();
+  readonly #informer: Informer<V1Pod>;
+  readonly #unsubscribe: () => void;
+  #manager: ManagerProcess | undefined;
+  #observing = true;
+
+  private constructor(parts: {
+    emulator: Emulator;
+    kc: KubeConfig;
+    keys: Map<string, ValidatorKey>;
+    node: RunningNode;
+    dir: string;
+    kubeconfig: string;
+  }) {
+    this.emulator = parts.emulator;
+    this.kc = parts.kc;
+    this.core = parts.kc.makeApiClient(CoreV1Api);
+    this.apps = parts.kc.makeApiClient(AppsV1Api);
+    this.keys = parts.keys;
+    this.node = parts.node;
+    this.dir = parts.dir;
+    this.kubeconfig = parts.kubeconfig;
+    // When the node admits a transaction (the instrumentation: the call is passed through as is).
+    const node = this.node.node;
+    const submit = node.submit.bind(node);
+    node.submit = (bytes) => {
+      const tx = submit(bytes);
+      if (!this.admitted.has(tx.signerAddress))
+        this.admitted.set(tx.signerAddress, performance.now());
+      return tx;
+    };
+    this.#unsubscribe = this.emulator.store.subscribe((event) => {
+      if (event.storage !== '/pods' || event.type === 'DELETED') return;
+      const name = event.object.metadata.name ?? '';
+      if (hasReadyCondition(event.object) && !hasReadyCondition(event.previous))
+        this.readyWritten.set(name, performance.now());
+    });
+    this.#informer = makeInformer(this.kc, `/api/v1/namespaces/${NAMESPACE}/pods`, () =>
+      this.core.listNamespacedPod({ namespace: NAMESPACE }),
+    );
+    const seen = (pod: V1Pod): void => {
+      const name = pod.metadata?.name ?? '';
+      if (isReady(pod) && !this.readySeen.has(name)) this.readySeen.set(name, performance.now());
+      if (!isReady(pod)) this.readySeen.delete(name);
+    };
+    this.#informer.on('add', seen);
+    this.#informer.on('update', seen);
+  }
+
+  static async start(options: RigOptions): Promise<Rig> {
+    const dir = await mkdtemp(join(tmpdir(), 'cm-bench-'));
+    const emulator = await startEmulator({
+      dir: join(dir, 'emulator'),
+      namespaces: [NAMESPACE],
+      kubelet: {
+        mode: 'simulated',
+        pendingMs: options.pendingMs ?? 20,
+        readyMs: options.readyMs ?? 20,
+      },
+      historySize: 50_000,
+    });
+    const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
+      namespace: NAMESPACE,
+    });
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    const keys = generateKeys({ count: options.keys, seed: 'bench-manager' });
+    // Service URLs on loopback ports where nothing listens: the node's gossip to its "peers"
+    // fails at once instead of waiting on DNS for cluster names.
+    const genesis = buildGenesis({
+      keys,
+      validators: options.staked,
+      serviceUrl: (slot) => `127.0.0.1:${slot.ordinal + 1}`,
+    });
+    const committing = options.blockIntervalMs !== undefined;
+    if (committing)
+      for (const validator of genesis.validators)
+        if (validator.address !== keys.get('001')?.address) validator.paused_height = 0;
+    const node = await startNode({
+      genesis,
+      key: committing ? keys.get('001') : undefined,
+      host: '127.0.0.1',
+      rpcPort: 0,
+      p2pPort: 0,
+      pacemaker: committing ? 'auto' : 'manual',
+      ...(committing ? { blockIntervalMs: options.blockIntervalMs } : {}),
+      logger: pino({ level: 'silent' }),
+    });
+    const rig = new Rig({ emulator, kc, keys, node, dir, kubeconfig });
+    await rig.core.createNamespacedSecret({
+      namespace: NAMESPACE,
+      body: {
+        metadata: { name: 'validators-private-keys' },
+        stringData: Object.fromEntries([...keys].map(([id, k]) => [id, k.exportPrivateKeyHex()])),
+      },
+    });
+    await rig.apps.createNamespacedStatefulSet({
+      namespace: NAMESPACE,
+      body: {
+        metadata: { name: 'validator' },
+        spec: {
+          replicas: options.replicas,
+          serviceName: 'validators',
+          podManagementPolicy: 'Parallel',
+          selector: { matchLabels: LABELS },
+          template: {
+            metadata: { labels: LABELS },
+            spec: {
+              containers: [
+                {
+                  name: 'node',
+                  image: 'localnet-node:dev',
+                  ports: [
+                    { name: 'rpc', containerPort: 50832 },
+                    { name: 'p2p', containerPort: 42069 },
+                  ],
+                },
+              ],
+            },
+          },
+        },
+      },
+    });
+    await rig.#informer.start();
+    await rig.waitFor(() => rig.readySeen.size >= options.replicas, 60_000, 'the first pods');
+    return rig;
+  }
+
+  /** Starts `cluster-manager run` against the rig; resolves once /readyz answers 200. */
+  async startManager(env: Record<string, string> = {}): Promise<ManagerProcess> {
+    const [port] = await freePorts(1);
+    const url = `http://127.0.0.1:${port ?? 0}`;
+    const log = createWriteStream(join(this.dir, 'manager.log'), { flags: 'a' });
+    await new Promise((resolve) => log.once('open', resolve));
+    const child = spawn(process.execPath, [BIN.clusterManager, 'run'], {
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: this.dir,
+        KUBECONFIG: this.kubeconfig,
+        CM_NAMESPACE: NAMESPACE,
+        CM_CHAIN_RPC_URL: this.node.rpcUrl,
+        CM_RPC_HOST: '127.0.0.1',
+        CM_RPC_PORT: String(port),
+        CM_JOURNAL_PATH: join(this.dir, `journal-${Date.now()}.sqlite`),
+        CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{ordinal}',
+        ...env,
+      },
+      stdio: ['ignore', log, log],
+    });
+    child.once('exit', () => log.end());
+    const pid = child.pid ?? -1;
+    const stat = async (): Promise<string[]> =>
+      (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]?.split(' ') ?? [];
+    const manager: ManagerProcess = {
+      pid,
+      url,
+      child,
+      cpuMs: async () => {
+        const fields = await stat();
+        // utime and stime are fields 14 and 15 of /proc/<pid>/stat (11 and 12 after the name).
+        return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_SECOND;
+      },
+      peakRssMiB: async () => {
+        const status = await readFile(`/proc/${pid}/status`, 'utf8');
+        const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 'NaN');
+        return kb / 1024;
+      },
+      stop: async () => {
+        if (child.exitCode !== null || child.signalCode !== null) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+        await exited;
+        clearTimeout(timer);
+      },
+    };
+    this.#manager = manager;
+    await this.waitForAsync(
+      async () => {
+        if (child.exitCode !== null) throw new Error('the manager exited; see manager.log');
+        const response = await fetch(`${url}/readyz`).catch(() => undefined);
+        return response?.status === 200;
+      },
+      60_000,
+      'the manager to be ready',
+    );
+    return manager;
+  }
+
+  /** Patches the StatefulSet's scale subresource (what `kubectl scale` does). */
+  async scale(replicas: number): Promise<void> {
+    await this.apps.patchNamespacedStatefulSetScale(
+      { name: 'validator', namespace: NAMESPACE, body: { spec: { replicas } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  addressOf(id: string): string {
+    const key = this.keys.get(id);
+    if (key === undefined) throw new Error(`no key ${id}`);
+    return key.address;
+  }
+
+  /** Polls a synchronous condition every 2 ms (benchmark waits must not add much). */
+  async waitFor(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (!condition()) {
+      if (performance.now() > deadline) throw new Error(`benchmark: timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+  }
+
+  async waitForAsync(
+    condition: () => Promise<boolean>,
+    timeoutMs: number,
+    what: string,
+  ): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (!(await condition())) {
+      if (performance.now() > deadline) throw new Error(`benchmark: timed out waiting for ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** Stops the bare informer (so that the API server's request log holds the manager's only). */
+  async stopObserver(): Promise<void> {
+    if (!this.#observing) return;
+    this.#observing = false;
+    this.#unsubscribe();
+    await this.#informer.stop();
+  }
+
+  async stop(): Promise<void> {
+    await this.#manager?.stop();
+    await this.stopObserver();
+    await this.node.stop();
+    await this.emulator.stop();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
+
+export function isReady(pod: V1Pod): boolean {
+  return pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}
+
+/** A pod object of the emulator's store with a Ready condition that is True. */
+function hasReadyCondition(object: unknown): boolean {
+  const pod = object as
+    { status?: { conditions?: { type?: string; status?: string }[] } } | undefined;
+  return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
+}

@@ -1,0 +1,81 @@
+// The CLI chain adapter's failures name their cause (a CLI that cannot be run at all).
+import { spawnSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { CliChainAdapter } from '../../src/manager/chain/cli-adapter.ts';
+import { isManagerError } from '../../src/manager/errors.ts';
+import { ActionKind } from '../../src/manager/model.ts';
+import { generateKeys } from '../../src/pocket/index.ts';
+
+describe('CliChainAdapter', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it.each([
+    ['not executable', 'EACCES', 0o644],
+    ['missing', 'ENOENT', undefined],
+  ] as const)('reports a CLI that is %s with the reason (%s)', async (_what, code, mode) => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-adapter-'));
+    const cliPath = join(dir, 'p1');
+    if (mode !== undefined) await writeFile(cliPath, '#!/bin/sh\nexit 0\n', { mode });
+    const adapter = new CliChainAdapter({
+      cliPath,
+      rpcUrl: 'http://127.0.0.1:9',
+      timeoutMs: 5_000,
+    });
+    const [key] = generateKeys({ count: 1, seed: 'cli-adapter' }).values();
+    if (key === undefined) throw new Error('no key');
+    const request = {
+      kind: ActionKind.unstake,
+      key,
+      amount: '1',
+      chains: ['0001'],
+      serviceUrl: '',
+    };
+    const failure = await adapter
+      .send(request, adapter.prepare(request), new AbortController().signal)
+      .then(
+        () => undefined,
+        (error: unknown) => error,
+      );
+    expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
+    expect((failure as Error).message).toContain(code);
+  });
+});
+
+describe('CliChainAdapter.removeStaleTempFolders', () => {
+  let root: string | undefined;
+  afterEach(async () => {
+    if (root !== undefined) await rm(root, { recursive: true, force: true });
+  });
+
+  it("removes the keybases of dead managers and keeps those of live processes and others' folders", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'cli-adapter-sweep-'));
+    root = folder;
+    // A pid that no process has: a short-lived child that has exited.
+    const { pid: deadPid } = spawnSync(process.execPath, ['-e', '0']);
+    const dead = join(folder, `cm-keybase-${deadPid}-abc123`);
+    const deadCli = join(folder, `cm-cli-${deadPid}-abc123`);
+    const mine = join(folder, `cm-keybase-${process.pid}-def456`);
+    const parent = join(folder, `cm-keybase-${process.ppid}-ghi789`);
+    const unrelated = join(folder, 'cm-keybase-legacy');
+    for (const folder of [dead, deadCli, mine, parent, unrelated]) {
+      await mkdir(join(folder, '.pocket', 'keys'), { recursive: true });
+      await writeFile(join(folder, '.pocket', 'keys', 'a.json'), '{}');
+    }
+    const adapter = new CliChainAdapter({
+      cliPath: '/bin/true',
+      rpcUrl: 'http://127.0.0.1:9',
+      timeoutMs: 1_000,
+      tempRoot: folder,
+    });
+    expect(await adapter.removeStaleTempFolders()).toBe(2);
+    expect((await readdir(folder)).sort()).toEqual(
+      [mine, parent, unrelated].map((path) => path.slice(folder.length + 1)).sort(),
+    );
+  });
+});

@@ -1,0 +1,108 @@
+// planOne (one validator's decision, what a reconcile asks for) is plan() restricted to that id,
+// for any input: checked over random clusters, chains, journals and mempools (fast-check).
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ChainStatus, type DesiredValidator } from '../../src/manager/model.ts';
+import { plan, planOne } from '../../src/manager/planner/plan.ts';
+import { action, input, KEYS, NOW, row, unwanted, wanted } from '../support/plan-fixture.ts';
+
+const IDS = [...KEYS.keys()].slice(0, 12);
+
+const podFields = fc.oneof(
+  fc.constant({}),
+  fc.constant(null),
+  fc.constant({ ready: false, readySince: undefined }),
+  fc.constant({ held: true }),
+  fc.constant({ draining: true }),
+  fc.constant({ readySince: NOW - 500 }),
+  fc.constant({ serviceUrl: undefined }),
+);
+
+const validator = fc.record({
+  desired: fc.constantFrom('none', 'wanted', 'unwanted'),
+  pod: podFields,
+  key: fc.constantFrom('ok', 'missing'),
+  chain: fc.constantFrom('absent', ChainStatus.staked, ChainStatus.unstaking, ChainStatus.paused),
+  signed: fc.boolean(),
+  open: fc.constantFrom('none', 'stake', 'unstake'),
+  mempool: fc.constantFrom('none', 'MessageStake', 'MessageUnstake'),
+  node: fc.constantFrom('synced', 'lagging', 'unknown'),
+  stakeHeight: fc.option(fc.integer({ min: 90, max: 110 }), { nil: undefined }),
+  terminal: fc.boolean(),
+});
+
+const scenario = fc.record({
+  validators: fc.array(validator, { minLength: IDS.length, maxLength: IDS.length }),
+  synced: fc.boolean(),
+  paused: fc.boolean(),
+  unresolved: fc.boolean(),
+  pacing: fc.constantFrom('bft', 'off'),
+  syncCheck: fc.boolean(),
+});
+
+describe('planOne', () => {
+  it('decides exactly what plan() decides for that id', () => {
+    fc.assert(
+      fc.property(scenario, (s) => {
+        const desired: DesiredValidator[] = [];
+        const chain = [];
+        const signers: string[] = [];
+        const open = [];
+        const latest = [];
+        const mempool = [];
+        const keys: string[] = [];
+        const stakeHeights: Record<string, number> = {};
+        const nodeHeights: Record<string, number> = {};
+        for (const [i, v] of s.validators.entries()) {
+          const id = IDS[i] as string;
+          if (v.desired === 'wanted') desired.push(wanted(id, v.pod));
+          if (v.desired === 'unwanted') desired.push(unwanted(id, v.pod));
+          if (v.key === 'ok') keys.push(id);
+          if (v.chain !== 'absent') chain.push(row(id, v.chain));
+          if (v.signed) signers.push(id);
+          if (v.open !== 'none') open.push(action(id, { kind: v.open, seq: i + 1 }));
+          else if (v.terminal)
+            latest.push(
+              action(id, { kind: 'stake', state: 'failed', terminal: true, fingerprint: 'x' }),
+            );
+          if (v.mempool !== 'none') mempool.push({ id, messageType: v.mempool });
+          if (v.stakeHeight !== undefined) stakeHeights[id] = v.stakeHeight;
+          if (v.node !== 'unknown') nodeHeights[id] = v.node === 'synced' ? 100 : 90;
+        }
+        const planInput = input({
+          desired,
+          chain,
+          keys,
+          signers,
+          open,
+          latest: [...open, ...latest],
+          mempool,
+          stakeHeights,
+          nodeHeights,
+          synced: s.synced,
+          paused: s.paused,
+          unresolvedWanted: s.unresolved ? ['validator-99'] : [],
+          settings: { pacing: s.pacing, syncCheck: s.syncCheck },
+        });
+        const all = plan(planInput);
+        for (const id of [...IDS, '999']) {
+          expect(planOne(planInput, id)).toEqual(all.find((d) => d.id === id));
+        }
+      }),
+      { numRuns: 1_000 },
+    );
+  });
+
+  it('keeps the pacing order: of several Ready joiners, only the lowest ids within the budget go', () => {
+    const genesis = ['001', '002', '003', '004', '005'];
+    const planInput = input({
+      desired: [...genesis, '006', '007', '008'].map((id) => wanted(id)),
+      chain: genesis.map((id) => row(id)),
+      signers: genesis,
+    });
+    const go = ['006', '007', '008'].filter(
+      (id) => planOne(planInput, id)?.waitingFor === undefined,
+    );
+    expect(go).toEqual(['006', '007']);
+  });
+});

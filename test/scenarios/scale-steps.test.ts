@@ -1,0 +1,138 @@
+// Scaling in steps with the pacemaker in automatic mode, the chain committing throughout:
+// 4 → 7 → 4 through the control RPC, 4 → 10 in one step (issue A: safe steps, no stall),
+// 10 → 4 with `kubectl scale` (issue A: the six unstakes in one block), and 4 → 2, below what a
+// chain that does not unstake would survive. Every validator is staked and unstaked exactly once
+// per step that asked for it (counted in the committed blocks).
+import { describe, expect, it } from 'vitest';
+import { pending, waitFor, type Harness } from '../harness/index.ts';
+import { useDevnet } from '../integration/support.ts';
+
+const INTERVAL_MS = 400;
+/** "A few block intervals": the longest a height may take while validators come and go. */
+const MAX_GAP_MS = 6 * INTERVAL_MS;
+const GENESIS = ['001', '002', '003', '004'];
+const ids = (from: number, to: number): string[] =>
+  Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(3, '0'));
+
+const devnet = useDevnet('steps', { pacemaker: 'auto', blockIntervalMs: INTERVAL_MS });
+
+type Counts = Map<string, { stakes: number; unstakes: number }>;
+
+/** What changed per id between two snapshots of the committed stake/unstake counts. */
+function delta(before: Counts, after: Counts): Record<string, [number, number]> {
+  const out: Record<string, [number, number]> = {};
+  for (const [id, now] of after) {
+    const then = before.get(id) ?? { stakes: 0, unstakes: 0 };
+    if (now.stakes !== then.stakes || now.unstakes !== then.unstakes)
+      out[id] = [now.stakes - then.stakes, now.unstakes - then.unstakes];
+  }
+  return out;
+}
+
+const each = (list: string[], change: [number, number]): Record<string, [number, number]> =>
+  Object.fromEntries(list.map((id) => [id, change]));
+
+async function expectNoStall(h: Harness, from: number): Promise<number> {
+  const to = await h.expectChainProgress(2, 10 * INTERVAL_MS);
+  const gap = await h.ledger.longestGap(from, to);
+  expect(gap.ms, `height ${gap.height} took ${gap.ms} ms`).toBeLessThanOrEqual(MAX_GAP_MS);
+  return to;
+}
+
+describe('scaling in steps, automatic pacemaker', { timeout: 120_000 }, () => {
+  let start = 0;
+
+  it('4 → 7: three join, each staked once, without a stall', async () => {
+    const { h } = devnet;
+    await h.waitForHeight(3);
+    start = await h.height();
+    const before = await h.ledger.counts();
+    expect((await h.scaleTo(7, { wait: 'active', timeoutSeconds: 90 })).body).toMatchObject({
+      done: true,
+      missing: [],
+    });
+    await expectNoStall(h, start);
+    expect(delta(before, await h.ledger.counts())).toEqual(each(ids(5, 7), [1, 0]));
+    expect(await h.stakedValidators()).toEqual(ids(1, 7));
+  });
+
+  it('7 → 4: three drained, each unstaked once, without a stall', async () => {
+    const { h } = devnet;
+    const from = await h.height();
+    const before = await h.ledger.counts();
+    const answer = await h.scaleTo(4, { wait: 'active', timeoutSeconds: 90 });
+    expect(answer.body).toMatchObject({ done: true, drained: ids(5, 7) });
+    await expectNoStall(h, from);
+    expect(delta(before, await h.ledger.counts())).toEqual(each(ids(5, 7), [0, 1]));
+    expect(await h.stakedValidators()).toEqual(GENESIS);
+  });
+
+  it('4 → 10 in one step: all six join in safe steps and no height stalls', async () => {
+    const { h } = devnet;
+    const from = await h.height();
+    const before = await h.ledger.counts();
+    const answer = await h.scaleTo(10, { wait: 'active', timeoutSeconds: 90 });
+    expect(answer.body).toMatchObject({ done: true, replicas: 10, missing: [] });
+    const to = await expectNoStall(h, from);
+    expect(await h.ledger.pacingViolations(GENESIS, to)).toEqual([]);
+    const stakes = (await h.committedTransactions()).filter(
+      (t) => t.type === 'MessageStake' && t.height > from,
+    );
+    // Safe steps: not all at once (fewer than half of the proven set may join at a time).
+    expect(new Set(stakes.map((t) => t.height)).size).toBeGreaterThan(1);
+    expect(delta(before, await h.ledger.counts())).toEqual(each(ids(5, 10), [1, 0]));
+    for (const id of ids(5, 10)) await h.expectActive(id, { since: from });
+    expect(await h.stakedValidators()).toEqual(ids(1, 10));
+  });
+
+  it('kubectl scale 10 → 4 (no drain): the six unstakes land in one block and blocks keep committing', async () => {
+    const { h } = devnet;
+    const from = await h.height();
+    const before = await h.ledger.counts();
+    await h.kubectlScale(4);
+    const unstakes = await waitFor(
+      async () => {
+        const found = (await h.committedTransactions()).filter(
+          (t) => t.type === 'MessageUnstake' && t.height > from,
+        );
+        return (
+          (found.length >= 6 && found) ||
+          pending(`${found.length} unstakes committed by height ${await h.height()}`)
+        );
+      },
+      { what: 'six unstakes to commit', timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect(unstakes.map((t) => t.id).sort()).toEqual(ids(5, 10));
+    expect(new Set(unstakes.map((t) => t.height)).size, JSON.stringify(unstakes)).toBe(1);
+    const to = await h.expectChainProgress(5, 20 * INTERVAL_MS);
+    const gap = await h.ledger.longestGap(from, to);
+    expect(gap.ms, `height ${gap.height} took ${gap.ms} ms`).toBeLessThanOrEqual(MAX_GAP_MS);
+    expect(delta(before, await h.ledger.counts())).toEqual(each(ids(5, 10), [0, 1]));
+    expect(await h.stakedValidators()).toEqual(GENESIS);
+  });
+
+  it('kubectl scale 4 → 2: below what the old set could commit with, blocks keep committing', async () => {
+    const { h } = devnet;
+    const from = await h.height();
+    const before = await h.ledger.counts();
+    await h.kubectlScale(2);
+    await waitFor(
+      async () => {
+        const staked = await h.stakedValidators();
+        return (
+          staked.join() === '001,002' || pending(`staked ${staked.join()} at ${await h.height()}`)
+        );
+      },
+      { what: '003 and 004 to be unstaked', timeoutMs: 30_000, intervalMs: 100 },
+    );
+    const to = await h.expectChainProgress(5, 20 * INTERVAL_MS);
+    // Two signatures commit these blocks: a quorum of the new set of 2, never of the old 4 (3).
+    expect(await h.activeValidators(to)).toEqual(['001', '002']);
+    const gap = await h.ledger.longestGap(from, to);
+    expect(gap.ms, `height ${gap.height} took ${gap.ms} ms`).toBeLessThanOrEqual(MAX_GAP_MS);
+    expect(delta(before, await h.ledger.counts())).toEqual(each(['003', '004'], [0, 1]));
+    // The whole run: no height took more than a few intervals.
+    const whole = await h.ledger.longestGap(start, to);
+    expect(whole.ms, `height ${whole.height} took ${whole.ms} ms`).toBeLessThanOrEqual(MAX_GAP_MS);
+  });
+});

@@ -1,0 +1,284 @@
+// `npm run soak [-- --minutes N --seed S --max N]`: random scale steps and faults against a devnet
+// (automatic pacemaker, real node processes, the manager as a child process) for a set time, then
+// every invariant is checked: the staked set is what the cluster wants and runs, each join got
+// exactly one stake and each leave exactly one unstake, the chain kept committing, no key is in
+// any log or argv, and nothing is left running. Prints a summary; exits 1 on any violation.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import {
+  CommandLineSampler,
+  Harness,
+  pending,
+  waitFor,
+  type Harness as HarnessType,
+} from '../harness/index.ts';
+
+const { values: flags } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    seed: { type: 'string' },
+    // 4 at least: a set of 3 stalls while any one node restarts (BFT needs all 3 of 3).
+    min: { type: 'string', default: '4' },
+    max: { type: 'string', default: '8' },
+    interval: { type: 'string', default: '500' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+const MINUTES = Number(flags.minutes);
+const MIN = Number(flags.min);
+const MAX = Number(flags.max);
+const INTERVAL_MS = Number(flags.interval);
+const SEED = Number(flags.seed ?? Date.now() % 1_000_000);
+/** Every step must converge within this long (faults included). */
+const CONVERGE_MS = 120_000;
+/** A height taking longer than this while nothing froze the validators is a stall. */
+const STALL_MS = 10 * INTERVAL_MS;
+
+/** Small deterministic PRNG (mulberry32), so a failing run can be replayed with --seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+const random = prng(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const ids = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
+const log = (line: string): void => {
+  process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
+};
+
+type Fault = (h: HarnessType, target: number) => Promise<void>;
+
+/** The faults a step may meet while it scales (each returns once the fault is in place). */
+const FAULTS: Record<string, Fault> = {
+  none: async () => undefined,
+  'manager SIGKILL + restart': async (h) => {
+    await h.killManager('SIGKILL');
+    await h.restartManager();
+  },
+  'watch resets': (h) => {
+    h.faults.resetWatches();
+    return Promise.resolve();
+  },
+  'API 500s': (h) => {
+    h.faults.failNext(5, 500);
+    return Promise.resolve();
+  },
+  'expired watches (410)': (h) => {
+    h.faults.expireNextWatch(3);
+    h.faults.resetWatches();
+    return Promise.resolve();
+  },
+  'API server restart (RV jump)': (h) => {
+    h.faults.restart({ rvJump: 1_000_000 });
+    return Promise.resolve();
+  },
+  'validator node killed': async (h, target) => {
+    await h.killNode(pick(ids(Math.min(target, 4))), 'SIGKILL');
+  },
+  'chain RPC frozen 5 s': async (h) => {
+    h.setChainRpcFrozen(true);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+    } finally {
+      h.setChainRpcFrozen(false);
+    }
+  },
+  'pod deleted': async (h, target) => {
+    await h.core
+      .deleteNamespacedPod({ name: h.podOf(pick(ids(target))), namespace: h.info.namespace })
+      .catch(() => undefined);
+  },
+  'pause + resume': async (h) => {
+    await h.post('/v1/pause', {});
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    await h.post('/v1/resume', {});
+  },
+};
+
+interface Tally {
+  stakes: number;
+  unstakes: number;
+}
+
+async function main(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'cm-soak-'));
+  const sampler = new CommandLineSampler(50);
+  const violations: string[] = [];
+  const faultCounts = new Map<string, number>();
+  /** Per id: how many joins and leaves the run asked for. */
+  const asked = new Map<string, Tally>(ids(MAX).map((id) => [id, { stakes: 0, unstakes: 0 }]));
+  let steps = 0;
+  let h: HarnessType | undefined;
+  const started = Date.now();
+  log(`soak: ${MINUTES} min, seed ${SEED}, replicas ${MIN}…${MAX}, blocks every ${INTERVAL_MS} ms`);
+  try {
+    h = await Harness.start({
+      dir,
+      pacemaker: 'auto',
+      blockIntervalMs: INTERVAL_MS,
+      managerEnv: {
+        CM_READY_DEBOUNCE: '500ms',
+        CM_CHAIN_POLL_INTERVAL: '200ms',
+        CM_RESYNC_INTERVAL: '5s',
+      },
+    });
+    const harness = h;
+    let current = 4;
+    const deadline = started + MINUTES * 60_000;
+    const firstHeight = await harness.height();
+    while (Date.now() < deadline) {
+      let target = current;
+      while (target === current) target = MIN + Math.floor(random() * (MAX - MIN + 1));
+      const how = random() < 0.5 ? 'control RPC (drain)' : 'kubectl scale';
+      const faultName = pick(Object.keys(FAULTS));
+      steps++;
+      log(`step ${steps}: ${current} → ${target} via ${how}, fault: ${faultName}`);
+      for (const id of ids(MAX)) {
+        const tally = asked.get(id) as Tally;
+        const index = Number(id);
+        if (index > current && index <= target) tally.stakes++;
+        if (index > target && index <= current) tally.unstakes++;
+      }
+      // The driver retries its own scale call as a person would (a fault may answer it with an
+      // error); the manager has to cope with the fault on its own.
+      const scale = async (): Promise<void> => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            if (how === 'kubectl scale') return await harness.kubectlScale(target);
+            const answer = await harness.scaleTo(target, { wait: 'active', timeoutSeconds: 100 });
+            if (answer.status === 200 || answer.status === 504) return;
+            throw new Error(`scale answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+          } catch (error: unknown) {
+            if (attempt >= 10) throw error;
+            log(`  (scale call failed, retrying: ${String(error).split('\n')[0] ?? ''})`);
+            await new Promise((resolve) => setTimeout(resolve, 1_000));
+          }
+        }
+      };
+      faultCounts.set(faultName, (faultCounts.get(faultName) ?? 0) + 1);
+      const fault = async (): Promise<void> => {
+        await FAULTS[faultName]?.(harness, Math.max(current, target));
+      };
+      // kubectl scale returns at once: the fault then hits the manager while it reacts. The
+      // control RPC's scale waits for the chain: the fault runs while it does.
+      const outcomes =
+        how === 'kubectl scale'
+          ? await Promise.allSettled([scale().then(fault)])
+          : await Promise.allSettled([scale(), fault()]);
+      for (const outcome of outcomes)
+        if (outcome.status === 'rejected')
+          log(`  (step ${steps}: ${String(outcome.reason)}; the step still has to converge)`);
+      current = target;
+      try {
+        const at = await waitFor(
+          async () => {
+            const staked = await harness.stakedValidators();
+            return (
+              (staked.join() === ids(target).join() && (await harness.height())) ||
+              pending(`staked ${staked.join()}`)
+            );
+          },
+          {
+            what: `step ${steps} to converge on ${target}`,
+            timeoutMs: CONVERGE_MS,
+            intervalMs: 250,
+          },
+        );
+        log(`  converged at height ${at} after ${Math.round((Date.now() - started) / 1000)} s`);
+      } catch (error: unknown) {
+        violations.push(`step ${steps} (${faultName}): ${String(error)}`);
+        log(`  VIOLATION: ${String(error)}`);
+        // A manager that died in a fault is brought back so the run can go on.
+        if (harness.devnet?.manager === undefined) await harness.restartManager();
+      }
+    }
+
+    // ---- the invariants ----
+    log('checking invariants…');
+    const finalHeight = await harness.expectChainProgress(3, 20 * INTERVAL_MS);
+    const staked = await harness.stakedValidators();
+    if (staked.join() !== ids(current).join())
+      violations.push(`staked set ${staked.join()} ≠ wanted ${ids(current).join()}`);
+    // Nodes killed in the last steps may still be restarting: give them time to be Ready.
+    const rows = await waitFor(
+      async () => {
+        const all = await harness.validators();
+        const lagging = ids(current).filter((id) => {
+          const row = all.find((r) => r.key === id);
+          return row?.ready !== true || row.phase !== 'active';
+        });
+        return lagging.length === 0 ? all : pending(`not Ready and active: ${lagging.join()}`);
+      },
+      { what: 'every wanted validator Ready and active', timeoutMs: 60_000, intervalMs: 500 },
+    ).catch(() => harness.validators());
+    for (const id of ids(current)) {
+      const row = rows.find((r) => r.key === id);
+      if (row?.ready !== true || row.phase !== 'active')
+        violations.push(
+          `${id}: wanted but ${row?.phase ?? 'unknown'} (Ready ${String(row?.ready)})`,
+        );
+    }
+    const counts = await harness.ledger.counts();
+    for (const [id, want] of asked) {
+      const got = counts.get(id) ?? { stakes: 0, unstakes: 0 };
+      if (got.stakes !== want.stakes || got.unstakes !== want.unstakes)
+        violations.push(
+          `${id}: ${got.stakes} stakes / ${got.unstakes} unstakes committed, ${want.stakes} / ${want.unstakes} asked`,
+        );
+    }
+    const failed = (await harness.committedTransactions()).filter((t) => t.resultCode !== 0);
+    for (const tx of failed)
+      violations.push(`${tx.id}: ${tx.type} at ${tx.height} failed with code ${tx.resultCode}`);
+    const gap = await harness.ledger.longestGap(firstHeight + 1, finalHeight);
+    if (gap.ms > STALL_MS) violations.push(`height ${gap.height} took ${gap.ms} ms (a stall)`);
+    sampler.stop();
+    const leaks = await harness.keyLeaks(sampler.seen);
+    for (const leak of leaks.leaks)
+      violations.push(`key ${leak.id} (${leak.form}) in ${leak.where}`);
+
+    const totals = [...counts.values()].reduce(
+      (sum, c) => ({ stakes: sum.stakes + c.stakes, unstakes: sum.unstakes + c.unstakes }),
+      { stakes: 0, unstakes: 0 },
+    );
+    const summary = [
+      '',
+      '=== soak summary ===',
+      `duration        ${((Date.now() - started) / 60_000).toFixed(1)} min (seed ${SEED})`,
+      `scale steps     ${steps} (replicas ${MIN}…${MAX}), final ${current}`,
+      `faults          ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join(', ')}`,
+      `chain           heights ${firstHeight} → ${finalHeight}; longest block ${gap.ms} ms (height ${gap.height})`,
+      `transactions    ${totals.stakes} stakes, ${totals.unstakes} unstakes committed; ${failed.length} failed`,
+      `key scan        ${leaks.scannedFiles} log files, ${leaks.scannedProcesses} argv; ${leaks.leaks.length} leaks`,
+      `violations      ${violations.length}`,
+      ...violations.map((v) => `  - ${v}`),
+    ];
+    process.stdout.write(`${summary.join('\n')}\n`);
+  } catch (error: unknown) {
+    violations.push(
+      `the soak itself failed: ${error instanceof Error ? error.stack : String(error)}`,
+    );
+    process.stdout.write(`soak failed: ${violations.at(-1) ?? ''}\n`);
+  } finally {
+    sampler.stop();
+    try {
+      await h?.stop();
+    } catch (error: unknown) {
+      violations.push(`leftover processes: ${String(error)}`);
+      process.stdout.write(`  - ${String(error)}\n`);
+    }
+    if (flags.keep || violations.length > 0) process.stdout.write(`devnet folder kept: ${dir}\n`);
+    else await rm(dir, { recursive: true, force: true });
+  }
+  return violations.length === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();
