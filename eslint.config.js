@@ -76,6 +76,17 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-member-access': 'off',
       'max-params': 'off',
       '@typescript-eslint/require-await': 'off',
+      // `waitFor` resolves with any value but undefined, null, false or pending(…): a probe
+      // written `ok ? true : 'what I see'` resolves at once with the string and cannot fail.
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "ConditionalExpression[consequent.value=true]:matches([alternate.type='TemplateLiteral'], [alternate.type='Literal'][alternate.raw=/^['\"]/])",
+          message:
+            "a probe's not-yet answer is pending('…'), not a string (waitFor resolves with it)",
+        },
+      ],
     },
   },
   ...boundaryConfigs,

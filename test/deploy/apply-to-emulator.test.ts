@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { startEmulator, type Emulator } from '../../src/kube-emulator/index.ts';
 import { parsePrivateKey, PocketRpcClient } from '../../src/pocket/index.ts';
-import { waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../harness/wait.ts';
 import { binPath } from '../support/run-bin.ts';
 import { findObject, kubectl132, kustomizeBuild, type KubeObject } from './support/manifests.ts';
 
@@ -208,7 +208,7 @@ describe('k8s/base on the emulator (kubectl 1.32, RBAC enforced)', () => {
         const missing = wanted.filter((a) => !seen.has(a));
         return missing.length === 0
           ? true
-          : `height ${height}; not signing yet: ${missing.join(', ')}`;
+          : pending(`height ${height}; not signing yet: ${missing.join(', ')}`);
       },
       {
         what: 'validators 005 and 006 to sign committed blocks',

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreEvent } from '../../src/kube-emulator/index.ts';
 import { Harness } from '../harness/harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../harness/wait.ts';
 import { lines, runCli, startCli } from '../rpc/support/cli.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
@@ -97,7 +97,7 @@ describe('a developer scaling the devnet with the CLI', () => {
 
   it('`status --json` agrees with the chain', async () => {
     const height = await net.height();
-    await waitFor(async () => ((await managerHeight()) >= height ? true : 'behind'), {
+    await waitFor(async () => ((await managerHeight()) >= height ? true : pending('behind')), {
       what: 'the manager to have read the latest block',
     });
     const result = await runCli(['status', '--json'], { env });
@@ -173,9 +173,12 @@ describe('a developer scaling the devnet with the CLI', () => {
         const seenBefore = await managerHeight();
         const height = await commitOne();
         committedAt.set(height, performance.now());
-        await waitFor(async () => ((await managerHeight()) >= height || exited ? true : 'behind'), {
-          what: `the manager to read height ${height} (it had ${seenBefore})`,
-        });
+        await waitFor(
+          async () => ((await managerHeight()) >= height || exited ? true : pending('behind')),
+          {
+            what: `the manager to read height ${height} (it had ${seenBefore})`,
+          },
+        );
       }
       const result = await scale.exited;
       expect(result.code, result.stderr).toBe(0);
@@ -183,7 +186,7 @@ describe('a developer scaling the devnet with the CLI', () => {
         /^validator: 7 → 3, drained 004, 005, 006, 007; done/,
       );
       await waitFor(
-        () => (deletedAt.size === leaving.length ? true : [...deletedAt.keys()].join(',')),
+        () => (deletedAt.size === leaving.length ? true : pending([...deletedAt.keys()].join(','))),
         {
           what: 'every leaving pod to get a deletion timestamp',
         },

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/devnet/devnet.ts';
 import { PocketRpcClient } from '../../src/pocket/index.ts';
-import { waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../harness/wait.ts';
 import { lines, runCli, startCli, type CliProcess } from '../rpc/support/cli.ts';
 import { isAlive, isListening, recordDescendants } from './support/processes.ts';
 
@@ -57,8 +57,8 @@ async function untilReady(cli: CliProcess): Promise<void> {
       cli.stdout.includes('devnet ready')
         ? true
         : cli.child.exitCode !== null
-          ? `exited: ${cli.stderr}`
-          : 'starting',
+          ? pending(`exited: ${cli.stderr}`)
+          : pending('starting'),
     { what: 'devnet ready', timeoutMs: 60_000 },
   );
 }
@@ -85,7 +85,7 @@ async function expectNothingLeft(recorded: Set<number>, ports: number[]): Promis
   await waitFor(
     () => {
       const alive = [...recorded].filter(isAlive);
-      return alive.length === 0 ? true : `still running: ${alive.join(', ')}`;
+      return alive.length === 0 ? true : pending(`still running: ${alive.join(', ')}`);
     },
     { what: 'every process the devnet started to be gone', timeoutMs: 10_000 },
   );
@@ -142,11 +142,14 @@ describe('cluster-manager devnet', () => {
     const dir = await tempDir();
     const { cli, recorded } = startDevnetCli(dir);
     // Interrupt once node processes run, before the devnet is ready.
-    await waitFor(() => (recorded.pids.size >= 2 ? true : `${recorded.pids.size} processes`), {
-      what: 'the node processes to start',
-      timeoutMs: 30_000,
-      intervalMs: 20,
-    });
+    await waitFor(
+      () => (recorded.pids.size >= 2 ? true : pending(`${recorded.pids.size} processes`)),
+      {
+        what: 'the node processes to start',
+        timeoutMs: 30_000,
+        intervalMs: 20,
+      },
+    );
     expect(cli.stdout).not.toContain('devnet ready');
     cli.child.kill('SIGINT');
     const result = await cli.exited;

@@ -460,6 +460,18 @@ export class Harness {
     return this.ledger.signers(h);
   }
 
+  /**
+   * Ids whose votes count at `height`: staked (not unstaking, not paused) after block
+   * `height − 1`. A certificate needs only a quorum of them, so a member may be missing from one.
+   */
+  async activeSet(height: number): Promise<string[]> {
+    const rows = await this.chain.validators({ height: Math.max(0, height - 1) });
+    return rows
+      .filter((r) => r.unstaking_height < 0 && r.paused_height < 0)
+      .map((r) => this.#idsByAddress.get(r.address) ?? r.address)
+      .sort();
+  }
+
   /** Ids staked on chain now (the active set of the next height). */
   async stakedValidators(): Promise<string[]> {
     const rows = await this.chain.validators();

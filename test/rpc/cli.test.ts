@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
-import { waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../harness/wait.ts';
 import { BIN, lines, runCli, startCli } from './support/cli.ts';
 import { startControlFixture, TOKEN, type ControlFixture } from './support/control-fixture.ts';
 
@@ -37,7 +37,7 @@ beforeAll(async () => {
     },
   });
   env = { CLUSTER_MANAGER_URL: service.rpcUrl ?? '', CLUSTER_MANAGER_TOKEN: TOKEN };
-  await waitFor(() => (service.manager.isReady() ? true : 'not ready'), {
+  await waitFor(() => (service.manager.isReady() ? true : pending('not ready')), {
     what: 'the manager to be ready',
   });
 });
@@ -155,7 +155,7 @@ describe('acting', () => {
       async () => {
         if ((await fixture.replicas()) === 1) return true;
         await fixture.commitBlock();
-        return `replicas ${await fixture.replicas()}`;
+        return pending(`replicas ${await fixture.replicas()}`);
       },
       { what: 'the drain to lower the replicas', timeoutMs: 20_000 },
     );
@@ -175,7 +175,7 @@ describe('acting', () => {
         const row = await fixture.chain.validator(address('002'));
         if (row !== undefined && row.unstaking_height < 0) return true;
         await fixture.commitBlock();
-        return '002 not staked again yet';
+        return pending('002 not staked again yet');
       },
       { what: 'the manager to stake 002 again', timeoutMs: 20_000 },
     );
@@ -279,7 +279,7 @@ describe('watch', () => {
   it('follows the event stream until it is stopped', async () => {
     const watch = startCli(['watch'], { env });
     try {
-      await waitFor(() => (watch.stdout.includes('following') ? true : watch.stdout), {
+      await waitFor(() => (watch.stdout.includes('following') ? true : pending(watch.stdout)), {
         what: 'watch to connect',
       });
       await runCli(['pause'], { env });
@@ -289,7 +289,7 @@ describe('watch', () => {
         () =>
           /\d\d:\d\d:\d\d paused\n[\s\S]*resumed\n[\s\S]*height \d+/.test(watch.stdout)
             ? true
-            : watch.stdout,
+            : pending(watch.stdout),
         { what: 'pause, resume and a height in the output' },
       );
     } finally {
@@ -302,7 +302,7 @@ describe('watch', () => {
   it('ends quietly with 0 when its reader goes away (`watch | head`)', async () => {
     const watch = startCli(['watch'], { env });
     try {
-      await waitFor(() => (watch.stdout.includes('following') ? true : watch.stdout), {
+      await waitFor(() => (watch.stdout.includes('following') ? true : pending(watch.stdout)), {
         what: 'watch to connect',
       });
       watch.child.stdout?.destroy();

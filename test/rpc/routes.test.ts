@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
 import { Phase } from '../../src/manager/planner/plan.ts';
-import { waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../harness/wait.ts';
 import {
   kubectlScale,
   startControlFixture,
@@ -95,7 +95,7 @@ const address = (id: string): string => fixture.keys.get(id)!.address;
 beforeAll(async () => {
   fixture = await startControlFixture();
   m = await fixture.startManager();
-  await waitFor(() => (m.manager.isReady() ? true : 'not ready'), {
+  await waitFor(() => (m.manager.isReady() ? true : pending('not ready')), {
     what: 'the manager to be ready',
   });
 });
@@ -125,9 +125,12 @@ describe('health', () => {
 
   it('GET /metrics exposes desired, staked and active validators, actions, durations, queue, sync, height and informer restarts', async () => {
     await fixture.commitBlock();
-    await waitFor(async () => ((await validator('001')).phase === 'active' ? true : 'not active'), {
-      what: '001 to sign a block',
-    });
+    await waitFor(
+      async () => ((await validator('001')).phase === 'active' ? true : pending('not active')),
+      {
+        what: '001 to sign a block',
+      },
+    );
     const response = await m.app.inject({ url: '/metrics' });
     expect(response.statusCode).toBe(200);
     expect(response.headers['content-type']).toContain('text/plain');
@@ -159,7 +162,9 @@ describe('health', () => {
     try {
       await waitFor(
         async () =>
-          (await other.app.inject({ url: '/readyz' })).statusCode === 200 ? true : 'not ready',
+          (await other.app.inject({ url: '/readyz' })).statusCode === 200
+            ? true
+            : pending('not ready'),
         {
           what: 'the second manager to be ready',
         },
@@ -219,7 +224,7 @@ describe('reads', () => {
             actions: { id: string; action: string; waitingFor: string | null; reason: string }[];
           }>('/v1/plan');
           const stake = body.actions.find((a) => a.id === '002');
-          return stake?.waitingFor === 'paused' ? true : JSON.stringify(body);
+          return stake?.waitingFor === 'paused' ? true : pending(JSON.stringify(body));
         },
         { what: 'the plan to stake 002 once resumed' },
       );
@@ -244,7 +249,9 @@ describe('reads', () => {
       await waitFor(
         async () => {
           const { body } = await get<{ validators: ValidatorBody[] }>('/v1/validators');
-          return body.validators.some((v) => v.id === '002' && v.wanted) ? 'still wanted' : true;
+          return body.validators.some((v) => v.id === '002' && v.wanted)
+            ? pending('still wanted')
+            : true;
         },
         { what: '002 to be unwanted again' },
       );
@@ -418,7 +425,9 @@ describe('POST /v1/scale', () => {
       missing: { id: string; phase: string; reason: string }[];
       error: { code: string };
     }>('/v1/scale', { replicas: 3, wait: 'staked', timeoutSeconds: 2 });
-    await waitFor(() => (m.control.scaler.inFlight ? true : 'idle'), { what: 'the first scale' });
+    await waitFor(() => (m.control.scaler.inFlight ? true : pending('idle')), {
+      what: 'the first scale',
+    });
     const second = await post<ErrorBody>('/v1/scale', { replicas: 2 });
     expect(second.status).toBe(409);
     expect(second.body.error.code).toBe('SCALE_IN_PROGRESS');
@@ -478,7 +487,7 @@ describe('POST /v1/scale', () => {
       async () => {
         if ((await fixture.replicas()) === 1) return true;
         await fixture.commitBlock();
-        return `replicas ${await fixture.replicas()}`;
+        return pending(`replicas ${await fixture.replicas()}`);
       },
       { what: 'the background drain to lower the replicas', timeoutMs: 20_000 },
     );
@@ -504,7 +513,7 @@ describe('POST /v1/scale', () => {
       body: validatorStatefulSet('validator-b', 0, { rpc: 1, p2p: 2 }),
     });
     try {
-      await waitFor(() => (m.manager.statefulSets().length === 2 ? true : 'one set'), {
+      await waitFor(() => (m.manager.statefulSets().length === 2 ? true : pending('one set')), {
         what: 'the second StatefulSet in the cache',
       });
       const before = journalSize();
@@ -515,7 +524,7 @@ describe('POST /v1/scale', () => {
       expect(journalSize()).toBe(before);
     } finally {
       await fixture.apps.deleteNamespacedStatefulSet({ name: 'validator-b', namespace: 'default' });
-      await waitFor(() => (m.manager.statefulSets().length === 1 ? true : 'two sets'), {
+      await waitFor(() => (m.manager.statefulSets().length === 1 ? true : pending('two sets')), {
         what: 'the second StatefulSet to go',
       });
     }
@@ -588,7 +597,7 @@ describe('a drain', () => {
           .catch(() => undefined);
         return pod !== undefined && pod.metadata?.uid !== old.metadata?.uid
           ? true
-          : 'not recreated yet';
+          : pending('not recreated yet');
       },
       { what: `${name} to be recreated` },
     );
@@ -596,7 +605,9 @@ describe('a drain', () => {
       async () => {
         if ((await fixture.replicas()) === 1) return true;
         await fixture.commitBlock();
-        return `replicas ${await fixture.replicas()}; 002 is ${(await validator('002')).phase}`;
+        return pending(
+          `replicas ${await fixture.replicas()}; 002 is ${(await validator('002')).phase}`,
+        );
       },
       { what: 'the drain to finish all the same', timeoutMs: 20_000 },
     );

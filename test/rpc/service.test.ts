@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/manager/run.ts';
-import { waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../harness/wait.ts';
 import { EventReader } from './support/event-reader.ts';
 import { startControlFixture, type ControlFixture } from './support/control-fixture.ts';
 
@@ -54,9 +54,12 @@ beforeAll(async () => {
     },
   });
   url = service.rpcUrl ?? '';
-  await waitFor(async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : 'not ready'), {
-    what: 'the service to be ready',
-  });
+  await waitFor(
+    async () => ((await fetch(`${url}/readyz`)).status === 200 ? true : pending('not ready')),
+    {
+      what: 'the service to be ready',
+    },
+  );
 });
 
 afterAll(async () => {
@@ -140,7 +143,7 @@ describe('the listening control RPC', () => {
     await waitFor(
       async () => {
         const replicas = await fixture.replicas();
-        return replicas === 3 ? true : `replicas ${replicas}`;
+        return replicas === 3 ? true : pending(`replicas ${replicas}`);
       },
       { what: 'the first scale to patch the replicas' },
     );
@@ -150,10 +153,10 @@ describe('the listening control RPC', () => {
       async () => {
         const { status } = await post('/v1/scale', { replicas: 2, wait: 'none' });
         return status === 409
-          ? 'still in progress'
+          ? pending('still in progress')
           : status === 202 || status === 200
             ? true
-            : `HTTP ${status}`;
+            : pending(`HTTP ${status}`);
       },
       { what: 'the next scale to be taken', timeoutMs: 5_000 },
     );

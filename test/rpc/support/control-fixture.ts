@@ -27,7 +27,7 @@ import { ManagerControlPlane } from '../../../src/manager/rpc/control-plane.ts';
 import { buildServer, type ControlServer } from '../../../src/manager/rpc/server.ts';
 import { VERSION } from '../../../src/manager/version.ts';
 import { generateKeys, PocketRpcClient, type ValidatorKey } from '../../../src/pocket/index.ts';
-import { waitFor } from '../../harness/wait.ts';
+import { pending, waitFor } from '../../harness/wait.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const STATEFULSET = 'validator';
@@ -224,11 +224,14 @@ export async function startControlFixture(): Promise<ControlFixture> {
       commitBlock: async () => {
         const before = await chain.height();
         await chain.debug('trigger_view');
-        await waitFor(async () => ((await chain.height()) > before ? true : 'no new block'), {
-          what: `a block after height ${before}`,
-          timeoutMs: 10_000,
-          intervalMs: 20,
-        });
+        await waitFor(
+          async () => ((await chain.height()) > before ? true : pending('no new block')),
+          {
+            what: `a block after height ${before}`,
+            timeoutMs: 10_000,
+            intervalMs: 20,
+          },
+        );
         return chain.height();
       },
       stop: async () => {
