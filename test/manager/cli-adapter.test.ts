@@ -4,7 +4,7 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliChainAdapter } from '../../src/manager/chain/cli-adapter.ts';
+import { CliChainAdapter, ownTempFolderPrefix } from '../../src/manager/chain/cli-adapter.ts';
 import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import { generateKeys } from '../../src/pocket/index.ts';
@@ -53,17 +53,19 @@ describe('CliChainAdapter.removeStaleTempFolders', () => {
     if (root !== undefined) await rm(root, { recursive: true, force: true });
   });
 
-  it("removes the keybases of dead managers and keeps those of live processes and others' folders", async () => {
+  it("removes the keybases of dead managers and of this pid's earlier life, keeps live owners' and others' folders", async () => {
     const folder = await mkdtemp(join(tmpdir(), 'cli-adapter-sweep-'));
     root = folder;
     // A pid that no process has: a short-lived child that has exited.
     const { pid: deadPid } = spawnSync(process.execPath, ['-e', '0']);
-    const dead = join(folder, `cm-keybase-${deadPid}-abc123`);
-    const deadCli = join(folder, `cm-cli-${deadPid}-abc123`);
-    const mine = join(folder, `cm-keybase-${process.pid}-def456`);
-    const parent = join(folder, `cm-keybase-${process.ppid}-ghi789`);
+    const dead = join(folder, `cm-keybase-${deadPid}-0badf00d-abc123`);
+    const deadCli = join(folder, `cm-cli-${deadPid}-0badf00d-abc123`);
+    // A restarted container: the new manager has the pid of the killed one, not its tag.
+    const earlierLife = join(folder, `cm-keybase-${process.pid}-00000000-abc123`);
+    const mine = join(folder, `${ownTempFolderPrefix('keybase')}def456`);
+    const parent = join(folder, `cm-keybase-${process.ppid}-0badf00d-ghi789`);
     const unrelated = join(folder, 'cm-keybase-legacy');
-    for (const folder of [dead, deadCli, mine, parent, unrelated]) {
+    for (const folder of [dead, deadCli, earlierLife, mine, parent, unrelated]) {
       await mkdir(join(folder, '.pocket', 'keys'), { recursive: true });
       await writeFile(join(folder, '.pocket', 'keys', 'a.json'), '{}');
     }
@@ -73,7 +75,7 @@ describe('CliChainAdapter.removeStaleTempFolders', () => {
       timeoutMs: 1_000,
       tempRoot: folder,
     });
-    expect(await adapter.removeStaleTempFolders()).toBe(2);
+    expect(await adapter.removeStaleTempFolders()).toBe(3);
     expect((await readdir(folder)).sort()).toEqual(
       [mine, parent, unrelated].map((path) => path.slice(folder.length + 1)).sort(),
     );

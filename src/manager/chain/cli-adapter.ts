@@ -2,9 +2,11 @@
 // cancellable, by absolute path with an args array, no shell and an explicit environment. The key
 // reaches the CLI only through a private temporary keybase (0700 dir, 0600 file) removed in all
 // cases; never argv, never a log. A manager killed mid-call (SIGKILL) cannot remove its keybase,
-// so each folder is named with the owner's pid and `removeStaleTempFolders` (run at start) removes
-// those whose owner is gone. `p1` exits 0 even on HTTP errors, so the outcome is read from its
+// so each folder is named with the owner's pid and a random instance tag, and
+// `removeStaleTempFolders` (run at start) removes those whose owner is gone: its pid is dead, or
+// it is our own pid with another tag (a restarted container gives the new process the same pid). `p1` exits 0 even on HTTP errors, so the outcome is read from its
 // `HTTP status code: N` line.
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,8 +31,15 @@ export interface CliChainAdapterOptions {
 const STATUS_RE = /HTTP status code: (\d+)\s*\n?([\s\S]*)$/;
 const KILL_AFTER_MS = 2_000;
 
-/** `cm-keybase-<pid>-XXXXXX` and `cm-cli-<pid>-XXXXXX`: the owner's pid is in the name. */
-const TEMP_FOLDER_RE = /^cm-(?:keybase|cli)-(\d+)-/;
+/** This process's tag in its temporary folders' names. */
+const INSTANCE = randomBytes(4).toString('hex');
+/** `cm-keybase-<pid>-<instance>-XXXXXX` and `cm-cli-…`: the owner is in the name. */
+const TEMP_FOLDER_RE = /^cm-(?:keybase|cli)-(\d+)-([0-9a-f]{8})-/;
+
+/** The name prefix of this process's temporary folders of one kind. */
+export function ownTempFolderPrefix(kind: 'keybase' | 'cli'): string {
+  return `cm-${kind}-${process.pid}-${INSTANCE}-`;
+}
 
 /** Whether a process with this pid exists (EPERM: it exists but is not ours). */
 function processExists(pid: number): boolean {
@@ -80,8 +89,11 @@ export class CliChainAdapter implements ChainAdapter {
     const entries = await readdir(root).catch(() => [] as string[]);
     let removed = 0;
     for (const entry of entries) {
-      const pid = Number(TEMP_FOLDER_RE.exec(entry)?.[1] ?? Number.NaN);
-      if (!Number.isSafeInteger(pid) || pid === process.pid || processExists(pid)) continue;
+      const match = TEMP_FOLDER_RE.exec(entry);
+      if (match === null) continue;
+      const pid = Number(match[1]);
+      const stale = pid === process.pid ? match[2] !== INSTANCE : !processExists(pid);
+      if (!stale) continue;
       await rm(join(root, entry), { recursive: true, force: true });
       removed += 1;
     }
@@ -93,7 +105,7 @@ export class CliChainAdapter implements ChainAdapter {
   }
 
   #makeTempFolder(kind: 'keybase' | 'cli'): Promise<string> {
-    return mkdtemp(join(this.#tempRoot(), `cm-${kind}-${process.pid}-`));
+    return mkdtemp(join(this.#tempRoot(), ownTempFolderPrefix(kind)));
   }
 
   async send(request: TxRequest, _prepared: PreparedTx, signal: AbortSignal): Promise<SendOutcome> {
