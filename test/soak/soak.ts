@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   CommandLineSampler,
+  prng,
   Harness,
   pending,
   waitFor,
@@ -36,17 +37,6 @@ const CONVERGE_MS = 120_000;
 /** A height taking longer than this while nothing froze the validators is a stall. */
 const STALL_MS = 10 * INTERVAL_MS;
 
-/** Small deterministic PRNG (mulberry32), so a failing run can be replayed with --seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 const random = prng(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
 const ids = (n: number): string[] =>

@@ -6,6 +6,7 @@ import { Consensus, type ConsensusMessage } from '../../../src/localnet/consensu
 import { ValidatorSet } from '../../../src/localnet/validator-set.ts';
 import { VoteGuard } from '../../../src/localnet/vote-guard.ts';
 import type { Signer } from '../../../src/localnet/votes.ts';
+import { prng } from '../../harness/random.ts';
 
 /**
  * A cheap stand-in for Ed25519 (SHA-512 of public key and message): the simulation tests the
@@ -21,18 +22,6 @@ const fakeVerify: Ed25519Verify = (signature, bytes, publicKey) =>
 interface SimKey extends Signer {
   publicKey: Uint8Array;
   publicKeyHex: string;
-}
-
-/** Mulberry32: a tiny seeded PRNG so every run of a seed is identical. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Event {
