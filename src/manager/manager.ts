@@ -287,6 +287,11 @@ export class Manager {
 
   // ---- state for the control RPC ----
 
+  /** The pod and StatefulSet informers have listed once (before that, no layout is known). */
+  informersSynced(): boolean {
+    return this.#pods.synced && this.#statefulSets.synced;
+  }
+
   /** Caches synced, keys read, and the chain answered once. */
   isSynced(): boolean {
     return (

@@ -494,6 +494,23 @@ describe('POST /v1/scale', () => {
     expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
   });
 
+  it('answers 503 NOT_READY before its informers have listed, not 501, and changes nothing', async () => {
+    const early = await fixture.startManager({}, { start: false });
+    try {
+      const answer = await early.app.inject({
+        method: 'POST',
+        url: '/v1/scale',
+        headers: auth,
+        payload: { replicas: 2 },
+      });
+      expect(answer.statusCode).toBe(503);
+      expect(answer.json<ErrorBody>().error.code).toBe('NOT_READY');
+      expect(await fixture.replicas()).toBe(1);
+    } finally {
+      await early.stop();
+    }
+  });
+
   it('answers 501 SCALE_UNSUPPORTED when the validators are not exactly one StatefulSet', async () => {
     const other = await fixture.startManager({ CM_NAMESPACE: 'kube-public' });
     try {

@@ -67,8 +67,16 @@ export class Scaler {
     return this.#inFlight;
   }
 
-  /** The one validator StatefulSet, or 501 when the layout has none or several. */
+  /**
+   * The one validator StatefulSet; 501 when the layout has none or several, 503 before the
+   * informers have listed (a restarted manager must not call a layout it has not seen unsupported).
+   */
   statefulSet(): V1StatefulSet {
+    if (!this.#manager.informersSynced())
+      throw new ManagerError(
+        'NOT_READY',
+        'the manager has not listed the pods and StatefulSets yet; retry in a moment',
+      );
     const sets = this.#manager.statefulSets();
     const [only] = sets;
     if (sets.length !== 1 || only === undefined) {

@@ -57,7 +57,11 @@ export interface ControlFixture {
   chain: PocketRpcClient;
   dir: string;
   /** Starts a manager on this cluster; `env` overrides its configuration. */
-  startManager(env?: Record<string, string>): Promise<ManagerUnderTest>;
+  /** Starts a manager and its control RPC; with `start: false`, the manager is built, not started. */
+  startManager(
+    env?: Record<string, string>,
+    options?: { start?: boolean },
+  ): Promise<ManagerUnderTest>;
   replicas(): Promise<number>;
   /** Commits one block (the pacemaker is manual) and returns the new height. */
   commitBlock(): Promise<number>;
@@ -156,7 +160,10 @@ export async function startControlFixture(): Promise<ControlFixture> {
     const running = new Set<ManagerUnderTest>();
     const started = emulator;
 
-    const startManager = async (env: Record<string, string> = {}): Promise<ManagerUnderTest> => {
+    const startManager = async (
+      env: Record<string, string> = {},
+      options: { start?: boolean } = {},
+    ): Promise<ManagerUnderTest> => {
       const config = loadConfig({
         env: {
           CM_NAMESPACE: namespace,
@@ -188,7 +195,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
       const manager = new Manager({ config, logger, kube });
       const control = new ManagerControlPlane(manager);
       const app = await buildServer({ control, token: config.rpcToken, logger, version: VERSION });
-      await manager.start();
+      if (options.start !== false) await manager.start();
       let stopped = false;
       const handle: ManagerUnderTest = {
         manager,
