@@ -131,6 +131,7 @@ async function main(): Promise<number> {
       const how = random() < 0.5 ? 'control RPC (drain)' : 'kubectl scale';
       const faultName = pick(Object.keys(FAULTS));
       steps++;
+      const stepStarted = Date.now();
       log(`step ${steps}: ${current} → ${target} via ${how}, fault: ${faultName}`);
       for (const id of ids(MAX)) {
         const tally = asked.get(id) as Tally;
@@ -183,7 +184,9 @@ async function main(): Promise<number> {
             intervalMs: 250,
           },
         );
-        log(`  converged at height ${at} after ${Math.round((Date.now() - started) / 1000)} s`);
+        log(
+          `  converged at height ${at} after ${((Date.now() - stepStarted) / 1000).toFixed(1)} s`,
+        );
       } catch (error: unknown) {
         violations.push(`step ${steps} (${faultName}): ${String(error)}`);
         log(`  VIOLATION: ${String(error)}`);
