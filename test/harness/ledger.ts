@@ -98,6 +98,19 @@ export class ChainLedger {
   }
 
   /**
+   * The height in `from…to` whose certificate has the highest round: how many rounds failed
+   * (a silent leader, a missing quorum) before a block committed.
+   */
+  async mostRounds(from: number, to: number): Promise<{ round: number; height: number }> {
+    let worst = { round: 0, height: from };
+    for (const block of await this.blocks(Math.max(1, from), to)) {
+      const { round, height } = block.block_header.quorum_cert;
+      if (round > worst.round) worst = { round, height };
+    }
+    return worst;
+  }
+
+  /**
    * Heights where more validators were joining than BFT can absorb: joining (staked, not yet
    * signed since) plus the stakes of the block, against fewer than half of the proven members.
    * `genesis` lists the validators staked at height 0.

@@ -34,8 +34,14 @@ const INTERVAL_MS = Number(flags.interval);
 const SEED = Number(flags.seed ?? Date.now() % 1_000_000);
 /** Every step must converge within this long (faults included). */
 const CONVERGE_MS = 120_000;
-/** A height taking longer than this while nothing froze the validators is a stall. */
-const STALL_MS = 10 * INTERVAL_MS;
+/**
+ * A height that needed this many rounds or more is a stall. A round fails when its leader is
+ * out; the faults here take out at most two validators at a time (one killed or deleted, and
+ * the previous step's still restarting), so a live chain commits by round 2. A set waiting on a
+ * validator that never votes (what pacing prevents) goes round after round.
+ */
+const STALL_ROUNDS = 3;
+const GENESIS = ['001', '002', '003', '004'];
 
 const random = prng(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
@@ -232,7 +238,13 @@ async function main(): Promise<number> {
     for (const tx of failed)
       violations.push(`${tx.id}: ${tx.type} at ${tx.height} failed with code ${tx.resultCode}`);
     const gap = await harness.ledger.longestGap(firstHeight + 1, finalHeight);
-    if (gap.ms > STALL_MS) violations.push(`height ${gap.height} took ${gap.ms} ms (a stall)`);
+    const rounds = await harness.ledger.mostRounds(firstHeight + 1, finalHeight);
+    if (rounds.round >= STALL_ROUNDS)
+      violations.push(
+        `height ${rounds.height} committed in round ${rounds.round} (a stall: ${STALL_ROUNDS} or more failed rounds)`,
+      );
+    for (const v of await harness.ledger.pacingViolations(GENESIS, finalHeight))
+      violations.push(`pacing: ${v}`);
     sampler.stop();
     const leaks = await harness.keyLeaks(sampler.seen);
     for (const leak of leaks.leaks)
@@ -248,7 +260,7 @@ async function main(): Promise<number> {
       `duration        ${((Date.now() - started) / 60_000).toFixed(1)} min (seed ${SEED})`,
       `scale steps     ${steps} (replicas ${MIN}…${MAX}), final ${current}`,
       `faults          ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join(', ')}`,
-      `chain           heights ${firstHeight} → ${finalHeight}; longest block ${gap.ms} ms (height ${gap.height})`,
+      `chain           heights ${firstHeight} → ${finalHeight}; longest block ${gap.ms} ms (height ${gap.height}); most rounds ${rounds.round} (height ${rounds.height})`,
       `transactions    ${totals.stakes} stakes, ${totals.unstakes} unstakes committed; ${failed.length} failed`,
       `key scan        ${leaks.scannedFiles} log files, ${leaks.scannedProcesses} argv; ${leaks.leaks.length} leaks`,
       `violations      ${violations.length}`,
