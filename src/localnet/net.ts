@@ -40,6 +40,11 @@ export interface StartNetOptions {
   keepDir?: boolean;
   /** How long to wait for every node to answer its health check. */
   startTimeoutMs?: number;
+  /**
+   * On SIGTERM, how long a validator keeps voting while still in the active set (default 0: the
+   * whole net stops together, so none needs to wait to be unstaked first).
+   */
+  shutdownDrainMs?: number;
 }
 
 export interface NetNode {
@@ -158,11 +163,10 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
     ];
     try {
       const child = spawn(process.execPath, args, {
-        // The whole net stops together: a validator need not wait to be unstaked first.
         env: {
           ...process.env,
           POCKET_PRIVATE_KEY: member.key.exportPrivateKeyHex(),
-          LOCALNET_SHUTDOWN_DRAIN_MS: '0',
+          LOCALNET_SHUTDOWN_DRAIN_MS: String(options.shutdownDrainMs ?? 0),
         },
         stdio: ['ignore', log, log, 'ipc'],
       });

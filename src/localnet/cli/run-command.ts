@@ -199,9 +199,12 @@ export async function runNode(config: RunConfig): Promise<void> {
 /**
  * A validator that is told to stop while it is still in the active set keeps voting until the
  * block that removes it is committed (its unstake is usually on its way: the manager sends it the
- * moment the StatefulSet's replicas drop), while the chain keeps moving, for at most `drainMs`.
- * Without this, `kubectl scale` kills validators faster than their unstakes commit and the chain
- * stalls. When the chain itself has stopped (the whole network is shutting down) it leaves at once.
+ * moment the StatefulSet's replicas drop), for at most `drainMs` (keep it below the pod's
+ * termination grace period). Without this, `kubectl scale` kills validators faster than their
+ * unstakes commit and the chain stalls. Rounds that fail on the way (a leader that is down, a
+ * peer restarting) are no reason to leave: leaving then is what would stop the chain — an early
+ * exit after 2 s without a block did exactly that when a scale-down met a crashed validator.
+ * When the whole network goes down, the grace period ends the wait.
  */
 async function leaveGracefully(
   node: { inActiveSet(): boolean; chain: { height: number } },
@@ -211,20 +214,11 @@ async function leaveGracefully(
   if (drainMs <= 0 || !node.inActiveSet()) return;
   logger.info({ drainMs }, 'still in the active set; voting until removed');
   const deadline = Date.now() + drainMs;
-  let height = node.chain.height;
-  let movedAt = Date.now();
-  while (node.inActiveSet() && Date.now() < deadline && Date.now() - movedAt < STALL_MS) {
+  while (node.inActiveSet() && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
-    if (node.chain.height !== height) {
-      height = node.chain.height;
-      movedAt = Date.now();
-    }
   }
-  logger.info({ inActiveSet: node.inActiveSet(), height }, 'leaving');
+  logger.info({ inActiveSet: node.inActiveSet(), height: node.chain.height }, 'leaving');
 }
-
-/** No block for this long during a drain: the chain has stopped; waiting cannot help. */
-const STALL_MS = 2_000;
 
 export function runCommand(): Command {
   return new Command('run')
