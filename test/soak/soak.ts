@@ -35,12 +35,15 @@ const SEED = Number(flags.seed ?? Date.now() % 1_000_000);
 /** Every step must converge within this long (faults included). */
 const CONVERGE_MS = 120_000;
 /**
- * A height that needed this many rounds or more is a stall. A round fails when its leader is
- * out; the faults here take out at most two validators at a time (one killed or deleted, and
- * the previous step's still restarting), so a live chain commits by round 2. A set waiting on a
- * validator that never votes (what pacing prevents) goes round after round.
+ * A stall: a height that needed three rounds or more, or took longer than two failed rounds can
+ * take. A round fails when its leader is out; the faults here take out at most two validators at
+ * a time (one killed or deleted, and the previous step's still restarting), so a live chain
+ * commits by round 2. A set that has lost its quorum does not even move to the next round, hence
+ * the time bound too: a failed round takes at most its three step timeouts (the node's base
+ * timeout is 3 block intervals, ×1.5 in round 1), so two take at most 3 × (3 + 4.5) intervals.
  */
 const STALL_ROUNDS = 3;
+const STALL_MS = Math.round((1 + 3 * (3 + 4.5)) * INTERVAL_MS);
 const GENESIS = ['001', '002', '003', '004'];
 
 const random = prng(SEED);
@@ -239,6 +242,8 @@ async function main(): Promise<number> {
       violations.push(`${tx.id}: ${tx.type} at ${tx.height} failed with code ${tx.resultCode}`);
     const gap = await harness.ledger.longestGap(firstHeight + 1, finalHeight);
     const rounds = await harness.ledger.mostRounds(firstHeight + 1, finalHeight);
+    if (gap.ms > STALL_MS)
+      violations.push(`height ${gap.height} took ${gap.ms} ms (a stall: over ${STALL_MS} ms)`);
     if (rounds.round >= STALL_ROUNDS)
       violations.push(
         `height ${rounds.height} committed in round ${rounds.round} (a stall: ${STALL_ROUNDS} or more failed rounds)`,
