@@ -219,6 +219,10 @@ export class Rig {
         CM_RPC_PORT: String(port),
         CM_JOURNAL_PATH: join(this.dir, `journal-${Date.now()}.sqlite`),
         CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{ordinal}',
+        // Profiling the manager: e.g. BENCH_MANAGER_NODE_OPTIONS='--cpu-prof --cpu-prof-dir=/tmp/p'.
+        ...(process.env.BENCH_MANAGER_NODE_OPTIONS === undefined
+          ? {}
+          : { NODE_OPTIONS: process.env.BENCH_MANAGER_NODE_OPTIONS }),
         ...env,
       },
       stdio: ['ignore', log, log],
