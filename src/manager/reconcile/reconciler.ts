@@ -180,7 +180,8 @@ export class Reconciler {
       serviceUrl: decision.serviceUrl ?? '',
     };
     const prepared = adapter.prepare(request);
-    const record = world.book.prepare({
+    // On disk before the send (group commit: the actions prepared in this tick share the fsync).
+    const record = await world.book.prepareDurably({
       validatorId: id,
       address: entry.key.address,
       kind: decision.action,
