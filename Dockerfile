@@ -46,5 +46,8 @@ EXPOSE 50832 42069
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/localnet-node.ts"]
 
 FROM runtime AS cluster-manager
+# A young generation of 8 MiB semi-spaces instead of V8's default (16 MiB): about 90 MiB less peak
+# memory in a 4 → 999 scale for about 5–10 % more CPU in such a burst (docs/adr/0009).
+ENV NODE_OPTIONS="--max-semi-space-size=8"
 EXPOSE 8080
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/cluster-manager.ts"]

@@ -219,6 +219,7 @@ export class Rig {
         CM_RPC_PORT: String(port),
         CM_JOURNAL_PATH: join(this.dir, `journal-${Date.now()}.sqlite`),
         CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{ordinal}',
+        NODE_OPTIONS: await managerNodeOptions(),
         ...env,
       },
       stdio: ['ignore', log, log],
@@ -313,6 +314,18 @@ export class Rig {
     await this.emulator.stop();
     await rm(this.dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * The Node options of the manager's process: those the image sets (the Dockerfile's
+ * cluster-manager stage, `ENV NODE_OPTIONS`), so that the figures are production's, plus
+ * BENCH_MANAGER_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to profile the manager).
+ */
+async function managerNodeOptions(): Promise<string> {
+  const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  const stage = dockerfile.slice(dockerfile.indexOf('AS cluster-manager'));
+  const image = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(stage)?.[1] ?? '';
+  return [image, process.env.BENCH_MANAGER_NODE_OPTIONS ?? ''].join(' ').trim();
 }
 
 export function isReady(pod: V1Pod): boolean {

@@ -54,6 +54,8 @@ export interface ManagerEvents {
 }
 
 const PAUSED_SETTING = 'paused';
+/** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
+const RECOMPUTE_SPACING = 3;
 
 export class Manager {
   readonly config: Config;
@@ -84,6 +86,8 @@ export class Manager {
   #desired: DesiredState | undefined;
   #desiredKeys = new Map<ValidatorId, string>();
   #recomputeScheduled = false;
+  #recomputeEndedAt = Number.NEGATIVE_INFINITY;
+  #recomputeCostMs = 0;
   #phases = new Map<string, Phase>();
   #phaseRefreshScheduled = false;
   #paused: boolean;
@@ -427,17 +431,38 @@ export class Manager {
     );
   }
 
+  /**
+   * Coalesces changes into one recompute: at the end of this turn of the event loop, or, while a
+   * burst of events keeps coming, no sooner than RECOMPUTE_SPACING times the last recompute's
+   * cost after it ended (a recompute is O(validators); a burst of pod events at 999 validators
+   * would otherwise recompute after nearly every watch chunk). A lone event is not delayed; every
+   * change is still seen, by the next recompute (level-triggered).
+   */
   #scheduleRecompute(): void {
     if (this.#recomputeScheduled) return;
     this.#recomputeScheduled = true;
-    setImmediate(() => {
+    const run = (): void => {
       this.#recomputeScheduled = false;
-      this.#recompute();
-    });
+      if (!this.#stopping) this.#recompute();
+    };
+    const wait =
+      this.#recomputeEndedAt + this.#recomputeCostMs * RECOMPUTE_SPACING - performance.now();
+    if (wait <= 1) setImmediate(run);
+    else setTimeout(run, wait);
   }
 
   /** Recomputes the desired state and enqueues exactly the ids whose entry changed. */
   #recompute(): void {
+    const started = performance.now();
+    try {
+      this.#recomputeNow();
+    } finally {
+      this.#recomputeEndedAt = performance.now();
+      this.#recomputeCostMs = this.#recomputeEndedAt - started;
+    }
+  }
+
+  #recomputeNow(): void {
     const next = this.#compute();
     this.#desired = next;
     const keys = new Map<ValidatorId, string>();

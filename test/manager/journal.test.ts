@@ -1,4 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
+import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -103,6 +104,44 @@ describe('Journal', () => {
     expect(book.latest.get('005')?.state).toBe('committed');
     expect(seen).toEqual(['prepared', 'sent', 'committed']);
     expect(new ActionBook(journal).stakeHeights.get('005')).toBe(9);
+    journal.close();
+  });
+  it('group commit: actions prepared in one tick share a transaction, on disk before prepareDurably resolves', async () => {
+    const { path, journal } = openJournal();
+    const book = new ActionBook(journal);
+    const onDisk = (): number => {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return (db.prepare('SELECT COUNT(*) AS n FROM actions').get() as { n: number }).n;
+      } finally {
+        db.close();
+      }
+    };
+    const first = book.prepareDurably(input);
+    const second = book.prepareDurably({ ...input, validatorId: '006', txHash: 'h2' });
+    // Indexed at once (a concurrent decision counts them), not yet committed.
+    expect(book.open.size).toBe(2);
+    expect(onDisk()).toBe(0);
+    const [a] = await Promise.all([first, second]);
+    expect(onDisk()).toBe(2);
+    // A grouped markSent is visible at once and on disk after the tick.
+    book.markSent(a.seq, { height: 8 });
+    expect(journal.get(a.seq)).toMatchObject({ state: 'sent', attempts: 1 });
+    await journal.committed();
+    journal.close();
+    const reopened = Journal.open(path, new ManualClock());
+    expect(reopened.get(a.seq)).toMatchObject({ state: 'sent', attempts: 1 });
+    expect(reopened.open()).toHaveLength(2);
+    reopened.close();
+  });
+
+  it('a write that is not grouped commits the open group before it returns', () => {
+    const { path, journal } = openJournal();
+    const a = journal.prepare(input, { grouped: true });
+    journal.markCommitted(a.seq, { height: 9, resultCode: 0 });
+    const db = new DatabaseSync(path, { readOnly: true });
+    expect(db.prepare('SELECT state FROM actions').all()).toEqual([{ state: 'committed' }]);
+    db.close();
     journal.close();
   });
 });

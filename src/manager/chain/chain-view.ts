@@ -117,7 +117,9 @@ export class ChainView {
 
   /** Polls now instead of at the next interval. */
   poke(): void {
-    this.#wake?.abort();
+    // An abort builds its DOMException reason even when the signal has already fired, and a burst
+    // of sends pokes once per transaction: skip the ones that cannot wake anything.
+    if (this.#wake?.signal.aborted === false) this.#wake.abort();
   }
 
   async #run(): Promise<void> {

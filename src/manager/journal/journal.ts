@@ -3,7 +3,7 @@
 // At most one open (prepared or sent) action per validator, enforced by a unique index.
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Clock } from '../clock.ts';
 import { ActionState, type ActionKind, type ActionRecord, type ValidatorId } from '../model.ts';
 
@@ -99,14 +99,86 @@ export interface PrepareInput {
   preparedHeight: number;
 }
 
-/** Durable record of actions. All writes are synchronous and committed before they return. */
+/** Options of a write. */
+export interface WriteOptions {
+  /**
+   * Group commit: the write runs now (it is visible to this journal's reads at once) inside the
+   * current tick's transaction, which commits, with one fsync for every write of the tick, in a
+   * `setImmediate` callback; `committed()` resolves then. A caller that needs the write on disk
+   * before an effect (an action before its send) awaits `committed()` first.
+   */
+  grouped?: boolean;
+}
+
+/**
+ * Durable record of actions. A write is synchronous and committed before it returns, unless it is
+ * grouped (see `WriteOptions`) or a group is open: then it is committed with that group, before
+ * the end of the current turn of the event loop.
+ */
 export class Journal {
   readonly #db: DatabaseSync;
   readonly #clock: Clock;
+  readonly #statements = new Map<string, StatementSync>();
+  #group:
+    { committed: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+  readonly #groupFailureListeners: ((error: unknown) => void)[] = [];
 
   private constructor(db: DatabaseSync, clock: Clock) {
     this.#db = db;
     this.#clock = clock;
+  }
+
+  /** A compiled statement, compiled once per journal. */
+  #sql(sql: string): StatementSync {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /** Opens the tick's group transaction if none is open. */
+  #joinGroup(): void {
+    if (this.#group !== undefined) return;
+    this.#db.exec('BEGIN IMMEDIATE');
+    let resolve!: () => void;
+    let reject!: (e: unknown) => void;
+    const committed = new Promise<void>((res, rej) => {
+      resolve = res;
+      reject = rej;
+    });
+    // A rejection nobody awaits (only unawaited writes in the group) is reported to the
+    // failure listeners, not as an unhandled rejection.
+    committed.catch(() => undefined);
+    this.#group = { committed, resolve, reject };
+    setImmediate(() => this.flush());
+  }
+
+  /** Resolves once every write made so far is on disk (at once when no group is open). */
+  committed(): Promise<void> {
+    return this.#group?.committed ?? Promise.resolve();
+  }
+
+  /** Commits the open group now, if any. A failed commit rolls the group back and rejects. */
+  flush(): void {
+    const group = this.#group;
+    if (group === undefined) return;
+    this.#group = undefined;
+    try {
+      this.#db.exec('COMMIT');
+    } catch (error: unknown) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      group.reject(error);
+      for (const listener of this.#groupFailureListeners) listener(error);
+      return;
+    }
+    group.resolve();
+  }
+
+  /** Called when a group's commit failed: its writes are gone from the file (rolled back). */
+  onGroupFailure(listener: (error: unknown) => void): void {
+    this.#groupFailureListeners.push(listener);
   }
 
   /** Opens (creating if needed) the journal at `path`; `:memory:` for a throw-away one. */
@@ -119,63 +191,102 @@ export class Journal {
   }
 
   close(): void {
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    this.flush();
+    this.#db.close();
   }
 
   #now(): string {
     return new Date(this.#clock.now()).toISOString();
   }
 
+  /**
+   * Runs a write: inside the tick's group when grouped; otherwise committed before it returns
+   * (when a group is open, the write joins it and the group is committed at once).
+   */
+  #write<T>(options: WriteOptions | undefined, write: () => T): T {
+    if (options?.grouped === true) {
+      this.#joinGroup();
+      return write();
+    }
+    if (this.#group === undefined) return write();
+    try {
+      return write();
+    } finally {
+      this.flush();
+    }
+  }
+
   /** Writes a new open action. Throws if the validator already has one (a bug upstream). */
-  prepare(input: PrepareInput): ActionRecord {
+  prepare(input: PrepareInput, options?: WriteOptions): ActionRecord {
+    return this.#write(options, () => this.#insert(input));
+  }
+
+  #insert(input: PrepareInput): ActionRecord {
     const now = this.#now();
-    const result = this.#db
-      .prepare(
-        `INSERT INTO actions (validator_id, address, kind, state, mode, tx_hash, tx_hex, nonce, fingerprint, reason,
+    const result = this.#sql(
+      `INSERT INTO actions (validator_id, address, kind, state, mode, tx_hash, tx_hex, nonce, fingerprint, reason,
            prepared_height, created_at, updated_at)
          VALUES (?, ?, ?, 'prepared', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        input.validatorId,
-        input.address,
-        input.kind,
-        input.mode,
-        input.txHash ?? null,
-        input.txHex ?? null,
-        input.nonce ?? null,
-        input.fingerprint,
-        input.reason,
-        input.preparedHeight,
-        now,
-        now,
-      );
+    ).run(
+      input.validatorId,
+      input.address,
+      input.kind,
+      input.mode,
+      input.txHash ?? null,
+      input.txHex ?? null,
+      input.nonce ?? null,
+      input.fingerprint,
+      input.reason,
+      input.preparedHeight,
+      now,
+      now,
+    );
     return this.get(Number(result.lastInsertRowid)) as ActionRecord;
   }
 
-  #update(seq: number, fields: Record<string, SQLInputValue>): ActionRecord {
+  #update(
+    seq: number,
+    fields: Record<string, SQLInputValue>,
+    options?: WriteOptions & { countAttempt?: boolean },
+  ): ActionRecord {
+    return this.#write(options, () => this.#set(seq, fields, options?.countAttempt === true));
+  }
+
+  #set(seq: number, fields: Record<string, SQLInputValue>, countAttempt: boolean): ActionRecord {
     const names = Object.keys(fields);
-    const sets = names.map((name) => `${name} = ?`).join(', ');
-    this.#db
-      .prepare(`UPDATE actions SET ${sets}, updated_at = ? WHERE seq = ?`)
-      .run(...names.map((name) => fields[name] ?? null), this.#now(), seq);
+    const sets = names.map((name) => `${name} = ?`);
+    if (countAttempt) sets.push('attempts = attempts + 1');
+    this.#sql(`UPDATE actions SET ${sets.join(', ')}, updated_at = ? WHERE seq = ?`).run(
+      ...names.map((name) => fields[name] ?? null),
+      this.#now(),
+      seq,
+    );
     const record = this.get(seq);
     if (record === undefined) throw new Error(`journal entry ${seq} does not exist`);
     return record;
   }
 
   /** The node admitted the transaction (or the CLI reported success). */
-  markSent(seq: number, details: { height: number; txHash?: string | undefined }): ActionRecord {
-    return this.#update(seq, {
-      state: ActionState.sent,
-      sent_height: details.height,
-      ...(details.txHash === undefined ? {} : { tx_hash: details.txHash }),
-      attempts: (this.get(seq)?.attempts ?? 0) + 1,
-    });
+  markSent(
+    seq: number,
+    details: { height: number; txHash?: string | undefined },
+    options?: WriteOptions,
+  ): ActionRecord {
+    return this.#update(
+      seq,
+      {
+        state: ActionState.sent,
+        sent_height: details.height,
+        ...(details.txHash === undefined ? {} : { tx_hash: details.txHash }),
+      },
+      { ...options, countAttempt: true },
+    );
   }
 
   /** Counts a re-broadcast of the same bytes. */
   markResent(seq: number, height: number): ActionRecord {
-    return this.#update(seq, { sent_height: height, attempts: (this.get(seq)?.attempts ?? 0) + 1 });
+    return this.#update(seq, { sent_height: height }, { countAttempt: true });
   }
 
   /** Records the hash of a CLI-sent transaction once it has been found on chain or in the mempool. */
@@ -220,36 +331,32 @@ export class Journal {
   }
 
   get(seq: number): ActionRecord | undefined {
-    const row = this.#db.prepare('SELECT * FROM actions WHERE seq = ?').get(seq) as Row | undefined;
+    const row = this.#sql('SELECT * FROM actions WHERE seq = ?').get(seq) as Row | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 
   /** Every open action (prepared or sent). */
   open(): ActionRecord[] {
     return (
-      this.#db
-        .prepare("SELECT * FROM actions WHERE state IN ('prepared', 'sent') ORDER BY seq")
-        .all() as unknown as Row[]
+      this.#sql(
+        "SELECT * FROM actions WHERE state IN ('prepared', 'sent') ORDER BY seq",
+      ).all() as unknown as Row[]
     ).map(toRecord);
   }
 
   /** The newest action of each validator. */
   latestPerValidator(): Map<ValidatorId, ActionRecord> {
-    const rows = this.#db
-      .prepare(
-        'SELECT a.* FROM actions a JOIN (SELECT validator_id, MAX(seq) AS seq FROM actions GROUP BY validator_id) m ON a.seq = m.seq',
-      )
-      .all() as unknown as Row[];
+    const rows = this.#sql(
+      'SELECT a.* FROM actions a JOIN (SELECT validator_id, MAX(seq) AS seq FROM actions GROUP BY validator_id) m ON a.seq = m.seq',
+    ).all() as unknown as Row[];
     return new Map(rows.map((row) => [row.validator_id, toRecord(row)]));
   }
 
   /** The newest committed, applied action of a kind for a validator. */
   lastApplied(validatorId: ValidatorId, kind: ActionKind): ActionRecord | undefined {
-    const row = this.#db
-      .prepare(
-        "SELECT * FROM actions WHERE validator_id = ? AND kind = ? AND state = 'committed' AND result_code = 0 ORDER BY seq DESC LIMIT 1",
-      )
-      .get(validatorId, kind) as Row | undefined;
+    const row = this.#sql(
+      "SELECT * FROM actions WHERE validator_id = ? AND kind = ? AND state = 'committed' AND result_code = 0 ORDER BY seq DESC LIMIT 1",
+    ).get(validatorId, kind) as Row | undefined;
     return row === undefined ? undefined : toRecord(row);
   }
 
@@ -270,28 +377,29 @@ export class Journal {
       args.push(options.validatorId);
     }
     const where = conditions.length === 0 ? '' : `WHERE ${conditions.join(' AND ')}`;
-    const rows = this.#db
-      .prepare(`SELECT * FROM actions ${where} ORDER BY seq DESC LIMIT ?`)
-      .all(...args, options.limit) as unknown as Row[];
+    const rows = this.#sql(`SELECT * FROM actions ${where} ORDER BY seq DESC LIMIT ?`).all(
+      ...args,
+      options.limit,
+    ) as unknown as Row[];
     return rows.map(toRecord);
   }
 
   count(): number {
-    const row = this.#db.prepare('SELECT COUNT(*) AS n FROM actions').get() as { n: number };
+    const row = this.#sql('SELECT COUNT(*) AS n FROM actions').get() as { n: number };
     return row.n;
   }
 
   getSetting(name: string): string | undefined {
-    const row = this.#db.prepare('SELECT value FROM settings WHERE name = ?').get(name) as
+    const row = this.#sql('SELECT value FROM settings WHERE name = ?').get(name) as
       { value: string } | undefined;
     return row?.value;
   }
 
   setSetting(name: string, value: string): void {
-    this.#db
-      .prepare(
+    this.#write(undefined, () =>
+      this.#sql(
         'INSERT INTO settings (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = excluded.value',
-      )
-      .run(name, value);
+      ).run(name, value),
+    );
   }
 }

@@ -19,6 +19,16 @@ export class ActionBook {
 
   constructor(journal: Journal) {
     this.journal = journal;
+    this.#load();
+    // A group that failed to commit is gone from the file: forget what it added here too.
+    journal.onGroupFailure(() => this.#load());
+  }
+
+  #load(): void {
+    this.#open.clear();
+    this.#latest.clear();
+    this.#stakeHeights.clear();
+    const { journal } = this;
     for (const record of journal.latestPerValidator().values()) this.#index(record);
     for (const record of journal.open()) this.#open.set(record.validatorId, record);
     for (const id of this.#latest.keys()) {
@@ -46,8 +56,20 @@ export class ActionBook {
   prepare(input: PrepareInput): ActionRecord {
     return this.#apply(this.journal.prepare(input));
   }
+  /**
+   * Writes a new open action and resolves once it is on disk: group commit, so that the actions
+   * prepared in the same turn of the event loop share one transaction (one fsync). The indexes
+   * see the action at once (a concurrent decision, e.g. pacing, counts it); the caller sends only
+   * after this resolves. Rejects, and the indexes are reloaded from the file, if the commit fails.
+   */
+  async prepareDurably(input: PrepareInput): Promise<ActionRecord> {
+    const record = this.#apply(this.journal.prepare(input, { grouped: true }));
+    await this.journal.committed();
+    return record;
+  }
+  /** The node admitted it. Committed with the tick's group: if lost in a crash, the action stays prepared and its same bytes are sent again (idempotent). */
   markSent(seq: number, details: Parameters<Journal['markSent']>[1]): ActionRecord {
-    return this.#apply(this.journal.markSent(seq, details));
+    return this.#apply(this.journal.markSent(seq, details, { grouped: true }));
   }
   markResent(seq: number, height: number): ActionRecord {
     return this.#apply(this.journal.markResent(seq, height));
