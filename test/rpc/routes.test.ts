@@ -494,6 +494,64 @@ describe('POST /v1/scale', () => {
     expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
   });
 
+  it('scales up past a draining pod that is gone before the manager saw it go (404 on its unmark)', async () => {
+    const up = await post('/v1/scale', {
+      replicas: 2,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+    });
+    expect(up.status).toBe(200);
+    const pod = `${STATEFULSET}-1`;
+    expect((await post('/v1/scale', { replicas: 1 })).status).toBe(202);
+    await waitFor(
+      () =>
+        m.manager.pods().find((p) => p.metadata?.name === pod)?.metadata?.annotations?.[
+          'cluster-manager.dev/draining'
+        ] === 'true'
+          ? true
+          : pending('the manager has not seen the mark'),
+      { what: `${pod} marked draining in the manager's cache` },
+    );
+    // From here the manager's cache keeps the draining pod after the drain has removed it.
+    fixture.emulator.faults.pauseEvents();
+    try {
+      await waitFor(
+        async () => {
+          const gone = await fixture.core
+            .readNamespacedPod({ name: pod, namespace: 'default' })
+            .then(() => false)
+            .catch(() => true);
+          if ((await fixture.replicas()) === 1 && gone) return true;
+          await fixture.commitBlock();
+          return pending(`replicas ${await fixture.replicas()}; ${pod} gone: ${gone}`);
+        },
+        { what: 'the drain to remove the pod', timeoutMs: 20_000 },
+      );
+      const again = await post<{ outcome: string }>('/v1/scale', { replicas: 2 });
+      expect(again.status).toBe(200);
+      expect(await fixture.replicas()).toBe(2);
+    } finally {
+      fixture.emulator.faults.resumeEvents();
+    }
+    await waitFor(
+      async () => {
+        const row = await fixture.chain.validator(address('002'));
+        if (row !== undefined && row.unstaking_height < 0) return true;
+        await fixture.commitBlock();
+        return pending('002 not staked again yet');
+      },
+      { what: 'the manager to stake 002 again', timeoutMs: 20_000 },
+    );
+    const down = await post('/v1/scale', {
+      replicas: 1,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+    });
+    expect(down.status).toBe(200);
+  });
+
   it('answers 503 NOT_READY before its informers have listed, not 501, and changes nothing', async () => {
     const early = await fixture.startManager({}, { start: false });
     try {
@@ -559,12 +617,10 @@ describe('GET /v1/actions', () => {
     expect(seqs).toEqual([...seqs].sort((a, b) => b - a));
     // Retries (a dropped transaction sent again) may add entries; what committed is fixed.
     const committed = all.body.actions.filter((a) => a.state === 'committed');
-    expect(committed.map((a) => `${a.validatorId} ${a.kind}`)).toEqual([
-      '002 unstake',
-      '002 stake',
-      '002 unstake',
-      '002 stake',
-    ]);
+    // Four scale-ups of 002 and four scale-downs in the tests above, newest first.
+    expect(committed.map((a) => `${a.validatorId} ${a.kind}`)).toEqual(
+      Array.from({ length: 4 }, () => ['002 unstake', '002 stake']).flat(),
+    );
     const pages: number[][] = [];
     let before: number | null = null;
     do {

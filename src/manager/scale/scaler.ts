@@ -5,7 +5,7 @@
 // kept in an annotation on the StatefulSet, so a restarted manager finishes it.
 import { PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes/client-node';
 import { ManagerError } from '../errors.ts';
-import { describeApiError } from '../kube/client.ts';
+import { apiStatus, describeApiError } from '../kube/client.ts';
 import type { Manager } from '../manager.ts';
 import { Annotations, ChainStatus, type DesiredValidator, type ValidatorId } from '../model.ts';
 import { hasProvenItself, Phase } from '../planner/plan.ts';
@@ -427,6 +427,10 @@ export class Scaler {
     }
   }
 
+  /**
+   * Marks (or unmarks) a pod draining. A pod that is gone (404: deleted since the cache saw it)
+   * has nothing to mark: its replacement is judged by the StatefulSet's recorded scale target.
+   */
   async #annotatePod(name: string, value: 'true' | null): Promise<void> {
     const { core, namespace } = this.#manager.kube;
     try {
@@ -435,6 +439,7 @@ export class Scaler {
         mergePatch,
       );
     } catch (error: unknown) {
+      if (apiStatus(error) === 404) return;
       throw new ManagerError(
         'KUBE_UNAVAILABLE',
         `could not annotate pod ${name}: ${describeApiError(error)}`,
