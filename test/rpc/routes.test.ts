@@ -552,15 +552,14 @@ describe('POST /v1/scale', () => {
     expect(down.status).toBe(200);
   });
 
+  /** POST /v1/scale to another manager than the file's own. */
+  const scaleThrough = (to: { app: typeof m.app }, replicas: number) =>
+    to.app.inject({ method: 'POST', url: '/v1/scale', headers: auth, payload: { replicas } });
+
   it('answers 503 NOT_READY before its informers have listed, not 501, and changes nothing', async () => {
     const early = await fixture.startManager({}, { start: false });
     try {
-      const answer = await early.app.inject({
-        method: 'POST',
-        url: '/v1/scale',
-        headers: auth,
-        payload: { replicas: 2 },
-      });
+      const answer = await scaleThrough(early, 2);
       expect(answer.statusCode).toBe(503);
       expect(answer.json<ErrorBody>().error.code).toBe('NOT_READY');
       expect(await fixture.replicas()).toBe(1);
@@ -572,12 +571,7 @@ describe('POST /v1/scale', () => {
   it('answers 501 SCALE_UNSUPPORTED when the validators are not exactly one StatefulSet', async () => {
     const other = await fixture.startManager({ CM_NAMESPACE: 'kube-public' });
     try {
-      const none = await other.app.inject({
-        method: 'POST',
-        url: '/v1/scale',
-        headers: auth,
-        payload: { replicas: 1 },
-      });
+      const none = await scaleThrough(other, 1);
       expect(none.statusCode).toBe(501);
       expect(none.json<ErrorBody>().error.code).toBe('SCALE_UNSUPPORTED');
     } finally {
