@@ -294,6 +294,22 @@ describe('consensus-safe pacing', () => {
     );
   });
 
+  it('does not count a leaving validator as proven: its vote goes with it', () => {
+    // 005 signs but is no longer wanted (its unstake is on its way): 4 proven stay, 1 may join.
+    const five = [...GENESIS, '005'];
+    const desired = [...wantedTen.slice(0, 4), unwanted('005'), ...wantedTen.slice(5, 8)];
+    expect(stakes({ signers: five, chain: five.map((id) => row(id)), desired })).toEqual(['006']);
+    // The same with its unstake already in the journal.
+    expect(
+      stakes({
+        signers: five,
+        chain: five.map((id) => row(id)),
+        desired,
+        open: [action('005', { kind: 'unstake' })],
+      }),
+    ).toEqual(['006']);
+  });
+
   it('does not limit removals: every unwanted validator is unstaked at once', () => {
     const ten = wantedTen.map((d) => d.id);
     const decisions = plan(

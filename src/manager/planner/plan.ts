@@ -460,8 +460,16 @@ function pacingBudget(input: PlanInput): { provenCount: number; joining: number;
   for (const row of input.chain.values()) {
     if (row.status !== ChainStatus.staked) continue;
     const id = input.keys.idOfAddress(row.address);
-    if (hasProvenItself(input, row.address, id)) provenCount++;
-    else joining++;
+    // A validator on its way out (unwanted, or its unstake sent) votes only until its unstake
+    // commits: the joiners must fit the set that stays. It still counts as joining while it has
+    // not proven itself (a member that does not vote).
+    const leaving =
+      id !== undefined &&
+      (input.desired.validators.get(id)?.wanted === false ||
+        input.open.get(id)?.kind === ActionKind.unstake ||
+        input.mempool.get(row.address)?.messageType === 'MessageUnstake');
+    if (!hasProvenItself(input, row.address, id)) joining++;
+    else if (!leaving) provenCount++;
   }
   for (const action of input.open.values()) if (action.kind === ActionKind.stake) joining++;
   for (const [address, tx] of input.mempool) {

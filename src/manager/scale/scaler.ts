@@ -217,13 +217,18 @@ export class Scaler {
   async finishDrains(): Promise<void> {
     if (this.#inFlight || this.#finishing || !this.#manager.isLeader) return;
     const sets = this.#manager.statefulSets();
-    const [sts] = sets;
-    if (sets.length !== 1 || sts === undefined) return;
-    const target = Number(sts.metadata?.annotations?.[Annotations.scaleTarget]);
-    if (!Number.isInteger(target)) return;
+    const [cached] = sets;
+    if (sets.length !== 1 || cached === undefined) return;
+    if (!Number.isInteger(Number(cached.metadata?.annotations?.[Annotations.scaleTarget]))) return;
     this.#finishing = true;
     try {
-      const name = sts.metadata?.name ?? '';
+      // The cache may lag: a scale that just finished has cleared the target, and someone may
+      // have scaled since (kubectl). Act only on what the API server holds now.
+      const name = cached.metadata?.name ?? '';
+      const { apps, namespace } = this.#manager.kube;
+      const sts = await apps.readNamespacedStatefulSet({ name, namespace });
+      const target = Number(sts.metadata?.annotations?.[Annotations.scaleTarget]);
+      if (!Number.isInteger(target)) return;
       const replicas = sts.spec?.replicas ?? 1;
       const leaving = this.#entries(name)
         .filter((e) => (e.ordinal ?? 0) >= target)
