@@ -590,12 +590,29 @@ export class Harness {
   }
 
   /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
-  async mempool(): Promise<{ id: string; type: string; hash: string }[]> {
-    return (await this.chain.unconfirmedTransactions()).map((tx) => ({
+  async mempool(via?: string): Promise<{ id: string; type: string; hash: string }[]> {
+    const client = via === undefined ? this.chain : new PocketRpcClient({ baseUrl: via });
+    return (await client.unconfirmedTransactions()).map((tx) => ({
       id: this.#idsByAddress.get(tx.signer_addr) ?? tx.signer_addr,
       type: tx.message_type,
       hash: tx.tx.hash,
     }));
+  }
+
+  /**
+   * Sets the pacemaker of every node (`manual`: blocks only on `triggerView`; `auto`: one every
+   * block interval), through the chain RPC's debug endpoint.
+   */
+  async setPacemaker(mode: 'manual' | 'auto'): Promise<void> {
+    const response = await fetch(
+      `${this.info.chainRpcUrl}/v1/debug/toggle_pacemaker_mode?mode=${mode}`,
+      { method: 'POST', signal: AbortSignal.timeout(10_000) },
+    );
+    if (response.status !== 200)
+      throw new Error(
+        `toggle_pacemaker_mode answered ${response.status}: ${await response.text()}`,
+      );
+    await response.arrayBuffer().catch(() => undefined);
   }
 
   // ---- the cluster and faults ----
