@@ -1,6 +1,7 @@
 // HTTP client of the control RPC for the debug CLI: JSON calls with the bearer token, and the
 // server-sent event stream.
 import { CliError, ExitCode } from '../../cli/program.ts';
+import { readEventStream } from './event-stream.ts';
 
 export interface ControlClientOptions {
   server: string;
@@ -116,21 +117,11 @@ export class ControlClient {
         ExitCode.failed,
       );
     }
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event !== undefined && data !== undefined)
-            onEvent(event, JSON.parse(data) as unknown);
-        }
-      }
+      for await (const { event, data } of readEventStream(
+        response.body as AsyncIterable<Uint8Array>,
+      ))
+        onEvent(event, data);
     } catch (error: unknown) {
       if (!signal.aborted) throw error;
     }

@@ -1,5 +1,6 @@
 // Reads GET /v1/events over a real connection (fetch streaming) and lets a test wait for the
 // event it expects, with a timeout that reports what did arrive.
+import { readEventStream } from '../../../src/manager/cli/event-stream.ts';
 
 export interface ServerEvent {
   event: string;
@@ -68,20 +69,9 @@ export class EventReader {
   }
 
   async #read(body: ReadableStream<Uint8Array>): Promise<void> {
-    const decoder = new TextDecoder();
-    let buffer = '';
     try {
-      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
-        buffer += decoder.decode(chunk, { stream: true });
-        let end: number;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event !== undefined && data !== undefined)
-            this.events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-        }
+      for await (const { event, data } of readEventStream(body)) {
+        this.events.push({ event, data: data as Record<string, unknown> });
         for (const wake of [...this.#waiters]) wake();
       }
     } catch {
