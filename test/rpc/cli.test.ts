@@ -151,13 +151,10 @@ describe('acting', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stderr).at(-1)).toMatch(/^validator: draining 002, 003; the replicas drop/);
     expect(await fixture.replicas()).toBe(3);
-    await waitFor(
-      async () => {
-        if ((await fixture.replicas()) === 1) return true;
-        await fixture.commitBlock();
-        return pending(`replicas ${await fixture.replicas()}`);
-      },
-      { what: 'the drain to lower the replicas', timeoutMs: 20_000 },
+    await fixture.commitUntil(
+      async () =>
+        (await fixture.replicas()) === 1 || pending(`replicas ${await fixture.replicas()}`),
+      { what: 'the drain to lower the replicas' },
     );
     expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
   });
@@ -170,14 +167,11 @@ describe('acting', () => {
     expect(up.code, up.stderr).toBe(0);
     expect(JSON.parse(up.stdout)).toMatchObject({ previous: 1, replicas: 2, outcome: 'done' });
     expect(await fixture.replicas()).toBe(2);
-    await waitFor(
-      async () => {
-        const row = await fixture.chain.validator(address('002'));
-        if (row !== undefined && row.unstaking_height < 0) return true;
-        await fixture.commitBlock();
-        return pending('002 not staked again yet');
-      },
-      { what: 'the manager to stake 002 again', timeoutMs: 20_000 },
+    await fixture.commitUntil(
+      async () =>
+        ((await fixture.chain.validator(address('002')))?.unstaking_height ?? 0) < 0 ||
+        pending('002 not staked again yet'),
+      { what: 'the manager to stake 002 again' },
     );
     const down = await runCli(['Debug', 'ScaleActor', 'validators', '1'], {
       env,

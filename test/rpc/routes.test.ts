@@ -483,13 +483,10 @@ describe('POST /v1/scale', () => {
       namespace: 'default',
     });
     expect(pod.metadata?.annotations?.['cluster-manager.dev/draining']).toBe('true');
-    await waitFor(
-      async () => {
-        if ((await fixture.replicas()) === 1) return true;
-        await fixture.commitBlock();
-        return pending(`replicas ${await fixture.replicas()}`);
-      },
-      { what: 'the background drain to lower the replicas', timeoutMs: 20_000 },
+    await fixture.commitUntil(
+      async () =>
+        (await fixture.replicas()) === 1 || pending(`replicas ${await fixture.replicas()}`),
+      { what: 'the background drain to lower the replicas' },
     );
     expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
   });
@@ -516,17 +513,18 @@ describe('POST /v1/scale', () => {
     // From here the manager's cache keeps the draining pod after the drain has removed it.
     fixture.emulator.faults.pauseEvents();
     try {
-      await waitFor(
+      await fixture.commitUntil(
         async () => {
           const gone = await fixture.core
             .readNamespacedPod({ name: pod, namespace: 'default' })
             .then(() => false)
             .catch(() => true);
-          if ((await fixture.replicas()) === 1 && gone) return true;
-          await fixture.commitBlock();
-          return pending(`replicas ${await fixture.replicas()}; ${pod} gone: ${gone}`);
+          return (
+            ((await fixture.replicas()) === 1 && gone) ||
+            pending(`replicas ${await fixture.replicas()}; ${pod} gone: ${gone}`)
+          );
         },
-        { what: 'the drain to remove the pod', timeoutMs: 20_000 },
+        { what: 'the drain to remove the pod' },
       );
       const again = await post<{ outcome: string }>('/v1/scale', { replicas: 2 });
       expect(again.status).toBe(200);
@@ -534,14 +532,11 @@ describe('POST /v1/scale', () => {
     } finally {
       fixture.emulator.faults.resumeEvents();
     }
-    await waitFor(
-      async () => {
-        const row = await fixture.chain.validator(address('002'));
-        if (row !== undefined && row.unstaking_height < 0) return true;
-        await fixture.commitBlock();
-        return pending('002 not staked again yet');
-      },
-      { what: 'the manager to stake 002 again', timeoutMs: 20_000 },
+    await fixture.commitUntil(
+      async () =>
+        ((await fixture.chain.validator(address('002')))?.unstaking_height ?? 0) < 0 ||
+        pending('002 not staked again yet'),
+      { what: 'the manager to stake 002 again' },
     );
     const down = await post('/v1/scale', {
       replicas: 1,
@@ -668,15 +663,11 @@ describe('a drain', () => {
       },
       { what: `${name} to be recreated` },
     );
-    await waitFor(
-      async () => {
-        if ((await fixture.replicas()) === 1) return true;
-        await fixture.commitBlock();
-        return pending(
-          `replicas ${await fixture.replicas()}; 002 is ${(await validator('002')).phase}`,
-        );
-      },
-      { what: 'the drain to finish all the same', timeoutMs: 20_000 },
+    await fixture.commitUntil(
+      async () =>
+        (await fixture.replicas()) === 1 ||
+        pending(`replicas ${await fixture.replicas()}; 002 is ${(await validator('002')).phase}`),
+      { what: 'the drain to finish all the same' },
     );
     const row = await fixture.chain.validator(address('002'));
     expect(row?.unstaking_height).toBeGreaterThan(0);

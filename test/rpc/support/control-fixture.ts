@@ -27,7 +27,7 @@ import { ManagerControlPlane } from '../../../src/manager/rpc/control-plane.ts';
 import { buildServer, type ControlServer } from '../../../src/manager/rpc/server.ts';
 import { VERSION } from '../../../src/manager/version.ts';
 import { generateKeys, PocketRpcClient, type ValidatorKey } from '../../../src/pocket/index.ts';
-import { pending, waitFor } from '../../harness/wait.ts';
+import { Pending, pending, waitFor, type Probe, type WaitOptions } from '../../harness/wait.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const STATEFULSET = 'validator';
@@ -65,6 +65,11 @@ export interface ControlFixture {
   replicas(): Promise<number>;
   /** Commits one block (the pacemaker is manual) and returns the new height. */
   commitBlock(): Promise<number>;
+  /**
+   * Waits for `probe` (as `waitFor`, 20 s by default), committing one block after each answer
+   * that is not there yet: what a manager waits on moves only with blocks here.
+   */
+  commitUntil<T>(probe: Probe<T>, options: WaitOptions): Promise<unknown>;
   stop(): Promise<void>;
 }
 
@@ -214,7 +219,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
       return handle;
     };
 
-    return {
+    const fixture: ControlFixture = {
       emulator,
       kc,
       core,
@@ -241,6 +246,20 @@ export async function startControlFixture(): Promise<ControlFixture> {
         );
         return chain.height();
       },
+      commitUntil: (probe, options) =>
+        waitFor(
+          async () => {
+            const answer = await probe();
+            const notYet =
+              answer instanceof Pending ||
+              answer === undefined ||
+              answer === null ||
+              answer === false;
+            if (notYet) await fixture.commitBlock();
+            return answer;
+          },
+          { timeoutMs: 20_000, ...options },
+        ),
       stop: async () => {
         for (const handle of [...running]) await handle.stop();
         await started.stop();
@@ -248,6 +267,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
         await rm(dir, { recursive: true, force: true });
       },
     };
+    return fixture;
   } catch (error: unknown) {
     await emulator?.stop();
     await Promise.all(nodes.map((node) => node.stop()));
