@@ -59,6 +59,12 @@ async function post<T>(
   return { status: response.statusCode, body: response.json<T>() };
 }
 
+/** POST /v1/scale that answers once the target holds (`wait: active`), driving the chain. */
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
+function scaleActive<T>(replicas: number): Promise<{ status: number; body: T }> {
+  return post<T>('/v1/scale', { replicas, wait: 'active', drive: true, timeoutSeconds: 60 });
+}
+
 async function validator(id: string): Promise<ValidatorBody> {
   const { body } = await get<{ validators: ValidatorBody[] }>('/v1/validators');
   const found = body.validators.find((v) => v.id === id);
@@ -406,10 +412,11 @@ describe('pause, resume and trigger-view', () => {
 
 describe('POST /v1/scale', () => {
   it('scales up and answers 200 once the new validator has signed a committed block since its stake', async () => {
-    const { status, body } = await post<{ done: boolean; previous: number; replicas: number }>(
-      '/v1/scale',
-      { replicas: 2, wait: 'active', drive: true, timeoutSeconds: 60 },
-    );
+    const { status, body } = await scaleActive<{
+      done: boolean;
+      previous: number;
+      replicas: number;
+    }>(2);
     expect(status).toBe(200);
     expect(body).toMatchObject({ done: true, previous: 1, replicas: 2 });
     expect(await fixture.replicas()).toBe(2);
@@ -442,12 +449,7 @@ describe('POST /v1/scale', () => {
   });
 
   it('scales down by draining first: the leaving validator is unstaked before the replicas drop', async () => {
-    const { status, body } = await post<{ done: boolean; drained: string[] }>('/v1/scale', {
-      replicas: 1,
-      wait: 'active',
-      drive: true,
-      timeoutSeconds: 60,
-    });
+    const { status, body } = await scaleActive<{ done: boolean; drained: string[] }>(1);
     expect(status).toBe(200);
     expect(body.drained).toEqual(['002', '003']);
     expect(await fixture.replicas()).toBe(1);
@@ -464,12 +466,7 @@ describe('POST /v1/scale', () => {
 
   it('with wait none, a scale-down answers 202 at once and drops the replicas once the drain is over', async () => {
     // 002 left at the last test; an unstaking validator may stake again.
-    const up = await post('/v1/scale', {
-      replicas: 2,
-      wait: 'active',
-      drive: true,
-      timeoutSeconds: 60,
-    });
+    const up = await scaleActive(2);
     expect(up.status).toBe(200);
     const { status, body } = await post<{ outcome: string; drained: string[]; done: boolean }>(
       '/v1/scale',
@@ -492,12 +489,7 @@ describe('POST /v1/scale', () => {
   });
 
   it('scales up past a draining pod that is gone before the manager saw it go (404 on its unmark)', async () => {
-    const up = await post('/v1/scale', {
-      replicas: 2,
-      wait: 'active',
-      drive: true,
-      timeoutSeconds: 60,
-    });
+    const up = await scaleActive(2);
     expect(up.status).toBe(200);
     const pod = `${STATEFULSET}-1`;
     expect((await post('/v1/scale', { replicas: 1 })).status).toBe(202);
@@ -538,12 +530,7 @@ describe('POST /v1/scale', () => {
         pending('002 not staked again yet'),
       { what: 'the manager to stake 002 again' },
     );
-    const down = await post('/v1/scale', {
-      replicas: 1,
-      wait: 'active',
-      drive: true,
-      timeoutSeconds: 60,
-    });
+    const down = await scaleActive(1);
     expect(down.status).toBe(200);
   });
 
@@ -638,12 +625,7 @@ describe('GET /v1/actions', () => {
 
 describe('a drain', () => {
   it('holds when a leaving pod is recreated without its draining annotation', async () => {
-    const up = await post('/v1/scale', {
-      replicas: 2,
-      wait: 'active',
-      drive: true,
-      timeoutSeconds: 60,
-    });
+    const up = await scaleActive(2);
     expect(up.status).toBe(200);
     const down = await post<{ outcome: string }>('/v1/scale', { replicas: 1 });
     expect(down.body.outcome).toBe('draining');
