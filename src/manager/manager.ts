@@ -252,11 +252,9 @@ export class Manager {
       },
       'starting',
     );
-    if (this.adapter instanceof CliChainAdapter) {
-      // A manager killed in a CLI call left its keybase (a key on disk): remove it first.
-      const removed = await this.adapter.removeStaleTempFolders();
-      if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
-    }
+    // A manager killed in a CLI call left its keybase (a key on disk): remove it first.
+    const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
+    if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
     this.chain.start();
     await Promise.all([this.#pods.start(), this.#statefulSets.start(), this.#secret.start()]);
     this.#onSecretChange();

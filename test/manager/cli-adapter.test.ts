@@ -47,7 +47,7 @@ describe('CliChainAdapter', () => {
   });
 });
 
-describe('CliChainAdapter.removeStaleTempFolders', () => {
+describe('CliChainAdapter.removeLeftovers', () => {
   let root: string | undefined;
   afterEach(async () => {
     if (root !== undefined) await rm(root, { recursive: true, force: true });
@@ -75,7 +75,7 @@ describe('CliChainAdapter.removeStaleTempFolders', () => {
       timeoutMs: 1_000,
       tempRoot: folder,
     });
-    expect(await adapter.removeStaleTempFolders()).toBe(3);
+    expect(await adapter.removeLeftovers()).toBe(3);
     expect((await readdir(folder)).sort()).toEqual(
       [mine, parent, unrelated].map((path) => path.slice(folder.length + 1)).sort(),
     );

@@ -34,4 +34,9 @@ export interface ChainAdapter {
   resend(record: ActionRecord, signal: AbortSignal): Promise<SendOutcome> | undefined;
   /** Commits the next block on a chain with a manual pacemaker (a debug action). */
   triggerView(signal: AbortSignal): Promise<void>;
+  /**
+   * Removes what a manager killed in the middle of an action left behind (CLI mode: keybases
+   * holding a key), before any new action; answers how many were removed.
+   */
+  removeLeftovers?(): Promise<number>;
 }

@@ -2,10 +2,10 @@
 // cancellable, by absolute path with an args array, no shell and an explicit environment. The key
 // reaches the CLI only through a private temporary keybase (0700 dir, 0600 file) removed in all
 // cases; never argv, never a log. A manager killed mid-call (SIGKILL) cannot remove its keybase,
-// so each folder is named with the owner's pid and a random instance tag, and
-// `removeStaleTempFolders` (run at start) removes those whose owner is gone: its pid is dead, or
-// it is our own pid with another tag (a restarted container gives the new process the same pid). `p1` exits 0 even on HTTP errors, so the outcome is read from its
-// `HTTP status code: N` line.
+// so each folder is named with the owner's pid and a random instance tag, and `removeLeftovers`
+// (run at start) removes those whose owner is gone: its pid is dead, or it is our own pid with
+// another tag (a restarted container gives the new process the same pid). `p1` exits 0 even on
+// HTTP errors, so the outcome is read from its `HTTP status code: N` line.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -84,7 +84,7 @@ export class CliChainAdapter implements ChainAdapter {
    * they could remove them; folders of live processes, this one included, are left alone.
    * Returns how many were removed.
    */
-  async removeStaleTempFolders(): Promise<number> {
+  async removeLeftovers(): Promise<number> {
     const root = this.#tempRoot();
     const entries = await readdir(root).catch(() => [] as string[]);
     let removed = 0;
