@@ -352,8 +352,7 @@ export class Harness {
    * `via` sends it to another node's RPC (while the chain RPC is down).
    */
   async triggerView(via: string = this.info.chainRpcUrl): Promise<number> {
-    const client =
-      via === this.info.chainRpcUrl ? this.chain : new PocketRpcClient({ baseUrl: via });
+    const client = this.#clientOf(via);
     const before = await client.height();
     const response = await fetch(`${via}/v1/debug/trigger_view?wait=true`, {
       method: 'POST',
@@ -371,6 +370,13 @@ export class Harness {
       { what: `height ${before + 1} after a trigger_view`, timeoutMs: 30_000 },
     );
     return client.height();
+  }
+
+  /** The chain RPC's client, or one of the node at `via`. */
+  #clientOf(via: string | undefined): PocketRpcClient {
+    return via === undefined || via === this.info.chainRpcUrl
+      ? this.chain
+      : new PocketRpcClient({ baseUrl: via });
   }
 
   async height(): Promise<number> {
@@ -465,16 +471,17 @@ export class Harness {
    * `height − 1`. A certificate needs only a quorum of them, so a member may be missing from one.
    */
   async activeSet(height: number): Promise<string[]> {
-    const rows = await this.chain.validators({ height: Math.max(0, height - 1) });
-    return rows
-      .filter((r) => r.unstaking_height < 0 && r.paused_height < 0)
-      .map((r) => this.#idsByAddress.get(r.address) ?? r.address)
-      .sort();
+    return this.#stakedAt(Math.max(0, height - 1));
   }
 
   /** Ids staked on chain now (the active set of the next height). */
   async stakedValidators(): Promise<string[]> {
-    const rows = await this.chain.validators();
+    return this.#stakedAt(undefined);
+  }
+
+  /** Ids staked (not unstaking, not paused) in the state after block `height` (default: latest). */
+  async #stakedAt(height: number | undefined): Promise<string[]> {
+    const rows = await this.chain.validators(height === undefined ? undefined : { height });
     return rows
       .filter((r) => r.unstaking_height < 0 && r.paused_height < 0)
       .map((r) => this.#idsByAddress.get(r.address) ?? r.address)
@@ -591,7 +598,7 @@ export class Harness {
 
   /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
   async mempool(via?: string): Promise<{ id: string; type: string; hash: string }[]> {
-    const client = via === undefined ? this.chain : new PocketRpcClient({ baseUrl: via });
+    const client = this.#clientOf(via);
     return (await client.unconfirmedTransactions()).map((tx) => ({
       id: this.#idsByAddress.get(tx.signer_addr) ?? tx.signer_addr,
       type: tx.message_type,
