@@ -89,5 +89,25 @@ export default tseslint.config(
       ],
     },
   },
+  {
+    // The unit layer (vitest project `unit`): no child processes, no sockets, no devnet.
+    files: ['**/*.unit.test.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['node:child_process', 'node:net', 'node:http', 'node:https', 'execa'].map(
+            (name) => ({ name, message: 'a unit test starts no process and opens no socket' }),
+          ),
+          patterns: [
+            {
+              group: ['**/devnet/devnet*', '**/support/run-bin*', '**/harness/harness*'],
+              message: 'a unit test starts no devnet and no binary (make it a system test)',
+            },
+          ],
+        },
+      ],
+    },
+  },
   ...boundaryConfigs,
 );

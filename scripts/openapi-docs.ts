@@ -1,6 +1,6 @@
 // Writes docs/openapi.json: the control RPC's OpenAPI document, as the server itself builds it
 // from the routes' schemas (`npm run docs:openapi`; `-- --check` exits 1 when the file is
-// stale; test/rpc/docs.test.ts checks it too).
+// stale; test/rpc/docs.unit.test.ts checks it too).
 import { EventEmitter } from 'node:events';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

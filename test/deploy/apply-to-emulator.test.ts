@@ -13,7 +13,7 @@ import { stringify } from 'yaml';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { startEmulator, type Emulator } from '../../src/kube-emulator/index.ts';
 import { parsePrivateKey, PocketRpcClient } from '../../src/pocket/index.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import { binPath } from '../support/run-bin.ts';
 import { findObject, kubectl132, kustomizeBuild, type KubeObject } from './support/manifests.ts';
 

@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreEvent } from '../../src/kube-emulator/index.ts';
-import { Harness } from '../harness/harness.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { Harness } from '../../src/harness/harness.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import { lines, runCli, startCli } from '../rpc/support/cli.ts';
 
 const GENESIS = ['001', '002', '003', '004'];

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/devnet/devnet.ts';
 import { PocketRpcClient } from '../../src/pocket/index.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import { lines, runCli, startCli, type CliProcess } from '../rpc/support/cli.ts';
 import { isAlive, isListening, recordDescendants } from './support/processes.ts';
 

@@ -4,7 +4,7 @@
 // killed. After each: the staked set is what the cluster wants, and every validator got exactly
 // one stake or unstake for the step that asked for it (counted in the committed blocks).
 import { describe, expect, it } from 'vitest';
-import { pending, waitFor, type Harness } from '../harness/index.ts';
+import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
 
 const devnet = useDevnet('faults');

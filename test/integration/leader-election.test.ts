@@ -5,7 +5,7 @@
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { pending, waitFor, type Harness, type ManagerReplica } from '../harness/index.ts';
+import { pending, waitFor, type Harness, type ManagerReplica } from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
 
 const LEASE_MS = 2_000;

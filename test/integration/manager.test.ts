@@ -4,7 +4,7 @@
 // One devnet for the whole file; each test starts from where the previous one left the chain.
 import { describe, expect, it } from 'vitest';
 import { PatchStrategy, setHeaderOptions, type CoreV1Event } from '@kubernetes/client-node';
-import { pending, waitFor } from '../harness/index.ts';
+import { pending, waitFor } from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
 
 const devnet = useDevnet('manager');

@@ -12,7 +12,7 @@ import {
   Harness,
   keyNeedles,
   type HarnessOptions,
-} from '../harness/index.ts';
+} from '../../src/harness/index.ts';
 
 /** Fast manager settings for tests (the devnet's defaults are for people). */
 export const FAST_MANAGER: Record<string, string> = {

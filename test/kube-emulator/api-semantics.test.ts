@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { isGone, startHarness, statefulSet, statusOf } from './harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 describe('API semantics', () => {
   it('creates a namespace and a StatefulSet with kubectl create, with uid, creationTimestamp, a numeric RV and generation 1 (check 2)', async () => {

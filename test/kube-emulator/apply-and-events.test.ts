@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { V1MicroTime } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startHarness, statefulSet } from './harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 function twoContainers() {
   const manifest = statefulSet({ name: 'web', replicas: 1 });

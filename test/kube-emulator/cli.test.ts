@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { KUBECTL } from './harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const bin = join(import.meta.dirname, '..', '..', 'src', 'bin', 'cluster-manager.ts');
 const fixture = join(import.meta.dirname, 'fixtures', 'probe-server.mjs');

@@ -4,7 +4,7 @@
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { startHarness, statusOf, type Harness } from './harness.ts';
 import { restartingInformer, type RestartingInformer } from './restarting-informer.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 async function storeNames(h: Harness): Promise<string[]> {
   return (await h.core.listNamespacedConfigMap({ namespace: 'default' })).items

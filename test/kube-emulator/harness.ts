@@ -16,11 +16,11 @@ import {
   type Emulator,
   type EmulatorOptions,
 } from '../../src/kube-emulator/index.ts';
-import { findKubectl, runKubectl, type KubectlResult } from '../harness/kubectl.ts';
+import { findKubectl, runKubectl, type KubectlResult } from '../../src/harness/kubectl.ts';
 
 export type { KubectlResult };
 
-export const KUBECTL = findKubectl();
+export const KUBECTL = findKubectl()?.path ?? 'kubectl';
 
 export interface Harness {
   emulator: Emulator;

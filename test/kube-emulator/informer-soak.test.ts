@@ -5,7 +5,7 @@
 import { makeInformer, type V1ConfigMap } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startHarness } from './harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 describe('informer soak', () => {
   it(

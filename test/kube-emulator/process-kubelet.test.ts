@@ -7,7 +7,7 @@ import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { HOST_PORTS_ANNOTATION } from '../../src/kube-emulator/index.ts';
 import { startHarness, type Harness } from './harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const fixture = join(import.meta.dirname, 'fixtures', 'probe-server.mjs');
 

@@ -11,7 +11,7 @@ import {
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { KUBECTL, startHarness } from './harness.ts';
 import { rawWatch } from './watch-client.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 

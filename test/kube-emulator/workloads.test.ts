@@ -13,7 +13,7 @@ import {
 } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { isGone, startHarness, statefulSet, type Harness } from './harness.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 function isReady(pod: V1Pod | undefined): boolean {
   return pod?.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;

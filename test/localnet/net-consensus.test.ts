@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { startNet, type LocalNet, type NetNode } from '../../src/localnet/net.ts';
 import { blockHashes, client, signers, triggerView } from './support/chain.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const keys = generateKeys({ count: 4, seed: 'net-consensus' });
 let net: LocalNet | undefined;

@@ -11,7 +11,7 @@ import { generateKeys } from '../../src/pocket/index.ts';
 import { parseGenesis } from '../../src/localnet/genesis.ts';
 import { client, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const BIN = fileURLToPath(new URL('../../src/bin/localnet-node.ts', import.meta.url));
 const keys = generateKeys({ count: 3, seed: 'node-command' });

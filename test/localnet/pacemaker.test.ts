@@ -8,7 +8,7 @@ import { buildGenesis, type Genesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode, type StartNodeOptions } from '../../src/localnet/server.ts';
 import { client, inEveryMempool, stakeTx, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const keys = generateKeys({ count: 3, seed: 'pacemaker' });
 const running: RunningNode[] = [];

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startNet, type LocalNet, type NetNode } from '../../src/localnet/net.ts';
 import { generateKeys } from '../../src/pocket/index.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import { client, signers, unstakeTx } from './support/chain.ts';
 
 const keys = generateKeys({ count: 5, seed: 'shutdown-drain' });

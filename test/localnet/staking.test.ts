@@ -12,7 +12,7 @@ import {
   triggerView,
   unstakeTx,
 } from './support/chain.ts';
-import { waitFor } from '../harness/wait.ts';
+import { waitFor } from '../../src/harness/wait.ts';
 
 const keys = generateKeys({ count: 5, seed: 'staking' });
 const fifthKey = keys.get('005')!;

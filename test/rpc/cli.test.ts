@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import { BIN, lines, runCli, startCli } from './support/cli.ts';
 import { startControlFixture, TOKEN, type ControlFixture } from './support/control-fixture.ts';
 

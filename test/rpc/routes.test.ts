@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
 import { Phase } from '../../src/manager/planner/plan.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import {
   kubectlScale,
   startControlFixture,

@@ -5,7 +5,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/manager/run.ts';
-import { pending, waitFor } from '../harness/wait.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 import { EventReader } from './support/event-reader.ts';
 import { startControlFixture, type ControlFixture } from './support/control-fixture.ts';
 

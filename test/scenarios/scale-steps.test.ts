@@ -4,7 +4,7 @@
 // chain that does not unstake would survive. Every validator is staked and unstaked exactly once
 // per step that asked for it (counted in the committed blocks).
 import { describe, expect, it } from 'vitest';
-import { pending, waitFor, type Harness } from '../harness/index.ts';
+import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
 import { useDevnet } from '../integration/support.ts';
 
 const INTERVAL_MS = 400;

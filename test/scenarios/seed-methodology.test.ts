@@ -13,7 +13,7 @@ import {
   pending,
   scanFilesForKeys,
   waitFor,
-} from '../harness/index.ts';
+} from '../../src/harness/index.ts';
 import { useDevnet } from '../integration/support.ts';
 
 describe.each(['rpc', 'cli'] as const)('%s mode', { timeout: 120_000 }, (txMode) => {

@@ -14,7 +14,7 @@ import {
   pending,
   waitFor,
   type Harness as HarnessType,
-} from '../harness/index.ts';
+} from '../../src/harness/index.ts';
 
 const { values: flags } = parseArgs({
   options: {

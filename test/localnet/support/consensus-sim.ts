@@ -6,7 +6,7 @@ import { Consensus, type ConsensusMessage } from '../../../src/localnet/consensu
 import { ValidatorSet } from '../../../src/localnet/validator-set.ts';
 import { VoteGuard } from '../../../src/localnet/vote-guard.ts';
 import type { Signer } from '../../../src/localnet/votes.ts';
-import { prng } from '../../harness/random.ts';
+import { prng } from '../../../src/harness/random.ts';
 
 /**
  * A cheap stand-in for Ed25519 (SHA-512 of public key and message): the simulation tests the

@@ -27,7 +27,13 @@ import { ManagerControlPlane } from '../../../src/manager/rpc/control-plane.ts';
 import { buildServer, type ControlServer } from '../../../src/manager/rpc/server.ts';
 import { VERSION } from '../../../src/manager/version.ts';
 import { generateKeys, PocketRpcClient, type ValidatorKey } from '../../../src/pocket/index.ts';
-import { Pending, pending, waitFor, type Probe, type WaitOptions } from '../../harness/wait.ts';
+import {
+  Pending,
+  pending,
+  waitFor,
+  type Probe,
+  type WaitOptions,
+} from '../../../src/harness/wait.ts';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 export const STATEFULSET = 'validator';

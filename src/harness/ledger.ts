@@ -1,7 +1,7 @@
 // The committed chain read back block by block (each block once, cached): which validator signed
 // which certificate, which stake and unstake transactions committed where, and how long each
 // height took. The facts every scenario asserts on.
-import type { Block, PocketRpcClient } from '../../src/pocket/index.ts';
+import type { Block, PocketRpcClient } from '../pocket/index.ts';
 
 export type TxType = 'MessageStake' | 'MessageUnstake';
 

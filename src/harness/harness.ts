@@ -20,8 +20,8 @@ import {
   type Devnet,
   type DevnetInfo,
   type DevnetOptions,
-} from '../../src/devnet/devnet.ts';
-import { parsePrivateKey, PocketRpcClient, type Block } from '../../src/pocket/index.ts';
+} from '../devnet/devnet.ts';
+import { parsePrivateKey, PocketRpcClient, type Block } from '../pocket/index.ts';
 import { keyNeedles, scanFilesForKeys, findKeys, type KeyLeak } from './key-leaks.ts';
 import { runKubectl, type KubectlResult } from './kubectl.ts';
 import { ChainLedger, type LedgerTx } from './ledger.ts';

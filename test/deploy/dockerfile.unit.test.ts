@@ -144,5 +144,6 @@ describe('the .dockerignore', () => {
       '!src/',
     ]);
     expect(rules).toContain('src/**/*.test.ts');
+    expect(rules).toContain('src/harness/'); // test tooling, not part of the image
   });
 });

@@ -1,7 +1,7 @@
 // The consensus core in a simulated network: agreement under message loss, reordering, crashes
 // and restarts at random moments (any number down at once), and progress once the network heals.
 import { describe, expect, it } from 'vitest';
-import { prng } from '../harness/random.ts';
+import { prng } from '../../src/harness/random.ts';
 import { ConsensusSim } from './support/consensus-sim.ts';
 
 const base = { maxDelayMs: 40, timeoutMs: 100, persistentGuard: true };
