@@ -1,13 +1,14 @@
 // `localnet-cli`: the subset of V1's `p1` CLI that the cluster-manager's CLI adapter and people
 // used to p1 need, with p1's command names, flags, output and exit codes (docs/localnet-node.md).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import type { CommandContext, P1Environment } from './p1-context.ts';
 import { debugCommand } from './p1-debug.ts';
 import { P1Error } from './p1-io.ts';
 import { keysCommand } from './p1-keys.ts';
+import { runV1 } from './p1-v1-program.ts';
 import { queryCommand } from './p1-query.ts';
 import { validatorCommand } from './p1-validator.ts';
 
@@ -83,8 +84,19 @@ export function createP1Program(environment: P1Environment): Command {
 
 // --- running -------------------------------------------------------------------------------
 
+/**
+ * The v1 mode (p1 as V1's code builds it: cobra's help, usage after errors, V1's debug messages
+ * and config files) is chosen by `LOCALNET_FIDELITY=v1` or by running the CLI under the name
+ * `p1` (a symlink).
+ */
+export function isV1Mode(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const name = basename(argv[1] ?? '').replace(/\.[cm]?[jt]s$/, '');
+  return env.LOCALNET_FIDELITY === 'v1' || name === 'p1';
+}
+
 /** Runs localnet-cli with p1's exit codes: 0 on success and on HTTP errors, 1 on `Error: …`. */
 export async function runP1(argv: readonly string[], environment: P1Environment): Promise<number> {
+  if (isV1Mode(argv, environment.env)) return runV1(argv.slice(2), { environment });
   const program = createP1Program(environment);
   applyExitOverride(program);
   try {
