@@ -422,7 +422,9 @@ export function createV1Program(options: V1ProgramOptions): CobraCommand {
     return bytes;
   };
   const pwdOf = (run: RunContext): string => String(run.flags.get('pwd') ?? '');
+  /** utils.go:170-184 `validateStakeAmount` (num_utils.go:13-20 for a non-number). */
   const confirm = async (amount: string, pwd: string): Promise<void> => {
+    if (!/^[+-]?\d+$/.test(amount)) throw new CobraError('unable to SetString() with base 10');
     try {
       await confirmAmount(environment, amount, pwd);
     } catch (error: unknown) {
