@@ -1,6 +1,7 @@
 // localnet-cli `Debug TriggerView|TogglePacemakerMode|ResetToGenesis` (the node's debug RPC) and
 // `Debug ScaleActor validators N` (the cluster-manager's control RPC).
 import type { Command } from 'commander';
+import type { DevnetEndpoints } from './devnet-file.ts';
 import { command, exactArgs, type CommandContext, type P1Environment } from './p1-context.ts';
 import { P1Error, printQuery, request } from './p1-io.ts';
 
@@ -29,7 +30,7 @@ export function debugCommand(context: CommandContext): Command {
       exactArgs(args, 2);
       const [actor, count] = args as [string, string];
       if (!SCALABLE_ACTORS.includes(actor)) throw new P1Error('Invalid actor type provided');
-      await scaleValidators(context.environment, actor, count);
+      await scaleValidators(context.environment, actor, count, context.devnet());
     });
   return command('Debug', ['d'], 'Debug utility for rapid development')
     .addCommand(
@@ -56,13 +57,14 @@ export function debugCommand(context: CommandContext): Command {
 
 /**
  * `ScaleActor <actor> N` on a localnet: validators only, through the cluster-manager's control
- * RPC (`CLUSTER_MANAGER_URL`, `CLUSTER_MANAGER_TOKEN`). Prints its answer; a non-2xx is a
- * `P1Error`.
+ * RPC (`CLUSTER_MANAGER_URL`, `CLUSTER_MANAGER_TOKEN`, else the devnet's manager and token).
+ * Prints its answer; a non-2xx is a `P1Error`.
  */
 export async function scaleValidators(
   environment: P1Environment,
   actor: string,
   count: string,
+  devnet?: DevnetEndpoints,
 ): Promise<void> {
   if (actor !== 'validators') {
     throw new P1Error(
@@ -75,8 +77,10 @@ export async function scaleValidators(
   }
   const { env, output } = environment;
   const base =
-    (env.CLUSTER_MANAGER_URL ?? '') === '' ? 'http://127.0.0.1:8080' : env.CLUSTER_MANAGER_URL;
-  const token = env.CLUSTER_MANAGER_TOKEN ?? '';
+    (env.CLUSTER_MANAGER_URL ?? '') === ''
+      ? (devnet?.managerUrl ?? 'http://127.0.0.1:8080')
+      : env.CLUSTER_MANAGER_URL;
+  const token = env.CLUSTER_MANAGER_TOKEN ?? devnet?.token ?? '';
   const answer = await request('POST', `${base}/v1/scale`, {
     body: { replicas },
     headers: token === '' ? {} : { authorization: `Bearer ${token}` },

@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import type { CommandContext, P1Environment } from './p1-context.ts';
+import { readDevnetEndpoints } from './devnet-file.ts';
 import { debugCommand } from './p1-debug.ts';
 import { P1Error } from './p1-io.ts';
 import { keysCommand } from './p1-keys.ts';
@@ -21,6 +22,7 @@ interface GlobalFlags {
   remote_cli_url?: string;
   data_dir?: string;
   non_interactive?: boolean;
+  devnet?: string;
 }
 
 /**
@@ -52,7 +54,11 @@ export function createP1Program(environment: P1Environment): Command {
     .description('Pocket V1 p1-compatible CLI subset for the localnet (and the cluster-manager).')
     .option(
       '--remote_cli_url <url>',
-      `RPC endpoint (env POCKET_REMOTE_CLI_URL, default ${DEFAULT_REMOTE})`,
+      `RPC endpoint (env POCKET_REMOTE_CLI_URL, else the chain of .devnet/devnet.json, else ${DEFAULT_REMOTE})`,
+    )
+    .option(
+      '--devnet <dir>',
+      'localnet extension: the devnet folder whose devnet.json gives the chain and manager URLs (default .devnet)',
     )
     .option('--non_interactive', 'skip prompts (passphrases are not used by this keybase)')
     .option(
@@ -67,14 +73,17 @@ export function createP1Program(environment: P1Environment): Command {
       outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')),
     });
   const globals = (): GlobalFlags => program.opts<GlobalFlags>();
+  const devnet = () => readDevnetEndpoints(globals().devnet, environment.cwd ?? process.cwd());
+  /** flag (even empty) > POCKET_REMOTE_CLI_URL > the devnet's chain > V1's default. */
   const remote = (): string => {
     const flag = globals().remote_cli_url;
     if (flag !== undefined) return flag;
     const env = environment.env.POCKET_REMOTE_CLI_URL;
-    return env === undefined || env === '' ? DEFAULT_REMOTE : env;
+    if (env !== undefined && env !== '') return env;
+    return devnet().chainRpcUrl ?? DEFAULT_REMOTE;
   };
   const dataDir = (): string => globals().data_dir ?? join(homedir(), '.pocket');
-  const context: CommandContext = { environment, remote, dataDir };
+  const context: CommandContext = { environment, remote, dataDir, devnet };
   program.addCommand(validatorCommand(context));
   program.addCommand(keysCommand(context));
   program.addCommand(queryCommand(context));

@@ -11,6 +11,7 @@ import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { CobraError, exactArgs, maximumNArgs, type CommandDef, type RunContext } from './cobra.ts';
 import type { P1Environment } from './p1-context.ts';
+import { readDevnetEndpoints } from './devnet-file.ts';
 import { scaleValidators } from './p1-debug.ts';
 import { P1Error, request } from './p1-io.ts';
 import { logFatal, zerologFatal, zerologLine } from './p1-v1-output.ts';
@@ -219,7 +220,12 @@ export function v1DebugCommand(context: DebugContext): CommandDef {
           const [actor, count] = args as [string, string];
           if (!SCALABLE_ACTORS.includes(actor)) throw zerologFatal('Invalid actor type provided');
           try {
-            await scaleValidators(context.environment, actor, count);
+            await scaleValidators(
+              context.environment,
+              actor,
+              count,
+              readDevnetEndpoints(undefined, context.environment.cwd ?? process.cwd()),
+            );
           } catch (error: unknown) {
             if (error instanceof P1Error) throw new CobraError(error.message);
             throw error;

@@ -34,6 +34,7 @@ import {
 } from './cobra.ts';
 import type { P1Environment } from './p1-context.ts';
 import { P1Error, printBroadcast, printQuery, printUnreachable, request } from './p1-io.ts';
+import { readDevnetEndpoints } from './devnet-file.ts';
 import { loadConfig, v1DebugCommand } from './p1-v1-debug.ts';
 import { GoFatal, logFatal, zerologFatal, zerologLine } from './p1-v1-output.ts';
 import { confirmAmount } from './p1-validator.ts';
@@ -376,7 +377,15 @@ export function createV1Program(options: V1ProgramOptions): CobraCommand {
     const env = environment.env.POCKET_REMOTE_CLI_URL;
     if (env !== undefined) return env;
     const fromConfig = config?.remote_cli_url;
-    return typeof fromConfig === 'string' ? fromConfig : DEFAULT_REMOTE;
+    if (typeof fromConfig === 'string') return fromConfig;
+    // localnet: a devnet in the working folder (.devnet/devnet.json) before V1's default.
+    try {
+      const devnet = readDevnetEndpoints(undefined, environment.cwd ?? process.cwd());
+      return devnet.chainRpcUrl ?? DEFAULT_REMOTE;
+    } catch (error: unknown) {
+      if (error instanceof P1Error) throw new CobraError(error.message);
+      throw error;
+    }
   };
   const dataDir = (run: RunContext): string => String(run.flags.get('data_dir'));
 
