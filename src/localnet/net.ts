@@ -39,7 +39,7 @@ export interface StartNetOptions {
   logLevel?: string;
   /** Keep the temp dir (genesis, logs) after `stop()`. */
   keepDir?: boolean;
-  /** How long to wait for every node to answer its health check. */
+  /** How long to wait for every node to answer its health check (default 60 s: a loaded machine). */
   startTimeoutMs?: number;
   /**
    * On SIGTERM, how long a validator keeps voting while still in the active set (default 0: the
@@ -211,7 +211,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
 
   const startMember = async (member: Member): Promise<void> => {
     const child = spawnMember(member);
-    const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
+    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) {
         const log = tail(join(dir, 'logs', `${member.node.id}.log`));
