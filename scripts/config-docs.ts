@@ -30,6 +30,8 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   CM_TX_MODE: 'cli',
   CM_CLI_PATH: '/usr/local/bin/p1',
   CM_CLI_TIMEOUT: '45s',
+  CM_CLI_CONFIG_PATH: '/etc/pocket/config.json',
+  CM_CLI_GENESIS_PATH: '/etc/pocket/genesis.json',
   CM_STAKE_CHAINS: '0001,0021',
   CM_SERVICE_URL_TEMPLATE: 'validator-{id}-pocket:42069',
   CM_NODE_RPC_PORT: '50832',

@@ -3,6 +3,7 @@
 import type { AdmittedTransaction, Ed25519Verify } from '../pocket/index.ts';
 import type { CommittedBlock, QuorumCert } from './block.ts';
 import type { ExecutedTx, Execution, ExecutionBase } from './execute.ts';
+import { INTENDED_PROFILE, type FidelityProfile } from './fidelity.ts';
 import { genesisHash, type Genesis } from './genesis.ts';
 import { ChainState } from './state.ts';
 import { ValidatorSet } from './validator-set.ts';
@@ -26,12 +27,19 @@ export class Chain {
   readonly #byHeight: IndexedTx[][] = [];
   readonly #sets = new Map<number, ValidatorSet>();
   readonly #verify: Ed25519Verify;
+  /** Which validator rows sign a height and how a known validator's stake is handled. */
+  readonly profile: FidelityProfile;
 
-  constructor(genesis: Genesis, verify: Ed25519Verify) {
+  constructor(
+    genesis: Genesis,
+    verify: Ed25519Verify,
+    profile: FidelityProfile = INTENDED_PROFILE,
+  ) {
     this.genesis = genesis;
     this.genesisHash = genesisHash(genesis);
     this.state = ChainState.fromGenesis(genesis);
     this.#verify = verify;
+    this.profile = profile;
   }
 
   get chainId(): string {
@@ -65,14 +73,14 @@ export class Chain {
     return this.block(this.height)?.block.header.stateHash ?? this.genesisHash;
   }
 
-  /** The active set that signs block `height` (from the state after `height − 1`). */
+  /** The set that signs block `height` (from the state after `height − 1`, by the profile). */
   validatorSet(height: number): ValidatorSet {
     const cached = this.#sets.get(height);
     if (cached !== undefined) return cached;
     if (height < 1 || height > this.height + 1) {
       throw new RangeError(`no validator set for height ${height} (committed ${this.height})`);
     }
-    const set = ValidatorSet.fromState(this.state.at(height - 1));
+    const set = ValidatorSet.fromState(this.state.at(height - 1), this.profile);
     this.#sets.set(height, set);
     return set;
   }
@@ -87,6 +95,7 @@ export class Chain {
       prevBlockHash: this.lastBlockHash,
       prevStateHash: this.lastStateHash,
       validators: this.validatorSet(height),
+      profile: this.profile,
     };
   }
 

@@ -2,6 +2,7 @@
 // proposer) and re-executing a proposed or synced one to check every header field (the rest).
 import type { AdmittedTransaction } from '../pocket/index.ts';
 import { blockHash, listHash, type Block, type BlockHeader } from './block.ts';
+import type { FidelityProfile } from './fidelity.ts';
 import { applyTransaction, endBlock } from './stage-b.ts';
 import { nextStateHash, WorkingState, type StateDelta, type StateReader } from './state.ts';
 import { ValidatorSet } from './validator-set.ts';
@@ -35,6 +36,8 @@ export interface ExecutionBase {
   prevStateHash: string;
   /** The set that signs this height. */
   validators: ValidatorSet;
+  /** The chain's fidelity rules (validator set, re-stake). */
+  profile: FidelityProfile;
 }
 
 export interface Candidate {
@@ -52,7 +55,8 @@ export interface BuildOptions {
 
 /**
  * Builds the next block from candidates in order: each is applied (stage B); a dropped one is
- * listed in `dropped` for nodes to evict, an included one keeps its result code.
+ * listed in `dropped` for nodes to evict, an included one keeps its result code, and one that
+ * would overflow `maxBytes` is skipped (it stays in the mempool).
  */
 export function buildBlock(base: ExecutionBase, options: BuildOptions): Execution {
   const working = new WorkingState(base.state);
@@ -61,8 +65,10 @@ export function buildBlock(base: ExecutionBase, options: BuildOptions): Executio
   let bytes = 0;
   for (const candidate of options.candidates) {
     const size = candidate.raw.length / 2;
-    if (bytes + size > options.maxBytes) break;
-    const outcome = applyTransaction(working, candidate.tx, base.height);
+    // A transaction that does not fit waits in the mempool for a later block; smaller ones
+    // behind it still go in (V1 moves it to the back and stops: uow_leader.go:94-101).
+    if (bytes + size > options.maxBytes) continue;
+    const outcome = applyTransaction(working, candidate.tx, base.height, base.profile);
     if (!outcome.included) {
       dropped.push(candidate.tx.hash);
       continue;
@@ -101,7 +107,7 @@ export function executeBlock(
     if (typeof tx === 'string') return `transaction ${i}: ${tx}`;
     if (seen.has(tx.hash)) return `transaction ${i} is a duplicate`;
     seen.add(tx.hash);
-    const outcome = applyTransaction(working, tx, base.height);
+    const outcome = applyTransaction(working, tx, base.height, base.profile);
     if (!outcome.included) return `transaction ${i} would be dropped: ${outcome.error.message}`;
     if (outcome.code !== block.results[i]) {
       return `transaction ${i} has result ${outcome.code}, block says ${block.results[i]}`;
@@ -142,7 +148,7 @@ function finish(
   const { working, txs, dropped } = parts;
   endBlock(working, base.height);
   const delta = working.delta();
-  const nextSet = ValidatorSet.fromState(working);
+  const nextSet = ValidatorSet.fromState(working, base.profile);
   const header: BlockHeader = {
     chainId: base.chainId,
     height: base.height,

@@ -20,6 +20,11 @@ export interface HttpResponse {
   status: number;
   body?: string;
   contentType?: string;
+  /**
+   * Drop the connection without an answer: what Go's net/http does when a handler panics
+   * (a V1 handler that dereferences a nil pointer). `status` is ignored.
+   */
+  dropConnection?: boolean;
 }
 
 export type Handler = (request: HttpRequest) => HttpResponse | Promise<HttpResponse>;
@@ -45,6 +50,16 @@ export function json(status: number, value: unknown): HttpResponse {
 
 export function empty(status = 200): HttpResponse {
   return { status };
+}
+
+/** Echo's default error answer for an `echo.HTTPError`: `{"message": …}` as JSON. */
+export function echoError(status: number, message: string): HttpResponse {
+  return json(status, { message });
+}
+
+/** No answer at all: the connection is closed (a Go handler that panicked). */
+export function dropConnection(): HttpResponse {
+  return { status: 0, dropConnection: true };
 }
 
 export interface RouterOptions {
@@ -73,13 +88,12 @@ async function serve(
   const method = req.method ?? 'GET';
   const methods = context.byPath.get(url.pathname);
   const handler = methods?.get(method === 'HEAD' ? 'GET' : method);
-  let body: Buffer;
-  try {
-    body = await readBody(req, context.options.bodyLimit);
-  } catch {
-    write(res, method, text(413, 'Request Entity Too Large'));
+  const body = await readBody(req, context.options.bodyLimit);
+  if (body === 'too large') {
+    tooLarge(req, res, method, context.options.bodyLimit);
     return;
   }
+  if (body === 'aborted') return;
   const request: HttpRequest = {
     method,
     path: url.pathname,
@@ -105,6 +119,10 @@ async function serve(
 
 function write(res: ServerResponse, method: string, response: HttpResponse): void {
   if (res.headersSent || res.destroyed) return;
+  if (response.dropConnection === true) {
+    res.socket?.destroy();
+    return;
+  }
   const headers: Record<string, string | number> = {
     'content-length': Buffer.byteLength(response.body ?? ''),
   };
@@ -113,22 +131,55 @@ function write(res: ServerResponse, method: string, response: HttpResponse): voi
   res.end(method === 'HEAD' ? undefined : response.body);
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
+/**
+ * Reads a request body up to `limit` bytes. Past the limit (or a larger declared length) it
+ * stops collecting and resolves `too large` at once; the rest is left to `tooLarge`.
+ */
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too large' | 'aborted'> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.resolve('too large');
+  return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer): void => {
       size += chunk.length;
       if (size > limit) {
-        reject(new Error('body too large'));
-        req.destroy();
+        req.off('data', onData);
+        chunks.length = 0;
+        resolve('too large');
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
+    req.on('error', () => resolve('aborted'));
   });
+}
+
+/** How much of an oversized body is read and discarded before the connection is cut. */
+const DRAIN_FACTOR = 4;
+
+/**
+ * Answers an oversized body with 413 in Echo's shape (its BodyLimit middleware) and closes the
+ * connection once the client has finished sending, so the client reads the answer instead of a
+ * reset. A client that keeps sending past `DRAIN_FACTOR` × the limit is cut off.
+ */
+function tooLarge(req: IncomingMessage, res: ServerResponse, method: string, limit: number): void {
+  res.shouldKeepAlive = false;
+  const body = `${JSON.stringify({ message: 'Request Entity Too Large' })}\n`;
+  res.writeHead(413, {
+    'content-type': 'application/json; charset=UTF-8',
+    'content-length': Buffer.byteLength(body),
+    connection: 'close',
+  });
+  res.end(method === 'HEAD' ? undefined : body);
+  let drained = 0;
+  req.on('data', (chunk: Buffer) => {
+    drained += chunk.length;
+    if (drained > DRAIN_FACTOR * limit) req.socket.destroy();
+  });
+  req.resume();
 }
 
 export type FieldType = 'int' | 'string';

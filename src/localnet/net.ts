@@ -1,5 +1,5 @@
 // A local network of node processes on loopback: a genesis for the keys, one `localnet-node run`
-// child per node (key through env, output to a log file), health checks, kill/restart, and
+// child per node (key through its stdin, output to a log file), health checks, kill/restart, and
 // cleanup that never leaves a process behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import {
@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ValidatorKey } from '../pocket/index.ts';
+import type { Fidelity } from './fidelity.ts';
 import { buildGenesis, type Genesis } from './genesis.ts';
 import { PacemakerMode } from './pacemaker.ts';
 
@@ -38,13 +39,23 @@ export interface StartNetOptions {
   logLevel?: string;
   /** Keep the temp dir (genesis, logs) after `stop()`. */
   keepDir?: boolean;
-  /** How long to wait for every node to answer its health check. */
+  /** How long to wait for every node to answer its health check (default 60 s: a loaded machine). */
   startTimeoutMs?: number;
   /**
    * On SIGTERM, how long a validator keeps voting while still in the active set (default 0: the
    * whole net stops together, so none needs to wait to be unstaked first).
    */
   shutdownDrainMs?: number;
+  /** Every node's fidelity profile (default `intended`). */
+  fidelity?: Fidelity;
+}
+
+/** The net could not start; the message names the node, the port and the cause. */
+export class NetStartError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NetStartError';
+  }
 }
 
 export interface NetNode {
@@ -97,7 +108,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
   if (!Number.isInteger(staked) || staked < 1 || staked > options.validators) {
     throw new RangeError(`staked must be within 1…${options.validators} (got ${staked})`);
   }
-  const ports = await allocatePorts(2 * options.validators, options.basePort);
+  const ports = await allocatePorts(2 * options.validators, options.basePort, host);
   const members: Member[] = entries.slice(0, options.validators).map(([id, key], i) => {
     const rpcPort = ports[2 * i] ?? 0;
     const p2pPort = ports[2 * i + 1] ?? 0;
@@ -157,19 +168,24 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       dataDir,
       '--log-level',
       options.logLevel ?? 'info',
+      '--key-file',
+      '-',
+      ...(options.fidelity === undefined ? [] : ['--fidelity', options.fidelity]),
       ...(options.roundTimeoutMs === undefined
         ? []
         : ['--round-timeout-ms', String(options.roundTimeoutMs)]),
     ];
     try {
-      const child = spawn(process.execPath, args, {
-        env: {
-          ...process.env,
-          POCKET_PRIVATE_KEY: member.key.exportPrivateKeyHex(),
-          LOCALNET_SHUTDOWN_DRAIN_MS: String(options.shutdownDrainMs ?? 0),
-        },
-        stdio: ['ignore', log, log, 'ipc'],
-      });
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        LOCALNET_SHUTDOWN_DRAIN_MS: String(options.shutdownDrainMs ?? 0),
+      };
+      delete env.POCKET_PRIVATE_KEY;
+      delete env.LOCALNET_KEY_FILE;
+      // The key goes through a pipe, so it is in neither argv nor /proc/<pid>/environ.
+      const child = spawn(process.execPath, args, { env, stdio: ['pipe', log, log, 'ipc'] });
+      child.stdin?.on('error', () => undefined);
+      child.stdin?.end(member.key.exportPrivateKeyHex());
       child.on('exit', () => {
         if (member.child === child) member.child = undefined;
       });
@@ -195,17 +211,22 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
 
   const startMember = async (member: Member): Promise<void> => {
     const child = spawnMember(member);
-    const deadline = Date.now() + (options.startTimeoutMs ?? 20_000);
+    const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(
-          `node ${member.node.id} exited during start-up:\n${tail(join(dir, 'logs', `${member.node.id}.log`))}`,
+        const log = tail(join(dir, 'logs', `${member.node.id}.log`));
+        // The node's own one-line reason (`error: cannot listen on …`), else its log's tail.
+        const reason = /^error: (.*)$/m.exec(log)?.[1];
+        throw new NetStartError(
+          reason === undefined
+            ? `node ${member.node.id} exited during start-up:\n${log}`
+            : `node ${member.node.id} could not start: ${reason}`,
         );
       }
       if (await isHealthy(member.node.rpcUrl)) return;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`node ${member.node.id} did not become healthy in time`);
+    throw new NetStartError(`node ${member.node.id} did not become healthy in time`);
   };
 
   let stopped = false;
@@ -274,9 +295,28 @@ function tail(file: string): string {
   }
 }
 
-/** `count` ports: consecutive from `base`, or free ones picked by the OS. */
-async function allocatePorts(count: number, base: number | undefined): Promise<number[]> {
-  if (base !== undefined && base > 0) return Array.from({ length: count }, (_, i) => base + i);
+/**
+ * `count` ports: consecutive from `base` (each checked free first, so a taken one is named
+ * before any node starts), or free ones picked by the OS.
+ */
+async function allocatePorts(
+  count: number,
+  base: number | undefined,
+  host: string,
+): Promise<number[]> {
+  if (base !== undefined && base > 0) {
+    const ports = Array.from({ length: count }, (_, i) => base + i);
+    for (const [i, port] of ports.entries()) {
+      const problem = await probePort(port, host);
+      if (problem !== undefined) {
+        const node = String(Math.floor(i / 2) + 1).padStart(3, '0');
+        throw new NetStartError(
+          `port ${port} (node ${node} ${i % 2 === 0 ? 'rpc' : 'p2p'}, --base-port ${base}) on ${host}: ${problem}`,
+        );
+      }
+    }
+    return ports;
+  }
   const servers = await Promise.all(
     Array.from(
       { length: count },
@@ -294,4 +334,21 @@ async function allocatePorts(count: number, base: number | undefined): Promise<n
   });
   await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
   return ports;
+}
+
+/** Whether `port` can be listened on: undefined, or the reason (`address already in use (EADDRINUSE)`). */
+function probePort(port: number, host: string): Promise<string | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const reason =
+        error.code === 'EADDRINUSE'
+          ? 'address already in use'
+          : error.code === 'EACCES'
+            ? 'permission denied'
+            : 'cannot listen';
+      resolve(`${reason} (${error.code ?? 'error'})`);
+    });
+    server.listen(port, host, () => server.close(() => resolve(undefined)));
+  });
 }

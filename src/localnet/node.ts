@@ -1,5 +1,6 @@
 // One localnet node: its chain, mempool and consensus, admission of transactions, gossip, block
-// sync, the pacemaker and the debug actions. The RPC and p2p servers are thin views of this.
+// sync, the pacemaker and the debug actions. The RPC and p2p servers are thin views of this. The
+// fidelity profile decides where V1's code and V1's intent differ (docs/localnet-node.md).
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -19,8 +20,9 @@ import { BlockSync } from './block-sync.ts';
 import { Chain } from './chain.ts';
 import { Consensus, type ConsensusMessage, type Decision, type Step } from './consensus.ts';
 import { buildBlock, executeBlock, type Execution, type ResolveTx } from './execute.ts';
+import { fidelityProfile, type Fidelity, type FidelityProfile } from './fidelity.ts';
 import type { Genesis } from './genesis.ts';
-import { Mempool } from './mempool.ts';
+import { Mempool, type MempoolLimits } from './mempool.ts';
 import { PacemakerMode, Pacemaker } from './pacemaker.ts';
 import { PeerClient } from './p2p-client.ts';
 import { Peers } from './peers.ts';
@@ -44,6 +46,10 @@ export interface LocalnetNodeOptions {
   dataDir?: string | undefined;
   /** How often to compare heights with peers. */
   syncIntervalMs?: number;
+  /** `intended` (default): V1's intent; `v1`: V1's code as it runs. */
+  fidelity?: Fidelity | undefined;
+  /** Mempool bounds (default V1 LocalNet's: 9000 transactions, 1 GiB). */
+  mempoolLimits?: MempoolLimits | undefined;
   logger: Logger;
 }
 
@@ -52,6 +58,19 @@ export type DebugAction =
   | { action: 'trigger_view'; height: number; round: number }
   | { action: 'set_pacemaker'; mode: PacemakerMode }
   | { action: 'reset_to_genesis' };
+
+/**
+ * V1's `DebugMessageAction`s (shared/messaging/proto/debug_message.proto) that a client sends to
+ * each validator (`p1 Debug …`); each receiver applies it to itself only, as V1's
+ * `consensus/debugging.go` does.
+ */
+export const V1DebugAction = {
+  resetToGenesis: 'DEBUG_CONSENSUS_RESET_TO_GENESIS',
+  printNodeState: 'DEBUG_CONSENSUS_PRINT_NODE_STATE',
+  triggerNextView: 'DEBUG_CONSENSUS_TRIGGER_NEXT_VIEW',
+  togglePacemakerMode: 'DEBUG_CONSENSUS_TOGGLE_PACE_MAKER_MODE',
+} as const;
+export type V1DebugAction = (typeof V1DebugAction)[keyof typeof V1DebugAction];
 
 /** V1's step numbers for `/v1/consensus/state`. */
 const STEP_NUMBERS: Record<Step, number> = { idle: 1, propose: 2, prevote: 3, precommit: 4 };
@@ -68,7 +87,10 @@ export class LocalnetNode {
   readonly #key: ValidatorKey | undefined;
   readonly #client: PeerClient;
   readonly #peers: Peers;
-  readonly #mempool = new Mempool();
+  readonly #mempool: Mempool;
+  readonly profile: FidelityProfile;
+  /** Whether this node syncs and takes part in consensus (v1: genesis validators only). */
+  readonly #follows: boolean;
   readonly #pacemaker: Pacemaker;
   readonly #sync: BlockSync;
   #chain: Chain;
@@ -86,7 +108,10 @@ export class LocalnetNode {
     this.#key = options.key;
     this.#log = options.logger;
     this.#client = new PeerClient({ timeoutMs: 3000, nodeId: this.nodeId });
-    this.#chain = new Chain(options.genesis, verifyEd25519Native);
+    this.profile = fidelityProfile(options.fidelity);
+    this.#follows = this.profile.follows(options.key?.address, options.genesis);
+    this.#mempool = new Mempool(options.mempoolLimits);
+    this.#chain = new Chain(options.genesis, verifyEd25519Native, this.profile);
     this.#guard = this.#newGuard();
     this.#consensus = this.#newConsensus();
     this.#peers = new Peers({
@@ -118,11 +143,23 @@ export class LocalnetNode {
     });
   }
 
-  /** Starts syncing with peers and the pacemaker. */
+  /** Starts syncing with peers and the pacemaker (unless the profile says it never follows). */
   start(): void {
+    if (!this.#follows) {
+      this.#log.info(
+        { fidelity: this.profile.name },
+        'not a genesis validator: like V1, this node never syncs and never votes',
+      );
+      return;
+    }
     this.#sync.start();
     this.#pullRoundState(true);
     this.#pacemaker.ready();
+  }
+
+  /** False for a node that stays at its height (v1: not a genesis validator). */
+  get follows(): boolean {
+    return this.#follows;
   }
 
   stop(): void {
@@ -205,11 +242,21 @@ export class LocalnetNode {
   }
 
   #admit(bytes: Uint8Array): AdmittedTransaction {
+    const limit = this.profile.maxTxBytes(this.genesis);
+    if (limit !== undefined && bytes.length > limit) {
+      throw v1Errors.payloadTooBig(bytes.length, limit);
+    }
     const hash = transactionHash(bytes);
     if (this.#mempool.has(hash)) throw v1Errors.duplicateTransaction();
     if (this.#chain.transaction(hash) !== undefined) throw v1Errors.transactionAlreadyCommitted();
-    const tx = admitTransaction(bytes, { verify: verifyEd25519Native });
-    this.#mempool.add({ raw: bytesToHex(bytes), tx });
+    const tx = admitTransaction(bytes, {
+      verify: verifyEd25519Native,
+      canonical: this.profile.name !== 'v1',
+    });
+    const evicted = this.#mempool.add({ raw: bytesToHex(bytes), tx });
+    if (evicted.length > 0) {
+      this.#log.warn({ evicted: evicted.length }, 'mempool full: dropped the oldest transactions');
+    }
     return tx;
   }
 
@@ -251,8 +298,35 @@ export class LocalnetNode {
     this.#reset();
   }
 
+  /**
+   * A V1 debug message sent to this node (`p1 Debug …` sends one to every validator): applied
+   * here only, as V1's `consensus/debugging.go:27-84` does. A node that does not follow ignores
+   * the consensus actions.
+   */
+  receiveDebugMessage(action: V1DebugAction): void {
+    this.#log.info({ action }, 'debug message');
+    if (!this.#follows) return;
+    switch (action) {
+      case V1DebugAction.triggerNextView:
+        this.#consensus.nextView();
+        return;
+      case V1DebugAction.togglePacemakerMode:
+        this.#pacemaker.setMode(
+          this.#pacemaker.mode === PacemakerMode.manual ? PacemakerMode.auto : PacemakerMode.manual,
+        );
+        return;
+      case V1DebugAction.resetToGenesis:
+        this.#reset();
+        return;
+      case V1DebugAction.printNodeState:
+        this.#log.info(this.consensusState(), 'node state');
+        return;
+    }
+  }
+
   /** A debug action forwarded by a peer (applied here, not forwarded again). */
   receiveDebug(action: DebugAction): void {
+    if (!this.#follows) return;
     switch (action.action) {
       case 'trigger_view':
         this.#consensus.advanceTo(action.height, action.round);
@@ -276,7 +350,7 @@ export class LocalnetNode {
     this.#mempool.clear();
     this.#executions.clear();
     this.#guard.clear();
-    this.#chain = new Chain(this.genesis, verifyEd25519Native);
+    this.#chain = new Chain(this.genesis, verifyEd25519Native, this.profile);
     this.#guard = this.#newGuard();
     this.#consensus = this.#newConsensus();
     this.#pacemaker.ready();
@@ -304,7 +378,7 @@ export class LocalnetNode {
   receiveConsensus(body: unknown): boolean {
     const message = parseConsensusMessage(body);
     if (message === undefined) return false;
-    this.#consensus.receive(message);
+    if (this.#follows) this.#consensus.receive(message);
     return true;
   }
 
@@ -362,7 +436,7 @@ export class LocalnetNode {
         onLateVote: (vote: Vote) => this.#chain.addLateSignature(vote),
       },
       chainTag: this.#chain.genesisHash,
-      signer: this.#key,
+      signer: this.#follows ? this.#key : undefined,
       guard: this.#guard,
       verify: verifyEd25519Native,
       timers: { setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
@@ -383,7 +457,7 @@ export class LocalnetNode {
       candidates: this.#mempool.list(),
       proposer,
       time: Date.now(),
-      maxBytes: this.genesis.max_block_bytes,
+      maxBytes: this.profile.blockTxBytes(this.genesis),
     });
     this.#executions.set(execution.hash, execution);
     return { block: execution.block, hash: execution.hash };

@@ -1,9 +1,10 @@
 // The p2p server (the port a validator stakes as its `service_url`): gossip, consensus messages,
-// status and blocks for sync, round state for catch-up, forwarded debug actions. JSON over HTTP.
+// status and blocks for sync, round state for catch-up, forwarded debug actions, and V1-style
+// debug messages a client sends to each validator (`p1 Debug …`). JSON over HTTP.
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
 import { createRouter, empty, json, text, type HttpRequest, type Route } from './http-router.ts';
-import type { DebugAction, LocalnetNode } from './node.ts';
+import { V1DebugAction, type DebugAction, type LocalnetNode } from './node.ts';
 import { isPacemakerMode } from './pacemaker.ts';
 import { parseHexList } from './wire.ts';
 
@@ -30,6 +31,26 @@ function parseDebug(value: unknown): DebugAction | undefined {
     default:
       return undefined;
   }
+}
+
+const V1_ACTIONS: readonly V1DebugAction[] = Object.values(V1DebugAction);
+/** `DebugMessageAction` numbers (shared/messaging/proto/debug_message.proto). */
+const V1_ACTION_NUMBERS: Readonly<Record<number, V1DebugAction>> = {
+  1: V1DebugAction.resetToGenesis,
+  2: V1DebugAction.printNodeState,
+  3: V1DebugAction.triggerNextView,
+  4: V1DebugAction.togglePacemakerMode,
+};
+
+/**
+ * A `DebugMessage` in protobuf's JSON form: `{"action": "DEBUG_CONSENSUS_TRIGGER_NEXT_VIEW" | 3,
+ * "type": …}`. Only the consensus actions a node applies to itself are accepted.
+ */
+export function parseV1DebugMessage(value: unknown): V1DebugAction | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const action = (value as Record<string, unknown>).action;
+  if (typeof action === 'number') return V1_ACTION_NUMBERS[action];
+  return V1_ACTIONS.find((known) => known === action);
 }
 
 export function createP2pListener(node: LocalnetNode, log: Logger): RequestListener {
@@ -71,6 +92,18 @@ export function createP2pListener(node: LocalnetNode, log: Logger): RequestListe
         const action = parseDebug(parseBody(request));
         if (action === undefined) return text(400, 'bad request');
         node.receiveDebug(action);
+        return empty();
+      },
+    },
+    {
+      // Stands for V1's P2P `DebugMessage` (the one transport the stand-in cannot copy: V1 uses
+      // libp2p and protobuf): applied by this node only; the client sends one to each validator.
+      method: 'POST',
+      path: '/p2p/v1/debug-message',
+      handler: (request) => {
+        const action = parseV1DebugMessage(parseBody(request));
+        if (action === undefined) return text(400, 'bad request');
+        node.receiveDebugMessage(action);
         return empty();
       },
     },

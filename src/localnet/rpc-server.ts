@@ -1,13 +1,17 @@
 // The V1 RPC of a localnet node (rpc/v1/openapi.yaml): the paths, JSON shapes, status codes and
-// error texts of V1's handlers, plus the localnet's debug actions under /v1/debug/.
+// error texts of V1's handlers, plus the localnet's debug actions under /v1/debug/. Where V1's Go
+// handlers differ from the openapi file, the node's fidelity profile picks (rpc/handlers*.go and
+// rpc/utils.go at 58c9b650 for `v1`).
 import type { RequestListener } from 'node:http';
 import type { Logger } from 'pino';
-import { V1Error } from '../pocket/index.ts';
+import { V1Error, v1Errors } from '../pocket/index.ts';
 import { ACTOR_KINDS, ActorKind } from './actor-types.ts';
 import { goHexDecode } from './go-format.ts';
 import {
   bindJson,
   createRouter,
+  dropConnection,
+  echoError,
   empty,
   json,
   text,
@@ -55,6 +59,16 @@ export function pageIndexes(
 }
 
 export function createRpcListener(node: LocalnetNode, log: Logger): RequestListener {
+  const rpc = node.profile.rpc;
+  /**
+   * V1 renders mempool transactions through `GetIndexedTransaction`, which fails with 135 for
+   * any transaction not yet committed (rpc/utils.go:364-373, utility/transaction.go:55-58): with
+   * anything pending, the mempool queries answer 500 `CODE: 135`.
+   */
+  const mempoolUnreadable = (): HttpResponse | undefined =>
+    rpc.mempoolUnreadableWhenBusy && node.mempool.size > 0
+      ? text(500, v1Errors.transactionNotCommitted().text)
+      : undefined;
   /** V1's `getQueryHeight`: 0 means the last committed height; later heights read the latest. */
   const queryHeight = (height: number) =>
     height === 0 ? node.chain.height : Math.max(0, Math.min(height, node.chain.height));
@@ -179,6 +193,8 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
         if (body === undefined) return text(400, BAD_REQUEST);
         const pending = node.mempool.get(body.hash.toLowerCase());
         if (pending === undefined) return text(400, `hash not found in mempool: ${body.hash}`);
+        const unreadable = mempoolUnreadable();
+        if (unreadable !== undefined) return unreadable;
         const index = node.mempool.indexOf(pending.tx.hash);
         return json(200, indexedTransaction(pending.tx, { height: 0, index, code: 0 }, node.chain));
       },
@@ -195,6 +211,8 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
           return json(200, { transactions: null, total_txs: 0, page: 0, total_pages: 0 });
         }
         if ('error' in page) return text(400, page.error);
+        const unreadable = mempoolUnreadable();
+        if (unreadable !== undefined) return unreadable;
         return json(200, {
           transactions: all
             .slice(page.start, page.end + 1)
@@ -216,7 +234,10 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
         const height = body.height === 0 ? node.chain.height : body.height;
         const committed = node.chain.block(height);
         if (committed === undefined) return text(500, KEY_NOT_FOUND);
-        return json(200, { block: blockView(committed, node.chain) });
+        const view = blockView(committed, node.chain);
+        // V1's handler returns the block itself (rpc/handlers_query.go:262), not the openapi's
+        // `{"block": …}`.
+        return json(200, rpc.wrapBlock ? { block: view } : view);
       },
     },
     {
@@ -249,8 +270,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'GET',
       path: '/v1/p2p/staked_actors_address_book',
-      handler: (request) => addressBook(node, request),
+      handler: (request) =>
+        rpc.addressBookEveryRow ? v1AddressBook(node, request) : addressBook(node, request),
     },
+  ];
+  const debugRoutes: Route[] = [
     {
       method: 'POST',
       path: '/v1/debug/trigger_view',
@@ -289,7 +313,9 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     },
     { method: 'GET', path: '/v1/debug/state', handler: () => json(200, node.describe()) },
   ];
-  return createRouter(routes, {
+  // V1 has no debug routes: its debug messages travel over P2P (app/client/cli/debug.go:257-270).
+  if (rpc.debugRoutes) routes.push(...debugRoutes);
+  return createRouter(rpc.goKeyOrder ? routes.map(inGoKeyOrder) : routes, {
     bodyLimit: 16 * 1024 * 1024,
     onError: (error, request) =>
       log.error({ err: error, path: request.path }, 'RPC handler failed'),
@@ -333,4 +359,98 @@ function addressBook(node: LocalnetNode, request: HttpRequest): HttpResponse {
     }
   }
   return json(200, { actors: actors.length === 0 ? null : actors, height });
+}
+
+/** V1's actor getters for the address book (rpc/utils.go:460-474); anything else: every type. */
+const V1_ADDRESS_BOOK_KINDS: Readonly<Record<string, readonly ActorKind[]>> = {
+  application: [ActorKind.application],
+  fisherman: [ActorKind.fisherman],
+  servicer: [ActorKind.servicer],
+  validator: [ActorKind.validator],
+};
+/** `GetAllStakedActors`' order (persistence/actor.go:154-166). */
+const V1_ALL_STAKED = [
+  ActorKind.validator,
+  ActorKind.servicer,
+  ActorKind.fisherman,
+  ActorKind.application,
+];
+
+/**
+ * `GET /v1/p2p/staked_actors_address_book` as V1's handler runs it (rpc/handlers.go:179-217):
+ * every row with a height up to `height` (default: the height being decided), no status filter
+ * (persistence/types/actor_shared_sql.go:87-94), `null` when there are none. The generated
+ * wrapper answers a malformed `height` with Echo's 400 JSON (oapi-codegen v1.12.4
+ * echo-wrappers.tmpl, runtime/bindstring.go); a missing `actor_type` is a nil dereference
+ * (rpc/utils.go:461), a panic that Go's server answers by closing the connection.
+ */
+function v1AddressBook(node: LocalnetNode, request: HttpRequest): HttpResponse {
+  const raw = request.query.get('height');
+  let height = node.chain.height + 1;
+  if (raw !== null) {
+    const parsed = goParseInt64(raw);
+    if (typeof parsed === 'string') {
+      return echoError(
+        400,
+        `Invalid format for parameter height: error binding string parameter: strconv.ParseInt: parsing ${JSON.stringify(raw)}: ${parsed}`,
+      );
+    }
+    height = parsed;
+  }
+  const actorType = request.query.get('actor_type');
+  if (actorType === null) return dropConnection();
+  const actors = [];
+  if (height >= 0) {
+    const state = node.chain.state.at(Math.min(height, node.chain.height));
+    for (const kind of V1_ADDRESS_BOOK_KINDS[actorType] ?? V1_ALL_STAKED) {
+      for (const actor of state.actors(kind)) {
+        const view = protocolActor(actor);
+        actors.push({
+          address: view.address,
+          type: view.actor_type,
+          public_key: view.public_key,
+          service_url: view.service_url,
+        });
+      }
+    }
+  }
+  return json(200, { actors: actors.length === 0 ? null : actors, height });
+}
+
+const INT64_MAX = 2n ** 63n - 1n;
+
+/** Go's `strconv.ParseInt(s, 10, 64)`: the value (clamped to a safe number), or its error. */
+function goParseInt64(text: string): number | string {
+  if (!/^[+-]?\d+$/.test(text)) return 'invalid syntax';
+  const value = BigInt(text);
+  if (value > INT64_MAX || value < -INT64_MAX - 1n) return 'value out of range';
+  return Number(value);
+}
+
+/**
+ * A route whose JSON answers list object keys as V1's Go server writes them: oapi-codegen sorts
+ * each schema's properties into struct field order (pkg/codegen/schema.go:351) and Go sorts map
+ * keys, so every object's keys come out in byte order.
+ */
+function inGoKeyOrder(route: Route): Route {
+  return {
+    ...route,
+    handler: async (request) => {
+      const response = await route.handler(request);
+      if (response.body === undefined || !response.contentType?.startsWith('application/json')) {
+        return response;
+      }
+      return json(response.status, sortKeys(JSON.parse(response.body)));
+    },
+  };
+}
+
+function sortKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (typeof value !== 'object' || value === null) return value;
+  return Object.fromEntries(
+    Object.keys(value)
+      .sort()
+      .map((key) => [key, sortKeys((value as Record<string, unknown>)[key])]),
+  );
 }

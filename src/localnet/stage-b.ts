@@ -10,6 +10,7 @@ import {
   type PocketMessage,
 } from '../pocket/index.ts';
 import { actorTypeInfo, isActorKind, type ActorKind } from './actor-types.ts';
+import { INTENDED_PROFILE, type FidelityProfile } from './fidelity.ts';
 import { PoolName } from './pools.ts';
 import { stakingStatus, StakingStatus, type WorkingState } from './state.ts';
 
@@ -33,6 +34,7 @@ export function applyTransaction(
   state: WorkingState,
   tx: AdmittedTransaction,
   height: number,
+  profile: FidelityProfile = INTENDED_PROFILE,
 ): TxOutcome {
   const signer = tx.signerAddress;
   const { message } = tx;
@@ -48,7 +50,7 @@ export function applyTransaction(
   if (balance < fee) return { included: false, error: v1Errors.insufficientAmount(signer) };
   state.setAccount(signer, balance - fee);
   state.setPool(PoolName.feeCollector, state.pool(PoolName.feeCollector) + fee);
-  return included(handleMessage({ state, message, kind: kind ?? 4, signer, height }));
+  return included(handleMessage({ state, message, kind: kind ?? 4, signer, height, profile }));
 }
 
 /**
@@ -123,6 +125,7 @@ interface HandleContext {
   kind: ActorKind;
   signer: string;
   height: number;
+  profile: FidelityProfile;
 }
 
 function handleMessage(context: HandleContext): V1Error | undefined {
@@ -162,7 +165,8 @@ function handleSend(
 /**
  * V1's checks in V1's order (45 minimum stake, 41 funds, 60 exists) with one intended change:
  * an unstaking or unstaked actor may stake again. Its stake still held in the pool goes back to
- * its output first, then it is staked anew (new key data, amount, output; unstaking −1).
+ * its output first, then it is staked anew (new key data, amount, output; unstaking −1). The v1
+ * profile keeps V1's rule: any existing row is 60 (tx_message_handler.go:92-96).
  */
 function handleStake(
   context: HandleContext,
@@ -176,6 +180,10 @@ function handleStake(
   if (amount < minimum) return v1Errors.minimumStake();
   const address = addressHexOf(msg.publicKey);
   const existing = state.actor(kind, address);
+  if (context.profile.restakeKnown === 'reject') {
+    if (state.account(signer) < amount) return v1Errors.insufficientAmount(signer);
+    if (existing !== undefined) return v1Errors.alreadyExists();
+  }
   const held =
     existing !== undefined && existing.unstakingHeight !== -1 && existing.unstakingHeight >= height
       ? existing.stakedAmount

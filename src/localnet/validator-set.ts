@@ -1,8 +1,10 @@
-// The active validator set of a height: validators staked (not unstaking, not paused) after the
-// previous block, address-sorted; its quorum (strictly more than 2/3) and round-robin leader.
+// The validator set of a height: the validator rows after the previous block that the fidelity
+// profile counts (intended: staked, not unstaking, not paused; v1: every row), address-sorted;
+// its quorum (strictly more than 2/3) and round-robin leader.
 import { createHash } from 'node:crypto';
 import { hexToBytes } from '../pocket/index.ts';
 import { ActorKind } from './actor-types.ts';
+import { INTENDED_PROFILE, type FidelityProfile } from './fidelity.ts';
 import type { StateReader } from './state.ts';
 
 export interface ValidatorInfo {
@@ -25,12 +27,12 @@ export class ValidatorSet {
     this.hash = hash.digest('hex');
   }
 
-  /** The active set as of a state: staked, not unstaking, not paused validators. */
-  static fromState(state: StateReader): ValidatorSet {
+  /** The set as of a state: the validator rows the profile counts (default: staked ones). */
+  static fromState(state: StateReader, profile: FidelityProfile = INTENDED_PROFILE): ValidatorSet {
     return new ValidatorSet(
       state
         .actors(ActorKind.validator)
-        .filter((v) => v.unstakingHeight === -1 && v.pausedHeight === -1)
+        .filter((v) => profile.inValidatorSet(v))
         .map((v) => ({
           address: v.address,
           publicKey: hexToBytes(v.publicKey),

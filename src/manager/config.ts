@@ -33,6 +33,8 @@ export interface Config {
   readonly txMode: TxMode;
   readonly cliPath: string | undefined;
   readonly cliTimeoutMs: number;
+  readonly cliConfigPath: string | undefined;
+  readonly cliGenesisPath: string | undefined;
   readonly stakeAmount: string;
   readonly stakeChains: readonly string[];
   readonly serviceUrlTemplate: string;
@@ -169,6 +171,22 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'duration',
     default: '30s',
     description: 'Time limit of one CLI call; it is then terminated (SIGKILL 2 s later).',
+  },
+  {
+    key: 'cliConfigPath',
+    env: 'CM_CLI_CONFIG_PATH',
+    flag: 'cli-config-path',
+    kind: 'path',
+    description:
+      "Node config file given to the CLI as CONFIG_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
+  },
+  {
+    key: 'cliGenesisPath',
+    env: 'CM_CLI_GENESIS_PATH',
+    flag: 'cli-genesis-path',
+    kind: 'path',
+    description:
+      "Genesis file given to the CLI as GENESIS_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
   },
   {
     key: 'stakeAmount',
@@ -498,7 +516,8 @@ function parseValue(setting: Setting, raw: string): Parsed {
       }
     }
     case setting.kind === 'path':
-      if (setting.key === 'cliPath' && !raw.startsWith('/'))
+      // The CLI runs in a private temporary folder: its files must be absolute paths.
+      if (setting.key.startsWith('cli') && !raw.startsWith('/'))
         return { problem: `expected an absolute path, got ${shown}` };
       return raw;
     case setting.kind === 'regex':

@@ -115,6 +115,8 @@ export class Manager {
             cliPath: config.cliPath,
             rpcUrl: config.chainRpcUrl,
             timeoutMs: config.cliTimeoutMs,
+            configPath: config.cliConfigPath,
+            genesisPath: config.cliGenesisPath,
           })
         : new RpcChainAdapter(this.rpc);
     this.#recorder = new EventRecorder({

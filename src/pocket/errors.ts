@@ -14,6 +14,9 @@ export const PocketErrorCode = {
   rpcUnreachable: 'RPC_UNREACHABLE',
   rpcHttp: 'RPC_HTTP',
   rpcBadResponse: 'RPC_BAD_RESPONSE',
+  rpcResponseTooLarge: 'RPC_RESPONSE_TOO_LARGE',
+  /** V1's mempool queries answer 500 `CODE: 135` while anything is pending. */
+  rpcMempoolUnreadable: 'RPC_MEMPOOL_UNREADABLE',
 } as const;
 export type PocketErrorCode = (typeof PocketErrorCode)[keyof typeof PocketErrorCode];
 

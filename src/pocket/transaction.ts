@@ -36,6 +36,17 @@ export function signableBytes(tx: { msg?: Any | undefined; nonce: string }): Uin
   );
 }
 
+/**
+ * The bytes a received transaction's signature must cover, as V1 computes them
+ * (`shared/core/types/transaction.go:109-115`): a clone of the decoded transaction with its
+ * signature unset, marshalled again. Go's protobuf keeps unknown fields through `Clone` and
+ * writes them after the known ones, so a field appended to signed bytes (`…7801`) changes
+ * what must have been signed, and the signature no longer verifies.
+ */
+export function receivedSignBytes(tx: Transaction): Uint8Array {
+  return toBinary(TransactionSchema, { ...tx, signature: undefined });
+}
+
 /** Hex SHA3-256 of a serialized transaction (V1 `TxHash`). */
 export function transactionHash(bytes: Uint8Array): string {
   return bytesToHex(sha3Digest(bytes));
@@ -84,13 +95,22 @@ export interface AdmittedTransaction {
 export interface AdmitOptions {
   /** The Ed25519 verifier (default: noble's `verifyEd25519`; nodes pass `verifyEd25519Native`). */
   verify?: Ed25519Verify;
+  /**
+   * Also require the bytes to be the canonical encoding of what they decode to: no unknown
+   * fields anywhere, fields in order (26 otherwise). V1 does not check this, so a re-ordered
+   * encoding, or an unknown field inside the unsigned `signature` struct, is a new transaction
+   * hash with a valid signature there: a replay. Default false (V1's rule).
+   */
+  canonical?: boolean;
 }
 
 /**
  * V1's stateless admission (`HandleTransaction` after the duplicate checks): protobuf decode (26),
  * then `ValidateBasic` in V1's order: nonce (30), signature struct (136), signature (32), public
- * key present (31) and 32 bytes (8), message decodable (4), signature valid over the re-encoded
- * `{msg, nonce}` (10). Throws the matching `V1Error`; performs no stateful check.
+ * key present (31) and 32 bytes (8), message decodable (4), signature valid over the sign bytes
+ * V1 computes, unknown fields included (10; see `receivedSignBytes`). With `canonical`, a
+ * non-canonical encoding is then refused (26). Throws the matching `V1Error`; performs no
+ * stateful check.
  */
 export function admitTransaction(bytes: Uint8Array, options?: AdmitOptions): AdmittedTransaction {
   const verify = options?.verify ?? verifyEd25519;
@@ -106,8 +126,13 @@ export function admitTransaction(bytes: Uint8Array, options?: AdmitOptions): Adm
     );
   }
   const message = decodeTransactionMessage(tx.msg);
-  if (!verify(sig.signature, signableBytes({ msg: tx.msg, nonce: tx.nonce }), sig.publicKey)) {
+  if (!verify(sig.signature, receivedSignBytes(tx), sig.publicKey)) {
     throw v1Errors.signatureVerificationFailed();
+  }
+  if (options?.canonical === true && !isCanonical(tx, bytes)) {
+    throw v1Errors.protoUnmarshal(
+      'the transaction is not in canonical form (unknown fields or fields out of order)',
+    );
   }
   return {
     tx,
@@ -117,6 +142,14 @@ export function admitTransaction(bytes: Uint8Array, options?: AdmitOptions): Adm
     signerPublicKey: sig.publicKey,
     signerAddress: addressHexOf(sig.publicKey),
   };
+}
+
+/** True when `bytes` are exactly the encoding of `tx`'s known fields in field order. */
+function isCanonical(tx: Transaction, bytes: Uint8Array): boolean {
+  const parts = [tx, tx.msg, tx.signature] as ({ $unknown?: unknown[] } | undefined)[];
+  if (parts.some((part) => (part?.$unknown?.length ?? 0) > 0)) return false;
+  const again = toBinary(TransactionSchema, tx);
+  return again.length === bytes.length && again.every((byte, i) => byte === bytes[i]);
 }
 
 /** Decodes `core.Transaction` bytes; malformed wire data is V1 error 26. */

@@ -23,6 +23,7 @@ export const V1Code = {
   notReadyToUnpause: 68,
   notExists: 71,
   transactionAlreadyCommitted: 95,
+  payloadTooBig: 125,
   stakeLess: 128,
   transactionNotCommitted: 135,
   emptySignatureStructure: 136,
@@ -112,6 +113,12 @@ export const v1Errors = {
     new V1Error(V1Code.transactionAlreadyCommitted, 'the transaction is already committed'),
   stakeLess: () =>
     new V1Error(V1Code.stakeLess, 'the stake amount cannot be less than current amount'),
+  /** V1's `ErrPayloadTooBig` (error.go:733-734), here for a transaction no block can hold. */
+  payloadTooBig: (length: number, accepted: number) =>
+    new V1Error(
+      V1Code.payloadTooBig,
+      `socket error: payload size is too big. : payload length: ${length}, accepted length: ${accepted}`,
+    ),
   transactionNotCommitted: () =>
     new V1Error(V1Code.transactionNotCommitted, 'the transaction is not committed'),
 } as const;

@@ -203,7 +203,9 @@ describe('localnet-node run', () => {
     );
     expect(await bad.exited).toBe(2);
     expect(bad.output()).toContain('--genesis');
-    expect(bad.output()).toContain('POCKET_PRIVATE_KEY: key has 100 hex characters');
+    expect(bad.output()).toContain(
+      'POCKET_PRIVATE_KEY: KEY_BAD_LENGTH: key has 100 hex characters',
+    );
     expect(bad.output()).toContain('--pacemaker must be manual or auto');
     expect(bad.output()).not.toContain(badKey.slice(0, 32));
   });

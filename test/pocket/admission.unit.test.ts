@@ -1,5 +1,6 @@
 // V1 stage-A admission: every stateless rejection with V1's code and text.
 import { create, toBinary } from '@bufbuild/protobuf';
+import { WireType } from '@bufbuild/protobuf/wire';
 import { anyPack } from '@bufbuild/protobuf/wkt';
 import { describe, expect, it } from 'vitest';
 import {
@@ -118,5 +119,64 @@ describe('admitTransaction (V1 stage A)', () => {
     expect(rejection(bytes).text).toBe(
       'CODE: 10, ERROR: the public key / signature combination is not valid for the msg',
     );
+  });
+});
+
+describe('admitTransaction: the bytes as signed (V1 shared/core/types/transaction.go:109-115)', () => {
+  const unknownField = Uint8Array.from([0x78, 0x01]); // field 15, varint 1
+
+  it('counts an appended unknown field in the sign bytes, so the signature fails with 10', () => {
+    const original = signed('42');
+    expect(admitTransaction(original).signerAddress).toBe(KEY_005.address);
+    const altered = Uint8Array.from([...original, ...unknownField]);
+    expect(rejection(altered).text).toBe(
+      'CODE: 10, ERROR: the public key / signature combination is not valid for the msg',
+    );
+  });
+
+  it('admits a transaction signed with the unknown field in it, as V1 does', () => {
+    const unsigned = Uint8Array.from([...encode({ msg, nonce: '43' }), ...unknownField]);
+    const signature = key.sign(unsigned);
+    const bytes = Uint8Array.from([
+      ...unsigned,
+      ...toBinary(
+        TransactionSchema,
+        create(TransactionSchema, {
+          signature: create(SignatureSchema, { publicKey: key.publicKey, signature }),
+        }),
+      ),
+    ]);
+    expect(admitTransaction(bytes).nonce).toBe('43');
+    // The canonical rule refuses unknown fields outright.
+    expect(() => admitTransaction(bytes, { canonical: true })).toThrow(/CODE: 26, .*canonical/);
+  });
+
+  it('with `canonical`, refuses re-encodings that keep a valid signature under a new hash', () => {
+    const original = admitTransaction(signed('44'));
+    const sig = original.tx.signature!;
+    // Fields out of order: nonce (3) and signature (2) before msg (1). Decodes to the same tx.
+    const reordered = Uint8Array.from([
+      ...encode({ nonce: '44' }),
+      ...encode({ signature: sig }),
+      ...encode({ msg }),
+    ]);
+    // An unknown field inside the signature struct, which the sign bytes leave out.
+    const padded = encode({
+      msg,
+      nonce: '44',
+      signature: create(SignatureSchema, {
+        ...sig,
+        $unknown: [{ no: 15, wireType: WireType.Varint, data: Uint8Array.from([1]) }],
+      }),
+    });
+    for (const bytes of [reordered, padded]) {
+      // V1's rule lets both through: a replay of the same transaction under another hash.
+      const replay = admitTransaction(bytes);
+      expect(replay.hash).not.toBe(original.hash);
+      expect(() => admitTransaction(bytes, { canonical: true })).toThrow(
+        /CODE: 26, .*not in canonical form/,
+      );
+    }
+    expect(admitTransaction(signed('44'), { canonical: true }).hash).toBe(original.hash);
   });
 });

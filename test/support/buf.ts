@@ -32,3 +32,8 @@ export async function bufDecode(type: string, bytes: Uint8Array): Promise<unknow
 export async function bufEncode(type: string, json: unknown): Promise<Uint8Array> {
   return new Uint8Array(await convert(type, Buffer.from(JSON.stringify(json)), 'json', 'binpb'));
 }
+
+/** Decodes binary protobuf of `type` and encodes it again with buf (Go's marshal). */
+export async function bufReencode(type: string, bytes: Uint8Array): Promise<Uint8Array> {
+  return new Uint8Array(await convert(type, Buffer.from(bytes), 'binpb', 'binpb'));
+}

@@ -1,8 +1,9 @@
 // `localnet-node net`: N node processes on loopback in one command; prints one JSON line when all
 // are healthy and stops them all on SIGINT/SIGTERM.
 import { Command } from 'commander';
-import { UsageError } from '../../cli/program.ts';
-import { startNet } from '../net.ts';
+import { CliError, UsageError } from '../../cli/program.ts';
+import { Fidelity, isFidelity } from '../fidelity.ts';
+import { NetStartError, startNet } from '../net.ts';
 import { isPacemakerMode } from '../pacemaker.ts';
 import { readKeysFile } from './keys-file.ts';
 
@@ -16,6 +17,7 @@ interface NetFlags {
   unstakingBlocks?: string;
   basePort?: string;
   keepDir?: boolean;
+  fidelity: string;
 }
 
 function wholeNumber(name: string, value: string | undefined, minimum: number): number | undefined {
@@ -38,9 +40,12 @@ export function netCommand(): Command {
     .option('--unstaking-blocks <n>', 'validator_unstaking_blocks (default 2016)')
     .option('--base-port <port>', 'node i uses rpc base+2i and p2p base+2i+1 (default: free ports)')
     .option('--keep-dir', 'keep the temp dir with genesis and logs after stopping')
+    .option('--fidelity <profile>', 'intended or v1 (see docs/localnet-node.md)', Fidelity.intended)
     .action(async (flags: NetFlags) => {
       if (!isPacemakerMode(flags.pacemaker))
         throw new UsageError('--pacemaker must be manual or auto');
+      if (!isFidelity(flags.fidelity)) throw new UsageError('--fidelity must be intended or v1');
+      const fidelity = flags.fidelity;
       const keys = readKeysFile(flags.keys);
       const optional = {
         staked: wholeNumber('--staked', flags.staked, 1),
@@ -54,7 +59,10 @@ export function netCommand(): Command {
         validators: wholeNumber('--validators', flags.validators, 1) ?? 1,
         pacemaker: flags.pacemaker,
         keepDir: flags.keepDir === true,
+        fidelity,
         ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
+      }).catch((error: unknown) => {
+        throw error instanceof NetStartError ? new CliError(error.message) : error;
       });
       const stopped = new Promise<void>((resolve) => {
         process.once('SIGINT', () => resolve());

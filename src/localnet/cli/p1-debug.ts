@@ -1,7 +1,8 @@
 // localnet-cli `Debug TriggerView|TogglePacemakerMode|ResetToGenesis` (the node's debug RPC) and
 // `Debug ScaleActor validators N` (the cluster-manager's control RPC).
 import type { Command } from 'commander';
-import { command, exactArgs, type CommandContext } from './p1-context.ts';
+import type { DevnetEndpoints } from './devnet-file.ts';
+import { command, exactArgs, type CommandContext, type P1Environment } from './p1-context.ts';
 import { P1Error, printQuery, request } from './p1-io.ts';
 
 const SCALABLE_ACTORS = ['fishermen', 'full_nodes', 'servicers', 'validators'];
@@ -29,27 +30,7 @@ export function debugCommand(context: CommandContext): Command {
       exactArgs(args, 2);
       const [actor, count] = args as [string, string];
       if (!SCALABLE_ACTORS.includes(actor)) throw new P1Error('Invalid actor type provided');
-      if (actor !== 'validators') {
-        throw new P1Error(
-          `ScaleActor ${actor} is not supported: the cluster-manager scales validators only`,
-        );
-      }
-      const replicas = Number(count);
-      if (!Number.isInteger(replicas) || replicas < 0 || !/^\d+$/.test(count)) {
-        throw new P1Error(`invalid number of validators: ${count}`);
-      }
-      const { env, output } = context.environment;
-      const base =
-        (env.CLUSTER_MANAGER_URL ?? '') === '' ? 'http://127.0.0.1:8080' : env.CLUSTER_MANAGER_URL;
-      const token = env.CLUSTER_MANAGER_TOKEN ?? '';
-      const answer = await request('POST', `${base}/v1/scale`, {
-        body: { replicas },
-        headers: token === '' ? {} : { authorization: `Bearer ${token}` },
-      });
-      output.out(answer.body.endsWith('\n') ? answer.body : `${answer.body}\n`);
-      if (answer.status < 200 || answer.status > 299) {
-        throw new P1Error(`the cluster-manager answered HTTP ${answer.status}`);
-      }
+      await scaleValidators(context.environment, actor, count, context.devnet());
     });
   return command('Debug', ['d'], 'Debug utility for rapid development')
     .addCommand(
@@ -72,4 +53,40 @@ export function debugCommand(context: CommandContext): Command {
       debugAction('ResetToGenesis', ['reset', 'genesis'], 'reset_to_genesis', 'Reset to genesis'),
     )
     .addCommand(scale);
+}
+
+/**
+ * `ScaleActor <actor> N` on a localnet: validators only, through the cluster-manager's control
+ * RPC (`CLUSTER_MANAGER_URL`, `CLUSTER_MANAGER_TOKEN`, else the devnet's manager and token).
+ * Prints its answer; a non-2xx is a `P1Error`.
+ */
+export async function scaleValidators(
+  environment: P1Environment,
+  actor: string,
+  count: string,
+  devnet?: DevnetEndpoints,
+): Promise<void> {
+  if (actor !== 'validators') {
+    throw new P1Error(
+      `ScaleActor ${actor} is not supported: the cluster-manager scales validators only`,
+    );
+  }
+  const replicas = Number(count);
+  if (!Number.isInteger(replicas) || replicas < 0 || !/^\d+$/.test(count)) {
+    throw new P1Error(`invalid number of validators: ${count}`);
+  }
+  const { env, output } = environment;
+  const base =
+    (env.CLUSTER_MANAGER_URL ?? '') === ''
+      ? (devnet?.managerUrl ?? 'http://127.0.0.1:8080')
+      : env.CLUSTER_MANAGER_URL;
+  const token = env.CLUSTER_MANAGER_TOKEN ?? devnet?.token ?? '';
+  const answer = await request('POST', `${base}/v1/scale`, {
+    body: { replicas },
+    headers: token === '' ? {} : { authorization: `Bearer ${token}` },
+  });
+  output.out(answer.body.endsWith('\n') ? answer.body : `${answer.body}\n`);
+  if (answer.status < 200 || answer.status > 299) {
+    throw new P1Error(`the cluster-manager answered HTTP ${answer.status}`);
+  }
 }

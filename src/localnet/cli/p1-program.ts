@@ -1,13 +1,15 @@
 // `localnet-cli`: the subset of V1's `p1` CLI that the cluster-manager's CLI adapter and people
 // used to p1 need, with p1's command names, flags, output and exit codes (docs/localnet-node.md).
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Command, CommanderError } from 'commander';
 import type { CommandContext, P1Environment } from './p1-context.ts';
+import { readDevnetEndpoints } from './devnet-file.ts';
 import { debugCommand } from './p1-debug.ts';
 import { P1Error } from './p1-io.ts';
 import { keysCommand } from './p1-keys.ts';
+import { runV1 } from './p1-v1-program.ts';
 import { queryCommand } from './p1-query.ts';
 import { validatorCommand } from './p1-validator.ts';
 
@@ -20,6 +22,7 @@ interface GlobalFlags {
   remote_cli_url?: string;
   data_dir?: string;
   non_interactive?: boolean;
+  devnet?: string;
 }
 
 /**
@@ -51,7 +54,11 @@ export function createP1Program(environment: P1Environment): Command {
     .description('Pocket V1 p1-compatible CLI subset for the localnet (and the cluster-manager).')
     .option(
       '--remote_cli_url <url>',
-      `RPC endpoint (env POCKET_REMOTE_CLI_URL, default ${DEFAULT_REMOTE})`,
+      `RPC endpoint (env POCKET_REMOTE_CLI_URL, else the chain of .devnet/devnet.json, else ${DEFAULT_REMOTE})`,
+    )
+    .option(
+      '--devnet <dir>',
+      'localnet extension: the devnet folder whose devnet.json gives the chain and manager URLs (default .devnet)',
     )
     .option('--non_interactive', 'skip prompts (passphrases are not used by this keybase)')
     .option(
@@ -66,14 +73,17 @@ export function createP1Program(environment: P1Environment): Command {
       outputError: (text, write) => write(text.replace(/^error: /, 'Error: ')),
     });
   const globals = (): GlobalFlags => program.opts<GlobalFlags>();
+  const devnet = () => readDevnetEndpoints(globals().devnet, environment.cwd ?? process.cwd());
+  /** flag (even empty) > POCKET_REMOTE_CLI_URL > the devnet's chain > V1's default. */
   const remote = (): string => {
     const flag = globals().remote_cli_url;
     if (flag !== undefined) return flag;
     const env = environment.env.POCKET_REMOTE_CLI_URL;
-    return env === undefined || env === '' ? DEFAULT_REMOTE : env;
+    if (env !== undefined && env !== '') return env;
+    return devnet().chainRpcUrl ?? DEFAULT_REMOTE;
   };
   const dataDir = (): string => globals().data_dir ?? join(homedir(), '.pocket');
-  const context: CommandContext = { environment, remote, dataDir };
+  const context: CommandContext = { environment, remote, dataDir, devnet };
   program.addCommand(validatorCommand(context));
   program.addCommand(keysCommand(context));
   program.addCommand(queryCommand(context));
@@ -83,8 +93,19 @@ export function createP1Program(environment: P1Environment): Command {
 
 // --- running -------------------------------------------------------------------------------
 
+/**
+ * The v1 mode (p1 as V1's code builds it: cobra's help, usage after errors, V1's debug messages
+ * and config files) is chosen by `LOCALNET_FIDELITY=v1` or by running the CLI under the name
+ * `p1` (a symlink).
+ */
+export function isV1Mode(argv: readonly string[], env: NodeJS.ProcessEnv): boolean {
+  const name = basename(argv[1] ?? '').replace(/\.[cm]?[jt]s$/, '');
+  return env.LOCALNET_FIDELITY === 'v1' || name === 'p1';
+}
+
 /** Runs localnet-cli with p1's exit codes: 0 on success and on HTTP errors, 1 on `Error: …`. */
 export async function runP1(argv: readonly string[], environment: P1Environment): Promise<number> {
+  if (isV1Mode(argv, environment.env)) return runV1(argv.slice(2), { environment });
   const program = createP1Program(environment);
   applyExitOverride(program);
   try {

@@ -83,7 +83,7 @@ export function validatorCommand(context: CommandContext): Command {
  * p1's `validateStakeAmount`: below the recommendation it asks y/n on stdin, whatever
  * `--non_interactive` says; a non-empty `--pwd` skips the question. EOF or "no" aborts.
  */
-async function confirmAmount(
+export async function confirmAmount(
   environment: P1Environment,
   amount: string,
   pwd: string,

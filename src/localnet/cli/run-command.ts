@@ -1,12 +1,14 @@
 // `localnet-node run`: one node process. Flags fall back to the env a process kubelet sets
-// (PORT_RPC, PORT_P2P, HOST) and LOCALNET_*; the key comes from POCKET_PRIVATE_KEY, or from the
-// file POCKET_PRIVATE_KEY_FILE_TEMPLATE names for this pod's ordinal (a StatefulSet mounting the
-// whole keys Secret). Never from argv.
+// (PORT_RPC, PORT_P2P, HOST) and LOCALNET_*; the key comes from `--key-file` (a file, or `-` for
+// stdin), POCKET_PRIVATE_KEY, or the file POCKET_PRIVATE_KEY_FILE_TEMPLATE names for this pod's
+// ordinal (a StatefulSet mounting the whole keys Secret). Never from argv. The key is parsed by
+// the protocol library's one rule (`parsePrivateKey`, as the manager does): no trimming.
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
-import { UsageError } from '../../cli/program.ts';
-import { parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
+import { CliError, UsageError } from '../../cli/program.ts';
+import { isPocketError, parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
+import { Fidelity, isFidelity } from '../fidelity.ts';
 import { parseGenesis, type Genesis } from '../genesis.ts';
 import { isPacemakerMode, type PacemakerMode } from '../pacemaker.ts';
 import { startNode } from '../server.ts';
@@ -25,6 +27,7 @@ export interface RunConfig {
   logLevel: string;
   /** On SIGTERM, how long a validator keeps voting while it is still in the active set. */
   shutdownDrainMs: number;
+  fidelity: Fidelity;
 }
 
 interface RunFlags {
@@ -39,6 +42,8 @@ interface RunFlags {
   dataDir?: string;
   logLevel?: string;
   shutdownDrainMs?: string;
+  fidelity?: string;
+  keyFile?: string;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -81,15 +86,20 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     }
   }
   let key: ValidatorKey | undefined;
-  const source = keySource(env);
+  const source = keySource(env, flags.keyFile ?? env.LOCALNET_KEY_FILE);
   if ('problem' in source) problems.push(source.problem);
   else if (source.text !== undefined) {
     try {
-      key = parsePrivateKey(source.text.trim());
+      // The manager's rule, V1's too (`hex.DecodeString` in shared/crypto/ed25519.go:46-52
+      // refuses a trailing newline): the value as given, never trimmed.
+      key = parsePrivateKey(source.text);
     } catch (error: unknown) {
-      problems.push(`${source.name}: ${error instanceof Error ? error.message : 'invalid'}`);
+      const code = isPocketError(error) ? `${error.code}: ` : '';
+      problems.push(`${source.name}: ${code}${error instanceof Error ? error.message : 'invalid'}`);
     }
   }
+  const fidelity = flags.fidelity ?? env.LOCALNET_FIDELITY ?? Fidelity.intended;
+  if (!isFidelity(fidelity)) problems.push('--fidelity must be intended or v1');
   const pacemaker = flags.pacemaker ?? env.LOCALNET_PACEMAKER ?? 'manual';
   if (!isPacemakerMode(pacemaker)) problems.push('--pacemaker must be manual or auto');
   const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? 'info';
@@ -117,21 +127,38 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
       nonNegative('--shutdown-drain-ms', flags.shutdownDrainMs ?? env.LOCALNET_SHUTDOWN_DRAIN_MS) ??
       20_000,
   };
-  if (problems.length > 0 || genesis === undefined || !isPacemakerMode(pacemaker)) {
+  if (
+    problems.length > 0 ||
+    genesis === undefined ||
+    !isPacemakerMode(pacemaker) ||
+    !isFidelity(fidelity)
+  ) {
     throw new UsageError(problems.join('; '));
   }
-  return { ...config, genesis, pacemaker };
+  return { ...config, genesis, pacemaker, fidelity };
 }
 
 /**
- * Where the key comes from: `POCKET_PRIVATE_KEY` (hex) wins; else the file named by
- * `POCKET_PRIVATE_KEY_FILE_TEMPLATE` with `{id}` (ordinal + 1, three digits), `{ordinal}` and
- * `{index}` taken from this pod's name (`POD_NAME`, else `HOSTNAME`: `<statefulset>-<ordinal>`).
- * Neither = a full node. Problems name the variable and never include key material.
+ * Where the key comes from: `--key-file` (a path, or `-` for stdin) wins; then
+ * `POCKET_PRIVATE_KEY` (hex); else the file named by `POCKET_PRIVATE_KEY_FILE_TEMPLATE` with
+ * `{id}` (ordinal + 1, three digits), `{ordinal}` and `{index}` taken from this pod's name
+ * (`POD_NAME`, else `HOSTNAME`: `<statefulset>-<ordinal>`). None = a full node. Problems name the
+ * source and never include key material.
  */
 export function keySource(
   env: NodeJS.ProcessEnv,
+  keyFile?: string,
 ): { name: string; text: string | undefined } | { problem: string } {
+  if (keyFile !== undefined && keyFile !== '') {
+    const name = keyFile === '-' ? '--key-file - (stdin)' : `--key-file ${keyFile}`;
+    try {
+      return { name, text: readFileSync(keyFile === '-' ? 0 : keyFile, 'utf8') };
+    } catch (error: unknown) {
+      return {
+        problem: `${name}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+      };
+    }
+  }
   const inline = env.POCKET_PRIVATE_KEY;
   if (inline !== undefined && inline !== '') return { name: 'POCKET_PRIVATE_KEY', text: inline };
   const template = env.POCKET_PRIVATE_KEY_FILE_TEMPLATE;
@@ -169,6 +196,7 @@ export async function runNode(config: RunConfig): Promise<void> {
     },
   });
   const running = await startNode({
+    fidelity: config.fidelity,
     genesis: config.genesis,
     key: config.key,
     host: config.host,
@@ -248,13 +276,52 @@ export function runCommand(): Command {
     .option('--data-dir <dir>', 'keeps the vote guard across restarts (env LOCALNET_DATA_DIR)')
     .option('--log-level <level>', 'pino level (env LOG_LEVEL, default info)')
     .option(
+      '--fidelity <profile>',
+      'intended (V1 as meant) or v1 (V1 as its Go code runs) (env LOCALNET_FIDELITY, default intended)',
+    )
+    .option(
+      '--key-file <file>',
+      'the validator key (128 hex, nothing else), "-" for stdin (env LOCALNET_KEY_FILE); keeps it out of /proc/<pid>/environ',
+    )
+    .option(
       '--shutdown-drain-ms <ms>',
       'on SIGTERM, how long a validator keeps voting while still in the active set (env LOCALNET_SHUTDOWN_DRAIN_MS, default 20000; 0 = exit at once)',
     )
     .action(async (flags: RunFlags) => {
       const config = resolveRunConfig(flags, process.env);
+      // Children started from here do not inherit the key. The kernel's copy of the initial
+      // environment (/proc/<pid>/environ) cannot be cleared: use --key-file to keep it out.
       delete process.env.POCKET_PRIVATE_KEY;
       delete process.env.POCKET_PRIVATE_KEY_FILE_TEMPLATE;
-      await runNode(config);
+      try {
+        await runNode(config);
+      } catch (error: unknown) {
+        throw listenFailure(error, config) ?? error;
+      }
     });
 }
+
+/**
+ * A server that could not listen, as one line naming the port: `cannot listen on
+ * 127.0.0.1:40001 (--p2p-port): address already in use (EADDRINUSE)`.
+ */
+function listenFailure(error: unknown, config: RunConfig): CliError | undefined {
+  const cause = error as NodeJS.ErrnoException & { port?: number; address?: string };
+  if (cause.syscall !== 'listen' || cause.code === undefined) return undefined;
+  const flag =
+    cause.port === config.rpcPort
+      ? '--rpc-port'
+      : cause.port === config.p2pPort
+        ? '--p2p-port'
+        : '';
+  const reason = LISTEN_REASONS[cause.code] ?? 'cannot listen';
+  return new CliError(
+    `cannot listen on ${cause.address ?? config.host}:${cause.port ?? '?'}${flag === '' ? '' : ` (${flag})`}: ${reason} (${cause.code})`,
+  );
+}
+
+const LISTEN_REASONS: Readonly<Record<string, string>> = {
+  EADDRINUSE: 'address already in use',
+  EACCES: 'permission denied',
+  EADDRNOTAVAIL: 'address not available',
+};

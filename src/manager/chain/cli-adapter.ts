@@ -5,7 +5,11 @@
 // so each folder is named with the owner's pid and a random instance tag, and `removeLeftovers`
 // (run at start) removes those whose owner is gone: its pid is dead, or it is our own pid with
 // another tag (a restarted container gives the new process the same pid). `p1` exits 0 even on
-// HTTP errors, so the outcome is read from its `HTTP status code: N` line.
+// HTTP errors, so the outcome is read from its `HTTP status code: N` line. `p1 Debug …` loads a
+// node config and a genesis (CONFIG_PATH, GENESIS_PATH: app/client/cli/helpers/setup.go:28,
+// common.go:18) and exits 1 without them, so the adapter passes both when configured. A failed
+// call is reported by its cause: cobra's `Error: …` line, Go's `log.Fatal` line, or the fatal
+// log line p1 prints on stdout — never the usage text that follows cobra's error.
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -26,6 +30,10 @@ export interface CliChainAdapterOptions {
   tempRoot?: string;
   /** PATH given to the CLI (its only inherited variable). */
   path?: string | undefined;
+  /** Node config file passed as `CONFIG_PATH` (absolute). */
+  configPath?: string | undefined;
+  /** Genesis file passed as `GENESIS_PATH` (absolute). */
+  genesisPath?: string | undefined;
 }
 
 const STATUS_RE = /HTTP status code: (\d+)\s*\n?([\s\S]*)$/;
@@ -61,10 +69,36 @@ const MAX_BUFFER = 1024 * 1024;
 
 /** Removes anything that looks like key material (long hex runs) from CLI output. */
 export function scrubOutput(text: string): string {
-  return text
-    .replace(/[0-9a-fA-F]{64,}/g, '[redacted]')
-    .slice(-400)
-    .trim();
+  const clean = text.replace(/[0-9a-fA-F]{64,}/g, '[redacted]').trim();
+  return clean.length > 400 ? `${clean.slice(0, 399)}…` : clean;
+}
+
+const GO_LOG_RE = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d (.+)$/m;
+
+/**
+ * Why a CLI call failed, in one line: cobra's `Error: …` (the usage after it is left out),
+ * else a Go `log.Fatal` line on stderr, else the message of a fatal/error JSON log line p1 wrote
+ * on stdout, else the first line of whatever it printed. Key material is scrubbed.
+ */
+export function failureReason(stdout: string, stderr: string): string {
+  const cobra = /^Error: (.+)$/m.exec(stderr)?.[1];
+  if (cobra !== undefined) return scrubOutput(cobra);
+  const goLog = GO_LOG_RE.exec(stderr)?.[1];
+  if (goLog !== undefined) return scrubOutput(goLog);
+  for (const line of stdout.split('\n').reverse()) {
+    if (!line.startsWith('{')) continue;
+    try {
+      const entry = JSON.parse(line) as { level?: unknown; error?: unknown; message?: unknown };
+      if (entry.level === 'fatal' || entry.level === 'error') {
+        const parts = [entry.message, entry.error].filter((p) => typeof p === 'string');
+        return scrubOutput(parts.join(': '));
+      }
+    } catch {
+      // not a log line
+    }
+  }
+  const first = (stderr.trim() || stdout.trim()).split('\n', 1)[0] ?? '';
+  return scrubOutput(first) || '(no output)';
 }
 
 export class CliChainAdapter implements ChainAdapter {
@@ -133,7 +167,7 @@ export class CliChainAdapter implements ChainAdapter {
       if (imported.exitCode !== 0 && !/already/i.test(`${imported.stdout}\n${imported.stderr}`)) {
         throw new ManagerError(
           'CLI_FAILED',
-          `the CLI could not import the key: ${scrubOutput(imported.stderr || imported.stdout)}`,
+          `the CLI could not import the key: ${failureReason(imported.stdout, imported.stderr)}`,
         );
       }
       const address = request.key.address;
@@ -185,7 +219,7 @@ export class CliChainAdapter implements ChainAdapter {
       if (result.exitCode !== 0)
         throw new ManagerError(
           'CLI_FAILED',
-          `Debug TriggerView failed: ${scrubOutput(result.stderr || result.stdout)}`,
+          `Debug TriggerView failed: ${failureReason(result.stdout, result.stderr)}`,
         );
     } finally {
       await rm(dir, { recursive: true, force: true });
@@ -193,10 +227,16 @@ export class CliChainAdapter implements ChainAdapter {
   }
 
   async #run(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
+    const { configPath, genesisPath } = this.#options;
     const result = await execa(this.#options.cliPath, args, {
       shell: false,
       extendEnv: false,
-      env: { HOME: home, PATH: this.#options.path ?? process.env.PATH ?? '/usr/bin:/bin' },
+      env: {
+        HOME: home,
+        PATH: this.#options.path ?? process.env.PATH ?? '/usr/bin:/bin',
+        ...(configPath === undefined ? {} : { CONFIG_PATH: configPath }),
+        ...(genesisPath === undefined ? {} : { GENESIS_PATH: genesisPath }),
+      },
       cwd: home,
       stdin: 'ignore',
       timeout: this.#options.timeoutMs,
@@ -235,7 +275,7 @@ function interpret(result: CliResult, kind: string): SendOutcome {
   if (result.exitCode !== 0) {
     throw new ManagerError(
       'CLI_FAILED',
-      `the CLI exited with ${result.exitCode}: ${scrubOutput(result.stderr || stdout)}`,
+      `the CLI exited with ${result.exitCode}: ${failureReason(stdout, result.stderr)}`,
     );
   }
   const match = STATUS_RE.exec(stdout);

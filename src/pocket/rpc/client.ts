@@ -1,11 +1,17 @@
 // Typed client of the Pocket V1 RPC: one method per endpoint, timeouts and abort signals on every
-// call, V1's text errors turned into `RpcError`s with their code. Requests go through node:http(s)
-// with the global keep-alive agents: about a third of fetch's CPU per call (undici's WHATWG
-// streams and headers), which a manager broadcasting a burst of transactions feels.
+// call, V1's text errors turned into `RpcError`s with their code. It takes V1 as its Go handlers
+// answer (rpc/handlers*.go at 58c9b650), not only as rpc/v1/openapi.yaml describes it: both block
+// shapes, `null` lists, and the mempool queries' 500 `CODE: 135` while anything is pending, which
+// is an outcome (`mempool()`), not a failure. Every 200 body is size-capped and shape-checked
+// (`shapes.ts`). Requests go through node:http(s) with the global keep-alive agents: about a third
+// of fetch's CPU per call (undici's WHATWG streams and headers), which a manager broadcasting a
+// burst of transactions feels.
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { PocketError, PocketErrorCode } from '../errors.ts';
+import { V1Code } from '../v1-errors.ts';
 import { httpError, RpcError } from './errors.ts';
+import * as shapes from './shapes.ts';
 import type {
   Account,
   AddressBook,
@@ -15,7 +21,6 @@ import type {
   Parameter,
   ProtocolActor,
   RpcActorType,
-  TransactionsPage,
   ValidatorsPage,
 } from './types.ts';
 
@@ -31,7 +36,25 @@ export interface PocketRpcClientOptions {
   baseUrl: string;
   /** Default per-call timeout (10 s). */
   timeoutMs?: number;
+  /** Largest response body accepted (default 32 MiB: a full 4 MB block rendered as JSON). */
+  maxResponseBytes?: number;
 }
+
+/**
+ * What the mempool looks like through V1's RPC: its transactions, or not readable now — V1
+ * answers 500 `CODE: 135` whenever the mempool holds anything (rpc/utils.go:364-373 renders
+ * each pending transaction through `GetIndexedTransaction`, utility/transaction.go:55-58, which
+ * only knows committed ones). A caller then asks for its own transactions by hash.
+ */
+export type MempoolView =
+  { readable: true; transactions: IndexedTransaction[] } | { readable: false; reason: string };
+
+/** One hash in the mempool: absent, or present (its rendering, when V1 can give one). */
+export type MempoolEntry =
+  { inMempool: false } | { inMempool: true; transaction: IndexedTransaction | undefined };
+
+const MEMPOOL_UNREADABLE =
+  'V1 answers CODE 135 to mempool queries while its mempool holds transactions';
 
 /** V1's per_page ceiling. */
 const MAX_PER_PAGE = 1000;
@@ -39,6 +62,9 @@ const MAX_PER_PAGE = 1000;
 const NO_ROWS = 'no rows in result set';
 /** V1 answers an unknown transaction hash with badger's 500 body. */
 const KEY_NOT_FOUND = 'Key not found';
+/** V1's 400 body for a hash that is not in the mempool (rpc/handlers_query.go:558-561). */
+const NOT_IN_MEMPOOL = 'hash not found in mempool';
+const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 type Method = 'GET' | 'POST' | 'HEAD';
 
@@ -50,6 +76,7 @@ type Method = 'GET' | 'POST' | 'HEAD';
 export class PocketRpcClient {
   readonly baseUrl: string;
   readonly #timeoutMs: number;
+  readonly #maxResponseBytes: number;
 
   constructor(options: PocketRpcClientOptions) {
     let url: URL;
@@ -69,6 +96,7 @@ export class PocketRpcClient {
     }
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? 10_000;
+    this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   }
 
   /** True when `GET /v1/health` answers 200; false for any other answer or transport failure. */
@@ -89,16 +117,19 @@ export class PocketRpcClient {
 
   /** `GET /v1/consensus/state`: the live height (last committed + 1), round and step. */
   async consensusState(options?: CallOptions): Promise<ConsensusState> {
-    return this.#json<ConsensusState>('GET', '/v1/consensus/state', undefined, options);
+    return this.#json(
+      { method: 'GET', path: '/v1/consensus/state', body: undefined },
+      options,
+      shapes.consensusState,
+    );
   }
 
   /** `GET /v1/query/height`: the last committed height. */
   async height(options?: CallOptions): Promise<number> {
-    const body = await this.#json<{ height: number }>(
-      'GET',
-      '/v1/query/height',
-      undefined,
+    const body = await this.#json(
+      { method: 'GET', path: '/v1/query/height', body: undefined },
       options,
+      shapes.heightBody,
     );
     return body.height;
   }
@@ -109,11 +140,14 @@ export class PocketRpcClient {
     options?: CallOptions & { height?: number },
   ): Promise<ProtocolActor | undefined> {
     try {
-      return await this.#json<ProtocolActor>(
-        'POST',
-        '/v1/query/validator',
-        { address, height: options?.height ?? 0 },
+      return await this.#json(
+        {
+          method: 'POST',
+          path: '/v1/query/validator',
+          body: { address, height: options?.height ?? 0 },
+        },
         options,
+        (value) => shapes.protocolActor(value),
       );
     } catch (error: unknown) {
       if (isHttpBody(error, 500, NO_ROWS)) return undefined;
@@ -126,11 +160,14 @@ export class PocketRpcClient {
     query: { page: number; perPage: number; height?: number },
     options?: CallOptions,
   ): Promise<ValidatorsPage> {
-    return this.#json<ValidatorsPage>(
-      'POST',
-      '/v1/query/validators',
-      { height: query.height ?? 0, page: query.page, per_page: query.perPage },
+    return this.#json(
+      {
+        method: 'POST',
+        path: '/v1/query/validators',
+        body: { height: query.height ?? 0, page: query.page, per_page: query.perPage },
+      },
       options,
+      shapes.validatorsPage,
     );
   }
 
@@ -150,94 +187,148 @@ export class PocketRpcClient {
 
   /** `POST /v1/query/account`; V1 reports unknown accounts with amount "0". */
   async account(address: string, options?: CallOptions & { height?: number }): Promise<Account> {
-    return this.#json<Account>(
-      'POST',
-      '/v1/query/account',
-      { address, height: options?.height ?? 0 },
+    return this.#json(
+      {
+        method: 'POST',
+        path: '/v1/query/account',
+        body: { address, height: options?.height ?? 0 },
+      },
       options,
+      shapes.account,
     );
   }
 
   /** `POST /v1/query/balance`. */
   async balance(address: string, options?: CallOptions & { height?: number }): Promise<number> {
-    const body = await this.#json<{ balance: number }>(
-      'POST',
-      '/v1/query/balance',
-      { address, height: options?.height ?? 0 },
+    return this.#json(
+      {
+        method: 'POST',
+        path: '/v1/query/balance',
+        body: { address, height: options?.height ?? 0 },
+      },
       options,
+      shapes.balance,
     );
-    return body.balance;
   }
 
   /** `POST /v1/query/tx`; `undefined` when the hash is not in the index (pending or dropped). */
   async transaction(hash: string, options?: CallOptions): Promise<IndexedTransaction | undefined> {
     try {
-      return await this.#json<IndexedTransaction>('POST', '/v1/query/tx', { hash }, options);
+      return await this.#json(
+        { method: 'POST', path: '/v1/query/tx', body: { hash } },
+        options,
+        (value) => shapes.indexedTransaction(value),
+      );
     } catch (error: unknown) {
       if (isHttpBody(error, 500, KEY_NOT_FOUND)) return undefined;
       throw error;
     }
   }
 
-  /** `POST /v1/query/unconfirmed_tx`; `undefined` when the hash is not in the mempool. */
-  async unconfirmedTransaction(
-    hash: string,
-    options?: CallOptions,
-  ): Promise<IndexedTransaction | undefined> {
+  /**
+   * `POST /v1/query/unconfirmed_tx`: whether `hash` is in the mempool, with its rendering when
+   * the node gives one. V1 finds it and then answers 500 `CODE: 135` (it cannot render a pending
+   * transaction): that still means "in the mempool".
+   */
+  async mempoolEntry(hash: string, options?: CallOptions): Promise<MempoolEntry> {
     try {
-      return await this.#json<IndexedTransaction>(
-        'POST',
-        '/v1/query/unconfirmed_tx',
-        { hash },
+      const transaction = await this.#json(
+        { method: 'POST', path: '/v1/query/unconfirmed_tx', body: { hash } },
         options,
+        (value) => shapes.indexedTransaction(value),
       );
+      return { inMempool: true, transaction };
     } catch (error: unknown) {
-      if (
-        error instanceof RpcError &&
-        error.status === 400 &&
-        error.body?.startsWith('hash not found in mempool')
-      ) {
-        return undefined;
-      }
+      if (isHttpBody(error, 400, NOT_IN_MEMPOOL)) return { inMempool: false };
+      if (isMempoolUnreadable(error)) return { inMempool: true, transaction: undefined };
       throw error;
     }
   }
 
-  /** Every transaction in the mempool, across all pages. */
-  async unconfirmedTransactions(options?: CallOptions): Promise<IndexedTransaction[]> {
+  /**
+   * `POST /v1/query/unconfirmed_tx`; `undefined` when the hash is not in the mempool. Throws
+   * `RpcError` `RPC_MEMPOOL_UNREADABLE` on V1's 135; `mempoolEntry` takes that as an answer.
+   */
+  async unconfirmedTransaction(
+    hash: string,
+    options?: CallOptions,
+  ): Promise<IndexedTransaction | undefined> {
+    const entry = await this.mempoolEntry(hash, options);
+    if (!entry.inMempool) return undefined;
+    if (entry.transaction === undefined) throw this.#mempoolUnreadable('/v1/query/unconfirmed_tx');
+    return entry.transaction;
+  }
+
+  /**
+   * Every transaction in the mempool across all pages, or `readable: false` when the node
+   * answers V1's 135 (the normal state of a V1 node while anything is pending).
+   */
+  async mempool(options?: CallOptions): Promise<MempoolView> {
     const all: IndexedTransaction[] = [];
     for (let page = 1; ; page++) {
-      const result = await this.#json<TransactionsPage>(
-        'POST',
-        '/v1/query/unconfirmed_txs',
-        { page, per_page: MAX_PER_PAGE },
-        options,
-      );
+      let result;
+      try {
+        result = await this.#json(
+          {
+            method: 'POST',
+            path: '/v1/query/unconfirmed_txs',
+            body: { page, per_page: MAX_PER_PAGE },
+          },
+          options,
+          shapes.transactionsPage,
+        );
+      } catch (error: unknown) {
+        if (isMempoolUnreadable(error)) return { readable: false, reason: MEMPOOL_UNREADABLE };
+        throw error;
+      }
       all.push(...(result.transactions ?? []));
-      if (page >= result.total_pages) return all;
+      if (page >= result.total_pages) return { readable: true, transactions: all };
     }
   }
 
-  /** `POST /v1/query/block` at a height (0 = latest committed). */
+  /**
+   * Every transaction in the mempool, across all pages. Throws `RpcError`
+   * `RPC_MEMPOOL_UNREADABLE` where V1 answers 135; `mempool()` returns that as an outcome.
+   */
+  async unconfirmedTransactions(options?: CallOptions): Promise<IndexedTransaction[]> {
+    const view = await this.mempool(options);
+    if (!view.readable) throw this.#mempoolUnreadable('/v1/query/unconfirmed_txs');
+    return view.transactions;
+  }
+
+  /**
+   * `POST /v1/query/block` at a height (0 = latest committed). Accepts the block itself (V1's
+   * handler) and `{"block": …}` (the openapi file); `null` lists come back empty.
+   */
   async block(height = 0, options?: CallOptions): Promise<Block> {
-    const body = await this.#json<{ block: Block }>('POST', '/v1/query/block', { height }, options);
-    return body.block;
+    return this.#json(
+      { method: 'POST', path: '/v1/query/block', body: { height } },
+      options,
+      shapes.block,
+    );
   }
 
   /** `POST /v1/query/param`. */
   async param(name: string, options?: CallOptions & { height?: number }): Promise<string> {
-    const body = await this.#json<Parameter>(
-      'POST',
-      '/v1/query/param',
-      { param_name: name, height: options?.height ?? 0 },
+    const body = await this.#json(
+      {
+        method: 'POST',
+        path: '/v1/query/param',
+        body: { param_name: name, height: options?.height ?? 0 },
+      },
       options,
+      (value) => shapes.parameter(value),
     );
     return body.parameter_value;
   }
 
   /** `GET /v1/query/all_chain_params`. */
   async allParams(options?: CallOptions): Promise<Parameter[]> {
-    return this.#json<Parameter[]>('GET', '/v1/query/all_chain_params', undefined, options);
+    return this.#json(
+      { method: 'GET', path: '/v1/query/all_chain_params', body: undefined },
+      options,
+      shapes.parameters,
+    );
   }
 
   /** `GET /v1/p2p/staked_actors_address_book`. */
@@ -247,11 +338,14 @@ export class PocketRpcClient {
   ): Promise<AddressBook> {
     const params = new URLSearchParams({ actor_type: query.actorType });
     if (query.height !== undefined) params.set('height', String(query.height));
-    return this.#json<AddressBook>(
-      'GET',
-      `/v1/p2p/staked_actors_address_book?${params.toString()}`,
-      undefined,
+    return this.#json(
+      {
+        method: 'GET',
+        path: `/v1/p2p/staked_actors_address_book?${params.toString()}`,
+        body: undefined,
+      },
       options,
+      shapes.addressBook,
     );
   }
 
@@ -276,26 +370,41 @@ export class PocketRpcClient {
     return this.#request('POST', `/v1/debug/${action}`, {}, options);
   }
 
+  /** A 200 JSON body, checked by `check` (which also turns Go's `null` lists into []). */
   async #json<T>(
-    method: Method,
-    path: string,
-    body: unknown,
+    call: { method: Method; path: string; body: unknown },
     options: CallOptions | undefined,
+    check: (value: unknown) => T,
   ): Promise<T> {
+    const { method, path, body } = call;
     const text = await this.#request(method, path, body, options);
+    const url = this.baseUrl + path.replace(/\?.*$/, '');
+    let value: unknown;
     try {
-      return JSON.parse(text) as T;
+      value = JSON.parse(text);
     } catch (error: unknown) {
       throw new RpcError(
         PocketErrorCode.rpcBadResponse,
-        `${this.baseUrl}${path} answered 200 with a body that is not JSON`,
-        {
-          url: this.baseUrl + path,
-          body: text,
-          cause: error,
-        },
+        `${url} answered 200 with a body that is not JSON`,
+        { url, body: text, cause: error },
       );
     }
+    try {
+      return check(value);
+    } catch (error: unknown) {
+      if (!(error instanceof shapes.ShapeError)) throw error;
+      throw new RpcError(
+        PocketErrorCode.rpcBadResponse,
+        `${url} answered 200 with an unexpected body: ${error.message}`,
+        { url, body: text, cause: error },
+      );
+    }
+  }
+
+  #mempoolUnreadable(path: string): RpcError {
+    return new RpcError(PocketErrorCode.rpcMempoolUnreadable, `${MEMPOOL_UNREADABLE} (${path})`, {
+      url: this.baseUrl + path,
+    });
   }
 
   async #request(
@@ -311,8 +420,20 @@ export class PocketRpcClient {
     let status: number;
     let text: string;
     try {
-      ({ status, text } = await send(url, method, body, signal));
+      ({ status, text } = await send(url, {
+        method,
+        body,
+        signal,
+        maxBytes: this.#maxResponseBytes,
+      }));
     } catch (error: unknown) {
+      if (error instanceof ResponseTooLarge) {
+        throw new RpcError(
+          PocketErrorCode.rpcResponseTooLarge,
+          `${method} ${url} answered more than ${this.#maxResponseBytes} bytes`,
+          { url, cause: error },
+        );
+      }
       throw transportError({
         url,
         method,
@@ -327,13 +448,23 @@ export class PocketRpcClient {
   }
 }
 
-/** One HTTP exchange: the status and the body as text. Rejects on transport failure or abort. */
+/** A response body over the client's cap (the request is aborted). */
+class ResponseTooLarge extends Error {
+  constructor() {
+    super('response body too large');
+    this.name = 'ResponseTooLarge';
+  }
+}
+
+/**
+ * One HTTP exchange: the status and the body as text. Rejects on transport failure or abort,
+ * and with `ResponseTooLarge` (destroying the request) once the body passes `maxBytes`.
+ */
 function send(
   url: string,
-  method: Method,
-  body: unknown,
-  signal: AbortSignal,
+  call: { method: Method; body: unknown; signal: AbortSignal; maxBytes: number },
 ): Promise<{ status: number; text: string }> {
+  const { method, body, signal, maxBytes } = call;
   const payload = body === undefined ? undefined : JSON.stringify(body);
   const headers =
     payload === undefined
@@ -343,7 +474,22 @@ function send(
   return new Promise((resolve, reject) => {
     const onResponse = (response: IncomingMessage): void => {
       const chunks: Buffer[] = [];
-      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      let size = 0;
+      const declared = Number(response.headers['content-length']);
+      if (Number.isFinite(declared) && declared > maxBytes) {
+        reject(new ResponseTooLarge());
+        req.destroy();
+        return;
+      }
+      response.on('data', (chunk: Buffer) => {
+        size += chunk.length;
+        if (size > maxBytes) {
+          reject(new ResponseTooLarge());
+          req.destroy();
+          return;
+        }
+        chunks.push(chunk);
+      });
       response.on('error', reject);
       response.on('aborted', () => reject(new Error('the response was cut off')));
       response.on('end', () =>
@@ -389,6 +535,14 @@ function transportError(details: {
     url,
     cause: error,
   });
+}
+
+function isMempoolUnreadable(error: unknown): boolean {
+  return (
+    error instanceof RpcError &&
+    error.status === 500 &&
+    error.v1Code === V1Code.transactionNotCommitted
+  );
 }
 
 function isHttpBody(error: unknown, status: number, bodyStart: string): boolean {

@@ -65,13 +65,34 @@ export async function blockHashes(rpcUrl: string, upTo: number): Promise<string[
 }
 
 /**
+ * V1's way to trigger a view: a `DebugMessage` sent to each validator's p2p address (what
+ * `p1 Debug TriggerView` does over libp2p; the stand-in takes it as JSON over HTTP).
+ */
+export async function sendDebugMessage(
+  p2pAddresses: readonly string[],
+  action = 'DEBUG_CONSENSUS_TRIGGER_NEXT_VIEW',
+): Promise<void> {
+  await Promise.all(
+    p2pAddresses.map(async (address) => {
+      const response = await fetch(`http://${address}/p2p/v1/debug-message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ action, type: 'DEBUG_MESSAGE_TYPE_BROADCAST' }),
+      });
+      await response.arrayBuffer();
+    }),
+  );
+}
+
+/**
  * Resolves once every node's mempool holds `hash`: a trigger can reach the round's leader
- * before gossip does, and then the next block would not include the transaction.
+ * before gossip does, and then the next block would not include the transaction. Works against
+ * V1's answers too (found, then 135).
  */
 export async function inEveryMempool(rpcUrls: readonly string[], hash: string): Promise<void> {
   const deadline = Date.now() + 10_000;
   for (const url of rpcUrls) {
-    while ((await client(url).unconfirmedTransaction(hash)) === undefined) {
+    while (!(await client(url).mempoolEntry(hash)).inMempool) {
       if (Date.now() > deadline) throw new Error(`transaction ${hash} did not reach ${url}`);
       await new Promise((resolve) => setTimeout(resolve, 20));
     }

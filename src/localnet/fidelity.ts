@@ -1,0 +1,103 @@
+// The node's fidelity profile: `intended` does what V1 is meant to do, `v1` does what V1's Go
+// code does (pokt-network/pocket at 58c9b650). One object, consulted at the few points where the
+// two differ; the rule table with V1's sources is in docs/localnet-node.md ("Fidelity profiles").
+import type { Genesis } from './genesis.ts';
+
+export const Fidelity = { intended: 'intended', v1: 'v1' } as const;
+export type Fidelity = (typeof Fidelity)[keyof typeof Fidelity];
+
+export function isFidelity(value: unknown): value is Fidelity {
+  return value === Fidelity.intended || value === Fidelity.v1;
+}
+
+/** The parts of a validator row the set rule reads. */
+export interface ValidatorRow {
+  unstakingHeight: number;
+  pausedHeight: number;
+}
+
+/** V1's `consensus.max_mempool_bytes`, the budget its leader reaps per block (values.yaml:77). */
+const V1_BLOCK_TX_BYTES = 500_000_000;
+
+export interface FidelityProfile {
+  readonly name: Fidelity;
+  /**
+   * Whether a validator row belongs to the set that signs a height (quorum, leader, peers).
+   * intended: staked, not unstaking, not paused. v1: every row ever staked
+   * (`persistence/types/actor_shared_sql.go:87-94` has no status filter).
+   */
+  inValidatorSet(row: ValidatorRow): boolean;
+  /**
+   * A stake for an address that has a row which is unstaking or unstaked. intended: re-activate
+   * it. v1: 60, the row exists (`utility/unit_of_work/tx_message_handler.go:92-96`).
+   */
+  readonly restakeKnown: 'reactivate' | 'reject';
+  /**
+   * Whether a node holding `address` (undefined: a full node) syncs blocks and takes part in
+   * consensus. v1: only genesis validators (no state sync, `consensus/state_sync/module.go:47-55`;
+   * the id map is built from genesis, `consensus/module.go:158-169`).
+   */
+  follows(address: string | undefined, genesis: Genesis): boolean;
+  /** The transaction bytes a proposer may put in one block. */
+  blockTxBytes(genesis: Genesis): number;
+  /**
+   * The largest transaction admitted to the mempool, or undefined for no check (V1 has none:
+   * `utility/transaction.go:14-43`).
+   */
+  maxTxBytes(genesis: Genesis): number | undefined;
+  readonly rpc: {
+    /** `/v1/query/block` answers `{"block": …}` (openapi) rather than the block itself. */
+    readonly wrapBlock: boolean;
+    /** The mempool queries answer 500 `CODE: 135` while the mempool holds anything. */
+    readonly mempoolUnreadableWhenBusy: boolean;
+    /** `/v1/debug/*` routes exist (V1 sends debug messages over P2P only). */
+    readonly debugRoutes: boolean;
+    /**
+     * The address book as V1's handler runs it: every row, V1's answers to a bad `height` or a
+     * missing `actor_type`. Otherwise the active set, and 400 `bad request`.
+     */
+    readonly addressBookEveryRow: boolean;
+    /** JSON object keys in Go's order (sorted), byte for byte as V1 writes them. */
+    readonly goKeyOrder: boolean;
+  };
+}
+
+const INTENDED: FidelityProfile = {
+  name: Fidelity.intended,
+  inValidatorSet: (row) => row.unstakingHeight === -1 && row.pausedHeight === -1,
+  restakeKnown: 'reactivate',
+  follows: () => true,
+  blockTxBytes: (genesis) => genesis.max_block_bytes,
+  maxTxBytes: (genesis) => genesis.max_block_bytes,
+  rpc: {
+    wrapBlock: true,
+    mempoolUnreadableWhenBusy: false,
+    debugRoutes: true,
+    addressBookEveryRow: false,
+    goKeyOrder: false,
+  },
+};
+
+const V1: FidelityProfile = {
+  name: Fidelity.v1,
+  inValidatorSet: () => true,
+  restakeKnown: 'reject',
+  follows: (address, genesis) =>
+    address !== undefined && genesis.validators.some((v) => v.address === address),
+  blockTxBytes: () => V1_BLOCK_TX_BYTES,
+  maxTxBytes: () => undefined,
+  rpc: {
+    wrapBlock: false,
+    mempoolUnreadableWhenBusy: true,
+    debugRoutes: false,
+    addressBookEveryRow: true,
+    goKeyOrder: true,
+  },
+};
+
+export function fidelityProfile(name: Fidelity = Fidelity.intended): FidelityProfile {
+  return name === Fidelity.v1 ? V1 : INTENDED;
+}
+
+/** The default profile: V1's intent. */
+export const INTENDED_PROFILE = INTENDED;

@@ -1,0 +1,213 @@
+// Shape checks at the RPC trust boundary: every 200 body the client returns is checked for the
+// fields callers rely on, and `null` lists (Go marshals nil slices as null) become empty lists.
+// A body that does not fit throws `ShapeError` with the JSON path of the first problem.
+import type {
+  Account,
+  AddressBook,
+  AddressBookActor,
+  Block,
+  BlockHeader,
+  ConsensusState,
+  IndexedTransaction,
+  Parameter,
+  PartialSignature,
+  ProtocolActor,
+  TransactionsPage,
+  ValidatorsPage,
+} from './types.ts';
+
+/** A JSON body without the shape the caller relies on; `path` names the first bad field. */
+export class ShapeError extends Error {
+  readonly path: string;
+  constructor(path: string, expected: string) {
+    super(`${path === '' ? 'the body' : path} is not ${expected}`);
+    this.name = 'ShapeError';
+    this.path = path;
+  }
+}
+
+type Json = Record<string, unknown>;
+
+function object(value: unknown, path: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new ShapeError(path, 'an object');
+  }
+  return value as Json;
+}
+
+function int(value: unknown, path: string): number {
+  if (!Number.isSafeInteger(value)) throw new ShapeError(path, 'an integer');
+  return value as number;
+}
+
+function string(value: unknown, path: string): string {
+  if (typeof value !== 'string') throw new ShapeError(path, 'a string');
+  return value;
+}
+
+/** A list that Go may send as `null`: an array (each item checked) or null → []. */
+function list<T>(value: unknown, path: string, item: (v: unknown, p: string) => T): T[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw new ShapeError(path, 'a list or null');
+  return value.map((each, i) => item(each, `${path}[${i}]`));
+}
+
+const at = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
+
+export function heightBody(value: unknown): { height: number } {
+  const body = object(value, '');
+  return { height: int(body.height, 'height') };
+}
+
+export function consensusState(value: unknown): ConsensusState {
+  const body = object(value, '');
+  return {
+    height: int(body.height, 'height'),
+    round: int(body.round, 'round'),
+    step: int(body.step, 'step'),
+  };
+}
+
+export function protocolActor(value: unknown, path = ''): ProtocolActor {
+  const body = object(value, path);
+  return {
+    ...(body as unknown as ProtocolActor),
+    address: string(body.address, at(path, 'address')),
+    actor_type: string(body.actor_type, at(path, 'actor_type')) as ProtocolActor['actor_type'],
+    public_key: string(body.public_key, at(path, 'public_key')),
+    chains:
+      body.chains === null ? null : list(body.chains, at(path, 'chains'), (v, p) => string(v, p)),
+    service_url: string(body.service_url, at(path, 'service_url')),
+    staked_amount: string(body.staked_amount, at(path, 'staked_amount')),
+    paused_height: int(body.paused_height, at(path, 'paused_height')),
+    unstaking_height: int(body.unstaking_height, at(path, 'unstaking_height')),
+    output_addr: string(body.output_addr, at(path, 'output_addr')),
+  };
+}
+
+export function validatorsPage(value: unknown): ValidatorsPage {
+  const body = object(value, '');
+  return {
+    validators: list(body.validators, 'validators', protocolActor),
+    total_validators: int(body.total_validators, 'total_validators'),
+    page: int(body.page, 'page'),
+    total_pages: int(body.total_pages, 'total_pages'),
+  };
+}
+
+export function account(value: unknown): Account {
+  const body = object(value, '');
+  return {
+    address: string(body.address, 'address'),
+    coins: list(body.coins, 'coins', (v, p) => {
+      const coin = object(v, p);
+      return {
+        amount: string(coin.amount, at(p, 'amount')),
+        denom: string(coin.denom, at(p, 'denom')),
+      };
+    }),
+  };
+}
+
+export function balance(value: unknown): number {
+  return int(object(value, '').balance, 'balance');
+}
+
+export function indexedTransaction(value: unknown, path = ''): IndexedTransaction {
+  const body = object(value, path);
+  const tx = object(body.tx, at(path, 'tx'));
+  return {
+    ...(body as unknown as IndexedTransaction),
+    height: int(body.height, at(path, 'height')),
+    index: int(body.index, at(path, 'index')),
+    result_code: int(body.result_code, at(path, 'result_code')),
+    signer_addr: string(body.signer_addr, at(path, 'signer_addr')),
+    recipient_addr: string(body.recipient_addr, at(path, 'recipient_addr')),
+    message_type: string(body.message_type, at(path, 'message_type')),
+    tx: {
+      ...(tx as unknown as IndexedTransaction['tx']),
+      hash: string(tx.hash, at(path, 'tx.hash')),
+    },
+  };
+}
+
+export function transactionsPage(value: unknown): TransactionsPage {
+  const body = object(value, '');
+  return {
+    transactions: list(body.transactions, 'transactions', indexedTransaction),
+    total_txs: int(body.total_txs, 'total_txs'),
+    page: int(body.page, 'page'),
+    total_pages: int(body.total_pages, 'total_pages'),
+  };
+}
+
+function partialSignature(value: unknown, path: string): PartialSignature {
+  const body = object(value, path);
+  return {
+    signature: string(body.signature, at(path, 'signature')),
+    address: string(body.address, at(path, 'address')),
+  };
+}
+
+/**
+ * A block in either shape: the block itself, as V1's handler writes it
+ * (`rpc/handlers_query.go:262`), or wrapped in `{"block": …}` as `rpc/v1/openapi.yaml` says.
+ */
+export function block(value: unknown): Block {
+  const outer = object(value, '');
+  const wrapped = !('block_header' in outer) && 'block' in outer;
+  const path = wrapped ? 'block' : '';
+  const body = wrapped ? object(outer.block, 'block') : outer;
+  const headerPath = at(path, 'block_header');
+  const header = object(body.block_header, headerPath);
+  const qcPath = at(headerPath, 'quorum_cert');
+  const qc = object(header.quorum_cert, qcPath);
+  const sigPath = at(qcPath, 'threshold_sig');
+  const thresholdSig = object(qc.threshold_sig, sigPath);
+  const blockHeader: BlockHeader = {
+    ...(header as unknown as BlockHeader),
+    height: int(header.height, at(headerPath, 'height')),
+    state_hash: string(header.state_hash, at(headerPath, 'state_hash')),
+    proposer_addr: string(header.proposer_addr, at(headerPath, 'proposer_addr')),
+    quorum_cert: {
+      ...(qc as unknown as BlockHeader['quorum_cert']),
+      threshold_sig: {
+        signatures: list(thresholdSig.signatures, at(sigPath, 'signatures'), partialSignature),
+      },
+    },
+  };
+  return {
+    block_header: blockHeader,
+    transactions: list(body.transactions, at(path, 'transactions'), indexedTransaction),
+  };
+}
+
+export function parameter(value: unknown, path = ''): Parameter {
+  const body = object(value, path);
+  return {
+    parameter_name: string(body.parameter_name, at(path, 'parameter_name')),
+    parameter_value: string(body.parameter_value, at(path, 'parameter_value')),
+  };
+}
+
+export function parameters(value: unknown): Parameter[] {
+  return list(value, '', parameter);
+}
+
+function addressBookActor(value: unknown, path: string): AddressBookActor {
+  const body = object(value, path);
+  return {
+    address: string(body.address, at(path, 'address')),
+    type: string(body.type, at(path, 'type')),
+    public_key: string(body.public_key, at(path, 'public_key')),
+    service_url: string(body.service_url, at(path, 'service_url')),
+  };
+}
+
+export function addressBook(value: unknown): AddressBook {
+  const body = object(value, '');
+  return {
+    actors: list(body.actors, 'actors', addressBookActor),
+    height: int(body.height, 'height'),
+  };
+}

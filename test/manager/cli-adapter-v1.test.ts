@@ -1,0 +1,109 @@
+// The CLI adapter with a CLI that fails the way V1's p1 does (localnet-cli invoked as `p1`),
+// against a node in the v1 profile: `Debug TriggerView` needs CONFIG_PATH and GENESIS_PATH,
+// which the adapter passes when configured, and a failure is reported by its cause (cobra's
+// `Error:` line, Go's log.Fatal line), not by the usage text p1 prints after it.
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitFor } from '../../src/harness/wait.ts';
+import { buildGenesis } from '../../src/localnet/genesis.ts';
+import { startNode, type RunningNode } from '../../src/localnet/server.ts';
+import { CliChainAdapter } from '../../src/manager/chain/cli-adapter.ts';
+import { isManagerError } from '../../src/manager/errors.ts';
+import { ActionKind } from '../../src/manager/model.ts';
+import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
+import { freePort } from '../localnet/support/ports.ts';
+
+const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
+const keys = generateKeys({ count: 2, seed: 'cli-adapter-v1' });
+let dir: string;
+let p1: string;
+let node: RunningNode;
+let rpc: PocketRpcClient;
+let files: { configPath: string; genesisPath: string };
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cli-adapter-v1-'));
+  // Invoked under the name p1, localnet-cli behaves as V1's p1 (its v1 mode).
+  p1 = join(dir, 'p1');
+  symlinkSync(CLI, p1);
+  const p2pPort = await freePort();
+  node = await startNode({
+    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2pPort}` }),
+    key: keys.get('001'),
+    fidelity: 'v1',
+    host: '127.0.0.1',
+    rpcPort: 0,
+    p2pPort,
+    roundTimeoutMs: 300,
+    logger: pino({ level: 'silent' }),
+  });
+  rpc = new PocketRpcClient({ baseUrl: node.rpcUrl });
+  files = { configPath: join(dir, 'config.json'), genesisPath: join(dir, 'genesis.json') };
+  writeFileSync(files.configPath, '{}');
+  writeFileSync(files.genesisPath, JSON.stringify(node.node.genesis));
+});
+afterAll(async () => {
+  await node.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** The adapter as the manager builds it, with the Node 24 that runs this test first on PATH. */
+const adapter = (extra: { configPath?: string; genesisPath?: string } = {}) =>
+  new CliChainAdapter({
+    cliPath: p1,
+    rpcUrl: node.rpcUrl,
+    timeoutMs: 30_000,
+    tempRoot: dir,
+    path: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+    ...extra,
+  });
+
+const failureOf = (promise: Promise<unknown>): Promise<unknown> =>
+  promise.then(
+    () => undefined,
+    (error: unknown) => error,
+  );
+
+describe('CliChainAdapter with p1 (v1 localnet-cli)', () => {
+  it('cannot trigger a view without the config and genesis files, and says why in one line', async () => {
+    const failure = await failureOf(adapter().triggerView(new AbortController().signal));
+    expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
+    expect((failure as Error).message).toBe(
+      'Debug TriggerView failed: [ERROR] fatal error reading config file open build/config/config.validator1.json: no such file or directory',
+    );
+    expect(node.node.chain.height).toBe(0);
+  });
+
+  it('triggers a view with CM_CLI_CONFIG_PATH and CM_CLI_GENESIS_PATH: the chain makes a block', async () => {
+    const before = node.node.chain.height;
+    await adapter(files).triggerView(new AbortController().signal);
+    await waitFor(() => node.node.chain.height > before, { what: 'a block' });
+  });
+
+  it('stakes through p1, and reports a refusal by cobra’s Error line, not the usage after it', async () => {
+    const key = keys.get('002')!;
+    const request = {
+      kind: ActionKind.stake,
+      key,
+      amount: '15100000000',
+      chains: ['0001'],
+      serviceUrl: '127.0.0.1:2',
+    };
+    const cli = adapter(files);
+    expect(await cli.send(request, cli.prepare(request), new AbortController().signal)).toBe(
+      'admitted',
+    );
+    expect((await rpc.mempool()).readable).toBe(false); // V1's 135 while the stake waits
+    const bad = { ...request, amount: 'lots' };
+    const failure = await failureOf(cli.send(bad, cli.prepare(bad), new AbortController().signal));
+    expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
+    const message = (failure as Error).message;
+    // p1's validateStakeAmount (app/client/cli/utils.go:170-174, shared/utils/num_utils.go:13-20).
+    expect(message).toBe('the CLI exited with 1: unable to SetString() with base 10');
+    expect(message).not.toContain(key.exportPrivateKeyHex().slice(0, 64));
+  });
+});
