@@ -1,5 +1,6 @@
 // The HTTP(S) front: loopback only, health, version, discovery, OpenAPI, the control routes
-// under /_emulator/, then resource requests; every answer is JSON.
+// under /_emulator/, then resource requests, answered in the media type they negotiated
+// (errors too, as the apiserver's ErrorNegotiated does; JSON when negotiation itself failed).
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -19,7 +20,15 @@ import {
 } from './discovery.ts';
 import type { FaultState } from './faults.ts';
 import { openApiDocument } from './openapi.ts';
-import { handleResource, readBody, type Reply, type ResourceContext } from './resource-handler.ts';
+import { defaultMedia, type OutputMedia } from './content-negotiation.ts';
+import { readBody } from './request-body.ts';
+import {
+  handleResource,
+  type Exchange,
+  type Reply,
+  type ResourceContext,
+} from './resource-handler.ts';
+import { encodeBody } from './response-body.ts';
 import { parseResourcePath } from './routes.ts';
 import { ApiError, internalError, routeNotFound } from './status-errors.ts';
 
@@ -57,7 +66,10 @@ export class ApiServer {
   constructor(options: ApiServerOptions) {
     this.#options = options;
     const handler = (request: IncomingMessage, response: ServerResponse): void => {
-      this.#handle(request, response).catch((error: unknown) => this.#fail(response, error));
+      const exchange: Exchange = { media: undefined };
+      this.#handle(request, response, exchange).catch((error: unknown) =>
+        this.#fail(request, response, error, exchange.media),
+      );
     };
     this.#server =
       options.tls === undefined
@@ -105,7 +117,11 @@ export class ApiServer {
       log.splice(0, log.length - this.#options.requestLogSize);
   }
 
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async #handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    exchange: Exchange,
+  ): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     this.#log(request, url);
@@ -127,8 +143,9 @@ export class ApiServer {
       request,
       response,
       identity,
+      exchange,
     });
-    if (reply !== undefined) this.#send(response, reply);
+    if (reply !== undefined) this.#send(response, reply, exchange.media);
   }
 
   /** Routes anyone may call: health and version. */
@@ -167,7 +184,7 @@ export class ApiServer {
     if (identity.type !== 'admin') throw routeNotFound(path);
     const action = this.#options.control[path.slice(CONTROL_PREFIX.length)];
     if (action === undefined) throw routeNotFound(path);
-    const text = request.method === 'GET' ? '' : await readBody(request);
+    const text = request.method === 'GET' ? '' : (await readBody(request)).toString('utf8');
     const body: unknown = text.trim() === '' ? {} : JSON.parse(text);
     const result = action(
       typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
@@ -175,19 +192,23 @@ export class ApiServer {
     this.#send(response, { status: 200, body: result ?? { ok: true } });
   }
 
-  #send(response: ServerResponse, reply: Reply): void {
+  #send(response: ServerResponse, reply: Reply, media: OutputMedia = defaultMedia): void {
     if (response.headersSent) return;
-    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const { contentType, body } = encodeBody(reply.body, media);
     response.writeHead(reply.status, {
-      'Content-Type':
-        typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
-      'Content-Length': Buffer.byteLength(text),
+      'Content-Type': contentType,
+      'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
       'Cache-Control': 'no-cache, private',
     });
-    response.end(text);
+    response.end(body);
   }
 
-  #fail(response: ServerResponse, error: unknown): void {
+  #fail(
+    request: IncomingMessage,
+    response: ServerResponse,
+    error: unknown,
+    media: OutputMedia = defaultMedia,
+  ): void {
     const apiError =
       error instanceof ApiError
         ? error
@@ -196,12 +217,17 @@ export class ApiServer {
       response.destroy();
       return;
     }
-    const text = JSON.stringify(apiError.toStatus());
+    const { contentType, body } = encodeBody(apiError.toStatus(), media);
+    // A body the handler did not read (too large, refused early) is not drained: the
+    // connection closes after the answer.
+    const unread = !request.complete;
     response.writeHead(apiError.code, {
       ...apiError.headers,
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(text),
+      'Content-Type': contentType,
+      'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+      ...(unread ? { Connection: 'close' } : {}),
     });
-    response.end(text);
+    response.end(body);
+    if (unread) response.on('finish', () => request.destroy());
   }
 }
