@@ -3,7 +3,8 @@
 //   npx node scripts/k8s-proto-import.ts --api <git dir> --apimachinery <git dir> --tag v0.32.4
 // Writes proto/k8s/k8s.io/... (the upstream generated.proto files, unchanged) and
 // src/kube-emulator/protobuf/go-fields.json: per message, per proto field, whether the Go field
-// is a pointer (`p`) and whether its json tag has `omitempty` (`o`), plus the named-slice wrapper
+// is a pointer (`p`), whether its json tag has `omitempty` (`o`) or `inline` (`i`: the embedded
+// struct's fields sit in the parent's JSON object), its JSON name when it differs, plus the named-slice wrapper
 // messages (`type ExtraValue []string`) whose JSON form is a bare array. The JSON <-> protobuf
 // codec needs both: Go's encoder always writes non-pointer fields, and its JSON encoder omits
 // zero values only under omitempty (docs/adr/0010-kubernetes-protobuf-and-schemas.md).
@@ -74,7 +75,7 @@ function readGoFacts(source: string, protoPackage: string): void {
       message = undefined;
       continue;
     }
-    const field = /^\s+\w+\s+(\S+)\s+`(.*)`/.exec(line);
+    const field = /^\s+(?:\w+\s+)?(\S+)\s+`(.*)`/.exec(line);
     if (field?.[1] === undefined || field[2] === undefined) continue;
     const goType = field[1];
     const tags = field[2];
@@ -85,7 +86,8 @@ function readGoFacts(source: string, protoPackage: string): void {
     let flags = '';
     if (goType.startsWith('*')) flags += 'p';
     if (options.includes('omitempty')) flags += 'o';
-    if (jsonName !== protobuf && jsonName !== '') flags += `j:${jsonName}`;
+    if (options.includes('inline')) flags += 'i';
+    if (jsonName !== protobuf && !options.includes('inline')) flags += `j:${jsonName}`;
     const key = `${protoPackage}.${message}`;
     fields[key] ??= {};
     fields[key][protobuf] = flags;

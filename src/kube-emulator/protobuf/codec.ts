@@ -55,7 +55,8 @@ function writeFields(
 ): void {
   for (const field of sortedFields(message)) {
     const fact = goField(message, field);
-    const item = value?.[fact.json];
+    // An inline (embedded) struct takes its fields from the parent's JSON object.
+    const item = fact.inline ? (value ?? {}) : value?.[fact.json];
     const absent = item === undefined || item === null;
     switch (field.fieldKind) {
       case 'scalar':
@@ -408,6 +409,12 @@ function toJson(message: DescMessage, values: Map<DescField, Json>): JsonObject 
     const fact = goField(message, field);
     if (fact.hidden) continue;
     const value = values.get(field);
+    if (fact.inline) {
+      const embedded =
+        value ?? readSpecial(new BinaryReader(new Uint8Array()), 0, field.message ?? message);
+      if (isObject(embedded)) Object.assign(out, embedded);
+      continue;
+    }
     if (value === undefined) {
       // Not on the wire: the Go zero value, as encoding/json writes it.
       if (fact.pointer) continue;

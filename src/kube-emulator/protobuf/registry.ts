@@ -36,6 +36,8 @@ export interface GoField {
   readonly omitempty: boolean;
   /** The field is not in JSON at all (`json:"-"`, the raw bytes of RawExtension). */
   readonly hidden: boolean;
+  /** An embedded struct (`json:",inline"`): its fields sit in the parent's JSON object. */
+  readonly inline: boolean;
 }
 
 interface GoFacts {
@@ -64,6 +66,7 @@ export function goField(message: DescMessage, field: DescField): GoField {
       // A message the Go facts do not know: every field optional.
       omitempty: flags === undefined || /^p?o/.test(flags),
       hidden: json === '-',
+      inline: flags !== undefined && /^p?o?i/.test(flags),
     };
     factCache.set(field, fact);
   }
