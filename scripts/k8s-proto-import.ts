@@ -57,6 +57,8 @@ function git(repo: string, ...args: string[]): string {
 
 const fields: Record<string, Record<string, string>> = {};
 const wrappers: string[] = [];
+/** Structs that embed TypeMeta: objects with `apiVersion` and `kind` in JSON (not in protobuf). */
+const typeMeta: string[] = [];
 
 /** Reads Go struct definitions: field name, Go type, json and protobuf tags. */
 function readGoFacts(source: string, protoPackage: string): void {
@@ -75,6 +77,8 @@ function readGoFacts(source: string, protoPackage: string): void {
       message = undefined;
       continue;
     }
+    if (/^\s+(?:metav1\.)?TypeMeta\s+`json:",inline"/.test(line))
+      typeMeta.push(`${protoPackage}.${message}`);
     const field = /^\s+(?:\w+\s+)?(\S+)\s+`(.*)`/.exec(line);
     if (field?.[1] === undefined || field[2] === undefined) continue;
     const goType = field[1];
@@ -121,6 +125,7 @@ const out = {
     'k8s.io/apimachinery': commit(values.apimachinery),
   },
   wrappers: wrappers.sort(),
+  typeMeta: typeMeta.sort(),
   fields: Object.fromEntries(Object.entries(fields).sort(([a], [b]) => (a < b ? -1 : 1))),
 };
 writeFileSync('src/kube-emulator/protobuf/go-fields.json', `${JSON.stringify(out)}\n`);

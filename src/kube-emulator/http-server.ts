@@ -19,7 +19,12 @@ import {
   serverVersion,
 } from './discovery.ts';
 import type { FaultState } from './faults.ts';
-import { openApiDocument } from './openapi.ts';
+import {
+  OPENAPI_V2_PROTOBUF,
+  OPENAPI_V2_PROTOBUF_RETURNED,
+  openApiDocument,
+  openApiV2Protobuf,
+} from './openapi.ts';
 import { defaultMedia, type OutputMedia } from './content-negotiation.ts';
 import { readBody } from './request-body.ts';
 import {
@@ -133,7 +138,7 @@ export class ApiServer {
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
     const failure = faults.takeFailure();
     if (failure !== undefined) throw failure;
-    const document = this.#documentRoute(path);
+    const document = this.#documentRoute(path, request.headers.accept ?? '');
     if (document !== undefined) return this.#send(response, document);
     const route = parseResourcePath(path);
     if (route === undefined) throw routeNotFound(path);
@@ -155,7 +160,7 @@ export class ApiServer {
     return undefined;
   }
 
-  #documentRoute(path: string): Reply | undefined {
+  #documentRoute(path: string, accept: string): Reply | undefined {
     if (path === '/api') return { status: 200, body: apiVersions(new URL(this.#url).host) };
     if (path === '/apis') return { status: 200, body: apiGroupList() };
     const core = /^\/api\/([^/]+)$/.exec(path);
@@ -165,6 +170,9 @@ export class ApiServer {
     const groupVersion = /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
     if (groupVersion?.[1] !== undefined && groupVersion[2] !== undefined) {
       return this.#found(apiResourceList(groupVersion[1], groupVersion[2]), path);
+    }
+    if (path === '/openapi/v2' && accept.includes(OPENAPI_V2_PROTOBUF)) {
+      return { status: 200, body: openApiV2Protobuf(), contentType: OPENAPI_V2_PROTOBUF_RETURNED };
     }
     if (path.startsWith('/openapi/')) return this.#found(openApiDocument(path), path);
     return undefined;
@@ -194,11 +202,17 @@ export class ApiServer {
 
   #send(response: ServerResponse, reply: Reply, media: OutputMedia = defaultMedia): void {
     if (response.headersSent) return;
-    const { contentType, body } = encodeBody(reply.body, media);
+    const { contentType, body } =
+      reply.body instanceof Uint8Array
+        ? { contentType: reply.contentType ?? 'application/octet-stream', body: reply.body }
+        : encodeBody(reply.body, media);
     response.writeHead(reply.status, {
       'Content-Type': contentType,
       'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
       'Cache-Control': 'no-cache, private',
+      ...(reply.warnings !== undefined && reply.warnings.length > 0
+        ? { Warning: reply.warnings }
+        : {}),
     });
     response.end(body);
   }

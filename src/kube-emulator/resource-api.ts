@@ -54,6 +54,11 @@ export interface WriteOptions {
 export interface PatchOptions extends WriteOptions {
   contentType: string;
   fieldManager?: string;
+  /**
+   * Sees the object a patch produced (a server-side apply's applied object, or the result of a
+   * JSON, merge or strategic merge patch) before it is stored: field validation goes here.
+   */
+  inspect?: (object: KubeObject, applied: boolean) => void;
 }
 
 export interface DeleteOptions {
@@ -305,6 +310,8 @@ export class ResourceApi {
         throw badRequest('PATCH, application/apply-patch+yaml requests must have a fieldManager');
       }
       patchBody = typeof body === 'string' ? parseYaml(body) : body;
+      if (isKubeObject(patchBody) && options.subresource === undefined)
+        options.inspect?.(patchBody, true);
       const existing = this.peek(info, namespace, name);
       if (existing === undefined && options.subresource === undefined) {
         if (!isKubeObject(patchBody)) throw badRequest('the apply body must be an object');
@@ -320,6 +327,8 @@ export class ResourceApi {
     if (!isKubeObject(patched)) throw badRequest('the patched object has no metadata');
     if (options.subresource === 'scale') return this.#writeScale(info, existing, patched, options);
     if (patched.metadata.name !== name) throw badRequest('the patch may not change metadata.name');
+    if (type !== PatchType.apply && options.subresource === undefined)
+      options.inspect?.(patched, false);
     const incoming =
       info.conversion === undefined ? patched : (info.conversion.toStorage(patched) as KubeObject);
     return this.#update(info, existing, clone(incoming), options);

@@ -8,6 +8,12 @@ import { isObject, type JsonObject } from './json.ts';
 import { apiVersionOf } from './kinds.ts';
 import { objectFilter } from './object-filter.ts';
 import { flagParam, intParam, validatePatchParams, writeParams } from './query-params.ts';
+import {
+  applyUnknownFieldError,
+  checkBodyFields,
+  checkPatchedFields,
+  pruneUnknownFields,
+} from './field-validation.ts';
 import { decodeBody, readBody } from './request-body.ts';
 import { Propagation, PatchType, type ResourceApi, type Subresource } from './resource-api.ts';
 import { convertForMedia } from './response-body.ts';
@@ -28,6 +34,10 @@ export interface ResourceContext {
 export interface Reply {
   status: number;
   body: unknown;
+  /** The Content-Type of a body given as bytes. */
+  contentType?: string;
+  /** `Warning` headers (`299 - "…"`), e.g. unknown fields under fieldValidation=Warn. */
+  warnings?: string[];
 }
 
 /** What the handler learned that the HTTP layer needs for its answer, errors included. */
@@ -400,33 +410,50 @@ export async function handleResource(options: {
   const bodyBytes = await readBody(request);
   const params = writeParams(query, optionsKindOf(method));
   const dryRun = params.dryRun;
+  const directive = params.fieldValidation;
+  /** Decodes a create or update body, dropping unknown fields as fieldValidation says. */
+  const objectBody = (): { body: unknown; warnings: string[] } => {
+    const body = decodeBody(bodyBytes, inputEncoding);
+    if (!isObject(body) || route.subresource === 'scale') return { body, warnings: [] };
+    return { body, warnings: checkBodyFields(directive, pruneUnknownFields(info, body)) };
+  };
   switch (method) {
-    case 'POST':
-      return {
-        status: 201,
-        body: api.create(info, namespace, decodeBody(bodyBytes, inputEncoding), { dryRun }),
-      };
-    case 'PUT':
+    case 'POST': {
+      const { body, warnings } = objectBody();
+      return { status: 201, body: api.create(info, namespace, body, { dryRun }), warnings };
+    }
+    case 'PUT': {
+      const { body, warnings } = objectBody();
       return {
         status: 200,
-        body: api.replace(
-          { info, namespace, name: route.name ?? '' },
-          decodeBody(bodyBytes, inputEncoding),
-          { subresource: subresourceOf(route), dryRun },
-        ),
+        body: api.replace({ info, namespace, name: route.name ?? '' }, body, {
+          subresource: subresourceOf(route),
+          dryRun,
+        }),
+        warnings,
       };
+    }
     case 'PATCH': {
       const isApply = contentType.startsWith(PatchType.apply);
       validatePatchParams(params, isApply);
       const body = isApply ? bodyBytes.toString('utf8') : decodeBody(bodyBytes, 'json');
+      const warnings: string[] = [];
+      const inspect = (object: KubeObject, applied: boolean): void => {
+        const unknown = pruneUnknownFields(info, object);
+        if (unknown.length === 0) return;
+        if (applied) throw applyUnknownFieldError(info, namespace, route.name ?? '', unknown);
+        warnings.push(...checkPatchedFields(directive, unknown, object));
+      };
       return {
         status: 200,
         body: api.patch({ info, namespace, name: route.name ?? '' }, body, {
           contentType,
           subresource: subresourceOf(route),
           dryRun,
+          inspect,
           ...(params.fieldManager === undefined ? {} : { fieldManager: params.fieldManager }),
         }),
+        warnings,
       };
     }
     default: {
