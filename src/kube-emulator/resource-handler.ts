@@ -258,6 +258,19 @@ function singleNameOf(fieldSelector: string | null): string | undefined {
   return match?.[1];
 }
 
+/**
+ * The field manager of a write: `fieldManager`, else the User-Agent up to its first `/`, its
+ * printable characters only (handlers/rest.go prefixFromUserAgent; at most 128 characters).
+ */
+function fieldManagerOf(given: string | undefined, userAgent: string | undefined): string {
+  if (given !== undefined && given !== '') return given;
+  const prefix = (userAgent ?? '').split('/')[0] ?? '';
+  return [...prefix]
+    .filter((char) => char >= ' ' && char !== '\u007f')
+    .join('')
+    .slice(0, 128);
+}
+
 /** Whether a request writes an object from its body (create or update). */
 function optionsKindOf(
   method: string,
@@ -410,6 +423,7 @@ export async function handleResource(options: {
   const bodyBytes = await readBody(request);
   const params = writeParams(query, optionsKindOf(method));
   const dryRun = params.dryRun;
+  const manager = fieldManagerOf(params.fieldManager, request.headers['user-agent']);
   const directive = params.fieldValidation;
   /** Decodes a create or update body, dropping unknown fields as fieldValidation says. */
   const objectBody = (): { body: unknown; warnings: string[] } => {
@@ -420,7 +434,11 @@ export async function handleResource(options: {
   switch (method) {
     case 'POST': {
       const { body, warnings } = objectBody();
-      return { status: 201, body: api.create(info, namespace, body, { dryRun }), warnings };
+      return {
+        status: 201,
+        body: api.create(info, namespace, body, { dryRun, manager }),
+        warnings,
+      };
     }
     case 'PUT': {
       const { body, warnings } = objectBody();
@@ -429,6 +447,7 @@ export async function handleResource(options: {
         body: api.replace({ info, namespace, name: route.name ?? '' }, body, {
           subresource: subresourceOf(route),
           dryRun,
+          manager,
         }),
         warnings,
       };
@@ -444,17 +463,18 @@ export async function handleResource(options: {
         if (applied) throw applyUnknownFieldError(info, namespace, route.name ?? '', unknown);
         warnings.push(...checkPatchedFields(directive, unknown, object));
       };
-      return {
-        status: 200,
-        body: api.patch({ info, namespace, name: route.name ?? '' }, body, {
-          contentType,
-          subresource: subresourceOf(route),
-          dryRun,
-          inspect,
-          ...(params.fieldManager === undefined ? {} : { fieldManager: params.fieldManager }),
-        }),
-        warnings,
-      };
+      const existed = api.peek(info, namespace, route.name ?? '') !== undefined;
+      const patched = api.patch({ info, namespace, name: route.name ?? '' }, body, {
+        contentType,
+        subresource: subresourceOf(route),
+        dryRun,
+        inspect,
+        manager,
+        force: params.force === true,
+        ...(params.fieldManager === undefined ? {} : { fieldManager: params.fieldManager }),
+      });
+      // A server-side apply that created the object answers 201, as a create does.
+      return { status: existed ? 200 : 201, body: patched, warnings };
     }
     default: {
       const body = decodeBody(bodyBytes, 'json');
