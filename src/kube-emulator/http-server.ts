@@ -45,6 +45,9 @@ export interface LoggedRequest {
   query: string;
   userAgent: string;
   authorization: string | undefined;
+  /** The request's Content-Type and Accept headers ('' when absent). */
+  contentType: string;
+  accept: string;
 }
 
 /** A control action: gets the parsed JSON body, returns what to answer (JSON). */
@@ -117,6 +120,8 @@ export class ApiServer {
       query: url.search,
       userAgent: request.headers['user-agent'] ?? '',
       authorization: request.headers.authorization,
+      contentType: request.headers['content-type'] ?? '',
+      accept: request.headers.accept ?? '',
     });
     if (log.length > this.#options.requestLogSize)
       log.splice(0, log.length - this.#options.requestLogSize);

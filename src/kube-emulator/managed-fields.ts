@@ -11,6 +11,8 @@ import { FieldSet, pathString } from './field-sets.ts';
 import { clone, isObject, type JsonObject } from './json.ts';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
 import { definitionOf, definitions } from './openapi-schemas.ts';
+import { decodeMessage } from './protobuf/codec.ts';
+import { messageFor } from './protobuf/registry.ts';
 import { ApiError } from './status-errors.ts';
 import { appliedSet, compare, merge, removeFields } from './typed-values.ts';
 import type { KubeObject } from './types.ts';
@@ -125,6 +127,16 @@ export interface WriteContext {
 }
 
 /**
+ * The Go zero value of a kind in JSON: what a create is compared with. Non-pointer structs are
+ * there (`metadata`, `spec`, `template`), so a create does not own them as nodes, while maps and
+ * pointer structs are not (a create owns `data` and `rollingUpdate` as nodes: `.`).
+ */
+function zeroValue(info: KindInfo): JsonObject {
+  const message = messageFor(apiVersionOf(info), info.kind);
+  return message === undefined ? {} : decodeMessage(message, new Uint8Array());
+}
+
+/**
  * An Update operation (create, update, non-apply patch): `after` gets the managedFields of
  * `before` with the changes credited to the manager.
  */
@@ -135,7 +147,7 @@ export function recordUpdate(
 ): void {
   const { info, manager, subresource } = context;
   const managed = before === undefined ? new Map<string, Managed>() : decode(before);
-  const { changed, removed } = compare(schemaOf(info), before ?? {}, after);
+  const { changed, removed } = compare(schemaOf(info), before ?? zeroValue(info), after);
   const owned = restrict(changed, info, subresource);
   for (const item of managed.values()) {
     item.set = item.set.difference(owned).difference(removed);
