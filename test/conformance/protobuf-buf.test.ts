@@ -3,6 +3,7 @@
 // fields Go always writes, map keys sorted), and the decoded content is the object's.
 import { describe, expect, it } from 'vitest';
 import { encodeMessage } from '../../src/kube-emulator/protobuf/codec.ts';
+import { watchFrame } from '../../src/kube-emulator/protobuf/envelope.ts';
 import { messageFor } from '../../src/kube-emulator/protobuf/registry.ts';
 import { bufDecode, bufEncode } from '../support/buf.ts';
 import { servedSamples } from '../kube-emulator/fixtures/served-samples.ts';
@@ -66,5 +67,44 @@ describe.concurrent('protobuf bytes, checked with buf convert (Go protobuf)', ()
     expect(decoded.spec.template.spec.containers[0]?.resources.limits.cpu).toEqual({
       string: '500m',
     });
+  });
+
+  it('frames a watch event as client-go reads it: a 4-byte length, then a metav1.WatchEvent whose object.raw is the enveloped object', async () => {
+    const object = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'w' },
+      data: { k: 'v' },
+    };
+    const frame = watchFrame('MODIFIED', object);
+    const length = new DataView(frame.buffer, frame.byteOffset).getUint32(0);
+    expect(length).toBe(frame.length - 4);
+    const event = (await bufDecode(
+      'k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent',
+      frame.subarray(4),
+    )) as {
+      type: string;
+      object: { raw: string };
+    };
+    expect(event.type).toBe('MODIFIED');
+    const raw = Buffer.from(event.object.raw, 'base64');
+    expect(raw.subarray(0, 4)).toEqual(Buffer.from([0x6b, 0x38, 0x73, 0x00]));
+    const unknown = (await bufDecode(
+      'k8s.io.apimachinery.pkg.runtime.Unknown',
+      raw.subarray(4),
+    )) as {
+      typeMeta: { apiVersion: string; kind: string };
+      raw: string;
+    };
+    expect(unknown.typeMeta).toEqual({ apiVersion: 'v1', kind: 'ConfigMap' });
+    const configMap = (await bufDecode(
+      'k8s.io.api.core.v1.ConfigMap',
+      Buffer.from(unknown.raw, 'base64'),
+    )) as {
+      metadata: { name: string };
+      data: Record<string, string>;
+    };
+    expect(configMap.metadata.name).toBe('w');
+    expect(configMap.data).toEqual({ k: 'v' });
   });
 });
