@@ -54,6 +54,11 @@ interface OpenWatch {
   readonly unsubscribe: () => void;
   /** Events held back while the stream is paused. */
   held: Chunk[];
+  /**
+   * Unsent bytes of the initial events (replay or synthetic ADDED, written in one go, and as
+   * large as the state): the bound on unread bytes comes on top of them.
+   */
+  slack: number;
 }
 
 type EventCache = Map<string, Chunk>;
@@ -124,6 +129,7 @@ export class WatchHub {
       request,
       cancels: [],
       held: [],
+      slack: Number.POSITIVE_INFINITY,
       unsubscribe: store.subscribe((event) => {
         if (event.storage === request.info.storage) this.#deliver(watch, event);
       }),
@@ -140,6 +146,7 @@ export class WatchHub {
       for (const event of since)
         if (event.storage === request.info.storage) this.#deliver(watch, event);
     }
+    watch.slack = response.writableLength;
     const { clock, bookmarkIntervalMs } = this.#options;
     if (request.allowBookmarks) {
       const tick = (): void => {
@@ -263,7 +270,7 @@ export class WatchHub {
    */
   #send(watch: OpenWatch, line: Chunk): void {
     const limit = this.#options.maxBufferedBytes ?? 16 * 1024 * 1024;
-    if (watch.response.writableLength > limit) {
+    if (watch.response.writableLength > limit + watch.slack) {
       this.#dropped++;
       this.#close(watch);
       watch.response.destroy();

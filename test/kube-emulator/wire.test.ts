@@ -430,4 +430,21 @@ describe('a watcher that never reads', () => {
     // Never more than the bound plus the one event that crossed it.
     expect(peak).toBeLessThanOrEqual(16 * 1024 * 1024 + 300 * 1024);
   });
+
+  it('keeps a watcher that reads, even when the initial state it is sent is larger than the bound', async () => {
+    const h = await startHarness({ kubelet: false, maxWatchBufferBytes: 256 * 1024 });
+    const blob = 'y'.repeat(20 * 1024);
+    for (let i = 0; i < 40; i++) {
+      await h.core.createNamespacedConfigMap({
+        namespace: 'default',
+        body: { metadata: { name: `s${i}` }, data: { blob } },
+      });
+    }
+    const answer = await send(h.emulator.url, {
+      path: '/api/v1/namespaces/default/configmaps?watch=true',
+      untilBytes: 40 * 20 * 1024,
+    });
+    expect(answer.status).toBe(200);
+    expect(h.emulator.watchStats.dropped).toBe(0);
+  });
 });
