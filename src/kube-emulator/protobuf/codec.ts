@@ -6,7 +6,7 @@
 import { ScalarType, type DescField, type DescMessage } from '@bufbuild/protobuf';
 import { BinaryReader, BinaryWriter, WireType } from '@bufbuild/protobuf/wire';
 import { formatDuration, parseDuration } from './go-duration.ts';
-import { goField, wrapperMessages } from './registry.ts';
+import { goField, isWrapper } from './registry.ts';
 
 type Json = unknown;
 type JsonObject = Record<string, unknown>;
@@ -147,7 +147,7 @@ function writeSpecial(writer: BinaryWriter, message: DescMessage, value: Json): 
         writer.tag(1, WireType.LengthDelimited).bytes(Buffer.from(JSON.stringify(value)));
       return;
     default:
-      if (wrapperMessages.has(message.typeName)) {
+      if (isWrapper(message.typeName)) {
         if (Array.isArray(value))
           for (const item of value) writer.tag(1, WireType.LengthDelimited).string(String(item));
         return;
@@ -307,7 +307,7 @@ function readSpecial(reader: BinaryReader, end: number, message: DescMessage): J
       }
     }
     default:
-      if (wrapperMessages.has(message.typeName)) {
+      if (isWrapper(message.typeName)) {
         const items: string[] = [];
         while (reader.pos < end) {
           const [number, wireType] = reader.tag();

@@ -13,18 +13,21 @@ import { file_k8s_io_api_policy_v1_generated } from './gen/k8s.io/api/policy/v1/
 import { file_k8s_io_api_rbac_v1_generated } from './gen/k8s.io/api/rbac/v1/generated_pb.js';
 import { file_k8s_io_apimachinery_pkg_apis_meta_v1_generated } from './gen/k8s.io/apimachinery/pkg/apis/meta/v1/generated_pb.js';
 
-const registry = createRegistry(
-  file_k8s_io_api_core_v1_generated,
-  file_k8s_io_api_apps_v1_generated,
-  file_k8s_io_api_autoscaling_v1_generated,
-  file_k8s_io_api_coordination_v1_generated,
-  file_k8s_io_api_events_v1_generated,
-  file_k8s_io_api_rbac_v1_generated,
-  file_k8s_io_api_authentication_v1_generated,
-  file_k8s_io_api_authorization_v1_generated,
-  file_k8s_io_api_policy_v1_generated,
-  file_k8s_io_apimachinery_pkg_apis_meta_v1_generated,
-);
+/** Built on first use: a JSON-only emulator never pays for it. */
+let built: ReturnType<typeof createRegistry> | undefined;
+const registry = (): ReturnType<typeof createRegistry> =>
+  (built ??= createRegistry(
+    file_k8s_io_api_core_v1_generated,
+    file_k8s_io_api_apps_v1_generated,
+    file_k8s_io_api_autoscaling_v1_generated,
+    file_k8s_io_api_coordination_v1_generated,
+    file_k8s_io_api_events_v1_generated,
+    file_k8s_io_api_rbac_v1_generated,
+    file_k8s_io_api_authentication_v1_generated,
+    file_k8s_io_api_authorization_v1_generated,
+    file_k8s_io_api_policy_v1_generated,
+    file_k8s_io_apimachinery_pkg_apis_meta_v1_generated,
+  ));
 
 /** What Go's types say about one proto field (scripts/k8s-proto-import.ts). */
 export interface GoField {
@@ -46,19 +49,25 @@ interface GoFacts {
   fields: Record<string, Record<string, string>>;
 }
 
-const goFacts = JSON.parse(
-  readFileSync(new URL('go-fields.json', import.meta.url), 'utf8'),
-) as GoFacts;
+let facts: GoFacts | undefined;
+function goFacts(): GoFacts {
+  facts ??= JSON.parse(readFileSync(new URL('go-fields.json', import.meta.url), 'utf8')) as GoFacts;
+  return facts;
+}
 
-/** Messages that stand for a named Go slice (`type ExtraValue []string`): a bare array in JSON. */
-export const wrapperMessages: ReadonlySet<string> = new Set(goFacts.wrappers);
+let wrappers: ReadonlySet<string> | undefined;
+/** Whether a message stands for a named Go slice (`type ExtraValue []string`): a bare JSON array. */
+export function isWrapper(typeName: string): boolean {
+  wrappers ??= new Set(goFacts().wrappers);
+  return wrappers.has(typeName);
+}
 
 const factCache = new Map<DescField, GoField>();
 
 export function goField(message: DescMessage, field: DescField): GoField {
   let fact = factCache.get(field);
   if (fact === undefined) {
-    const flags = goFacts.fields[message.typeName]?.[field.name];
+    const flags = goFacts().fields[message.typeName]?.[field.name];
     const json = flags === undefined ? undefined : /j:(.+)$/.exec(flags)?.[1];
     fact = {
       json: json === undefined || json === '-' ? field.name : json,
@@ -89,13 +98,13 @@ const metaKinds = new Set(['Status', 'DeleteOptions', 'WatchEvent', 'List']);
 
 /** The message of `kind` in `apiVersion`, or undefined when it has no protobuf form here. */
 export function messageFor(apiVersion: string, kind: string): DescMessage | undefined {
-  if (metaKinds.has(kind)) return registry.getMessage(`${META}.${kind}`);
-  return registry.getMessage(`${protoPackage(apiVersion)}.${kind}`);
+  if (metaKinds.has(kind)) return registry().getMessage(`${META}.${kind}`);
+  return registry().getMessage(`${protoPackage(apiVersion)}.${kind}`);
 }
 
 /** A message by its full name (`k8s.io.apimachinery.pkg.apis.meta.v1.WatchEvent`). */
 export function messageNamed(typeName: string): DescMessage {
-  const message = registry.getMessage(typeName);
+  const message = registry().getMessage(typeName);
   if (message === undefined) throw new Error(`no protobuf message ${typeName}`);
   return message;
 }
