@@ -29,7 +29,15 @@ const boundaryConfigs = Object.entries(boundaries).map(([part, forbidden]) => ({
 
 export default tseslint.config(
   {
-    ignores: ['node_modules/', 'src/pocket/gen/', 'coverage/', '.devnet/', '**/*.js', '**/*.mjs'],
+    ignores: [
+      'node_modules/',
+      'src/pocket/gen/',
+      'src/kube-emulator/protobuf/gen/',
+      'coverage/',
+      '.devnet/',
+      '**/*.js',
+      '**/*.mjs',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.strictTypeChecked,

@@ -45,6 +45,8 @@ export interface EmulatorOptions {
   rvBase?: number;
   /** Called when a watch opens. */
   onWatch?: (request: WatchRequest) => void;
+  /** Unsent bytes a watch may hold before it is dropped (default 16 MiB). */
+  maxWatchBufferBytes?: number;
 }
 
 export interface Emulator {
@@ -68,6 +70,8 @@ export interface Emulator {
   readonly requestLog: readonly LoggedRequest[];
   /** How many watch streams are open now. */
   readonly openWatches: number;
+  /** Watch streams now: open, bytes written and not yet sent, dropped for not reading. */
+  readonly watchStats: { open: number; bufferedBytes: number; dropped: number };
   /** The bearer token of a ServiceAccount (stable per account). */
   issueToken(namespace: string, serviceAccount: string): string;
   /** A kubeconfig (in `KubeConfig.loadFromOptions` form) for the admin, or for a ServiceAccount. */
@@ -113,6 +117,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
     ...(options.onWatch === undefined ? {} : { onOpen: options.onWatch }),
+    ...(options.maxWatchBufferBytes === undefined
+      ? {}
+      : { maxBufferedBytes: options.maxWatchBufferBytes }),
   });
   const connections = { drop: (): void => undefined };
   const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
@@ -196,6 +203,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     get openWatches() {
       return hub.size;
+    },
+    get watchStats() {
+      return { open: hub.size, bufferedBytes: hub.bufferedBytes, dropped: hub.dropped };
     },
     issueToken: (namespace, serviceAccount) => auth.issueToken(namespace, serviceAccount),
     kubeconfigFor,

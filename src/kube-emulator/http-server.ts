@@ -1,5 +1,6 @@
 // The HTTP(S) front: loopback only, health, version, discovery, OpenAPI, the control routes
-// under /_emulator/, then resource requests; every answer is JSON.
+// under /_emulator/, then resource requests, answered in the media type they negotiated
+// (errors too, as the apiserver's ErrorNegotiated does; JSON when negotiation itself failed).
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -18,8 +19,21 @@ import {
   serverVersion,
 } from './discovery.ts';
 import type { FaultState } from './faults.ts';
-import { openApiDocument } from './openapi.ts';
-import { handleResource, readBody, type Reply, type ResourceContext } from './resource-handler.ts';
+import {
+  OPENAPI_V2_PROTOBUF,
+  OPENAPI_V2_PROTOBUF_RETURNED,
+  openApiDocument,
+  openApiV2Protobuf,
+} from './openapi.ts';
+import { defaultMedia, type OutputMedia } from './content-negotiation.ts';
+import { readBody } from './request-body.ts';
+import {
+  handleResource,
+  type Exchange,
+  type Reply,
+  type ResourceContext,
+} from './resource-handler.ts';
+import { encodeBody } from './response-body.ts';
 import { parseResourcePath } from './routes.ts';
 import { ApiError, internalError, routeNotFound } from './status-errors.ts';
 
@@ -31,6 +45,9 @@ export interface LoggedRequest {
   query: string;
   userAgent: string;
   authorization: string | undefined;
+  /** The request's Content-Type and Accept headers ('' when absent). */
+  contentType: string;
+  accept: string;
 }
 
 /** A control action: gets the parsed JSON body, returns what to answer (JSON). */
@@ -57,7 +74,10 @@ export class ApiServer {
   constructor(options: ApiServerOptions) {
     this.#options = options;
     const handler = (request: IncomingMessage, response: ServerResponse): void => {
-      this.#handle(request, response).catch((error: unknown) => this.#fail(response, error));
+      const exchange: Exchange = { media: undefined };
+      this.#handle(request, response, exchange).catch((error: unknown) =>
+        this.#fail(request, response, error, exchange.media),
+      );
     };
     this.#server =
       options.tls === undefined
@@ -100,12 +120,18 @@ export class ApiServer {
       query: url.search,
       userAgent: request.headers['user-agent'] ?? '',
       authorization: request.headers.authorization,
+      contentType: request.headers['content-type'] ?? '',
+      accept: request.headers.accept ?? '',
     });
     if (log.length > this.#options.requestLogSize)
       log.splice(0, log.length - this.#options.requestLogSize);
   }
 
-  async #handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  async #handle(
+    request: IncomingMessage,
+    response: ServerResponse,
+    exchange: Exchange,
+  ): Promise<void> {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     this.#log(request, url);
@@ -117,7 +143,7 @@ export class ApiServer {
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
     const failure = faults.takeFailure();
     if (failure !== undefined) throw failure;
-    const document = this.#documentRoute(path);
+    const document = this.#documentRoute(path, request.headers.accept ?? '');
     if (document !== undefined) return this.#send(response, document);
     const route = parseResourcePath(path);
     if (route === undefined) throw routeNotFound(path);
@@ -127,8 +153,9 @@ export class ApiServer {
       request,
       response,
       identity,
+      exchange,
     });
-    if (reply !== undefined) this.#send(response, reply);
+    if (reply !== undefined) this.#send(response, reply, exchange.media);
   }
 
   /** Routes anyone may call: health and version. */
@@ -138,7 +165,7 @@ export class ApiServer {
     return undefined;
   }
 
-  #documentRoute(path: string): Reply | undefined {
+  #documentRoute(path: string, accept: string): Reply | undefined {
     if (path === '/api') return { status: 200, body: apiVersions(new URL(this.#url).host) };
     if (path === '/apis') return { status: 200, body: apiGroupList() };
     const core = /^\/api\/([^/]+)$/.exec(path);
@@ -148,6 +175,9 @@ export class ApiServer {
     const groupVersion = /^\/apis\/([^/]+)\/([^/]+)$/.exec(path);
     if (groupVersion?.[1] !== undefined && groupVersion[2] !== undefined) {
       return this.#found(apiResourceList(groupVersion[1], groupVersion[2]), path);
+    }
+    if (path === '/openapi/v2' && accept.includes(OPENAPI_V2_PROTOBUF)) {
+      return { status: 200, body: openApiV2Protobuf(), contentType: OPENAPI_V2_PROTOBUF_RETURNED };
     }
     if (path.startsWith('/openapi/')) return this.#found(openApiDocument(path), path);
     return undefined;
@@ -167,7 +197,7 @@ export class ApiServer {
     if (identity.type !== 'admin') throw routeNotFound(path);
     const action = this.#options.control[path.slice(CONTROL_PREFIX.length)];
     if (action === undefined) throw routeNotFound(path);
-    const text = request.method === 'GET' ? '' : await readBody(request);
+    const text = request.method === 'GET' ? '' : (await readBody(request)).toString('utf8');
     const body: unknown = text.trim() === '' ? {} : JSON.parse(text);
     const result = action(
       typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {},
@@ -175,19 +205,29 @@ export class ApiServer {
     this.#send(response, { status: 200, body: result ?? { ok: true } });
   }
 
-  #send(response: ServerResponse, reply: Reply): void {
+  #send(response: ServerResponse, reply: Reply, media: OutputMedia = defaultMedia): void {
     if (response.headersSent) return;
-    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body);
+    const { contentType, body } =
+      reply.body instanceof Uint8Array
+        ? { contentType: reply.contentType ?? 'application/octet-stream', body: reply.body }
+        : encodeBody(reply.body, media);
     response.writeHead(reply.status, {
-      'Content-Type':
-        typeof reply.body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
-      'Content-Length': Buffer.byteLength(text),
+      'Content-Type': contentType,
+      'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
       'Cache-Control': 'no-cache, private',
+      ...(reply.warnings !== undefined && reply.warnings.length > 0
+        ? { Warning: reply.warnings }
+        : {}),
     });
-    response.end(text);
+    response.end(body);
   }
 
-  #fail(response: ServerResponse, error: unknown): void {
+  #fail(
+    request: IncomingMessage,
+    response: ServerResponse,
+    error: unknown,
+    media: OutputMedia = defaultMedia,
+  ): void {
     const apiError =
       error instanceof ApiError
         ? error
@@ -196,12 +236,17 @@ export class ApiServer {
       response.destroy();
       return;
     }
-    const text = JSON.stringify(apiError.toStatus());
+    const { contentType, body } = encodeBody(apiError.toStatus(), media);
+    // A body the handler did not read (too large, refused early) is not drained: the
+    // connection closes after the answer.
+    const unread = !request.complete;
     response.writeHead(apiError.code, {
       ...apiError.headers,
-      'Content-Type': 'application/json',
-      'Content-Length': Buffer.byteLength(text),
+      'Content-Type': contentType,
+      'Content-Length': typeof body === 'string' ? Buffer.byteLength(body) : body.length,
+      ...(unread ? { Connection: 'close' } : {}),
     });
-    response.end(text);
+    response.end(body);
+    if (unread) response.on('finish', () => request.destroy());
   }
 }

@@ -8,6 +8,7 @@ import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
 import { apiVersionOf, kindOf, storageKind, type KindInfo } from './kinds.ts';
 import { fromStructured, selectorToString, type StructuredSelector } from './label-selector.ts';
 import { applyMergePatch } from './merge-patch.ts';
+import { applyConfiguration, recordUpdate } from './managed-fields.ts';
 import { randomSuffix, validateName } from './names.ts';
 import {
   alreadyExists,
@@ -49,11 +50,23 @@ export interface ObjectRef {
 export interface WriteOptions {
   subresource?: Subresource;
   dryRun?: boolean;
+  /**
+   * The field manager of a client's write (metadata.managedFields); internal writers
+   * (controllers, kubelets) leave it out and their writes are not tracked.
+   */
+  manager?: string;
 }
 
 export interface PatchOptions extends WriteOptions {
   contentType: string;
   fieldManager?: string;
+  /** Server-side apply's `force`: take the conflicting fields from their managers. */
+  force?: boolean;
+  /**
+   * Sees the object a patch produced (a server-side apply's applied object, or the result of a
+   * JSON, merge or strategic merge patch) before it is stored: field validation goes here.
+   */
+  inspect?: (object: KubeObject, applied: boolean) => void;
 }
 
 export interface DeleteOptions {
@@ -131,7 +144,12 @@ export class ResourceApi {
     }
   }
 
-  create(info: KindInfo, namespace: string, body: unknown, options: WriteOptions = {}): KubeObject {
+  create(
+    info: KindInfo,
+    namespace: string,
+    body: unknown,
+    options: WriteOptions & { appliedBy?: string } = {},
+  ): KubeObject {
     if (!isKubeObject(body))
       throw badRequest('the body of the request must be an object with metadata');
     const object = clone(
@@ -178,6 +196,28 @@ export class ResourceApi {
     info.rules.defaults?.(object);
     const causes = info.rules.validate?.(object, undefined) ?? [];
     if (causes.length > 0) throw invalid(target, causes);
+    if (options.manager !== undefined && info.conversion === undefined) {
+      if (options.appliedBy !== undefined) {
+        const applied = applyConfiguration(
+          {
+            info,
+            manager: options.appliedBy,
+            subresource: undefined,
+            now: this.#clock.now(),
+            force: true,
+          },
+          { metadata: {} },
+          body,
+        );
+        object.metadata.managedFields = applied.metadata.managedFields;
+      } else {
+        recordUpdate(
+          { info, manager: options.manager, subresource: undefined, now: this.#clock.now() },
+          undefined,
+          object,
+        );
+      }
+    }
     if (options.dryRun === true) return this.serve(info, object);
     return this.serve(info, this.store.create(info.storage, object));
   }
@@ -226,7 +266,7 @@ export class ResourceApi {
     info: KindInfo,
     existing: KubeObject,
     incoming: KubeObject,
-    options: WriteOptions,
+    options: WriteOptions & { keepManagedFields?: boolean },
   ): KubeObject {
     const name = existing.metadata.name ?? '';
     const wantedRv = incoming.metadata.resourceVersion;
@@ -263,8 +303,23 @@ export class ResourceApi {
       if (old.deletionGracePeriodSeconds !== undefined)
         meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
       if (old.generation !== undefined) meta.generation = old.generation;
-      delete meta.managedFields;
+      if (options.keepManagedFields !== true) {
+        delete meta.managedFields;
+        if (old.managedFields !== undefined) meta.managedFields = clone(old.managedFields);
+      }
       info.rules.defaults?.(next);
+    }
+    if (options.manager !== undefined && info.conversion === undefined) {
+      recordUpdate(
+        {
+          info,
+          manager: options.manager,
+          subresource: options.subresource,
+          now: this.#clock.now(),
+        },
+        this.serve(info, existing),
+        next,
+      );
     }
     const causes = info.rules.validate?.(next, existing) ?? [];
     if (causes.length > 0) throw invalid({ ...targetOf(info, name), kind: info.kind }, causes);
@@ -305,12 +360,40 @@ export class ResourceApi {
         throw badRequest('PATCH, application/apply-patch+yaml requests must have a fieldManager');
       }
       patchBody = typeof body === 'string' ? parseYaml(body) : body;
+      if (isKubeObject(patchBody) && options.subresource === undefined)
+        options.inspect?.(patchBody, true);
       const existing = this.peek(info, namespace, name);
+      if (!isKubeObject(patchBody)) throw badRequest('the apply body must be an object');
       if (existing === undefined && options.subresource === undefined) {
-        if (!isKubeObject(patchBody)) throw badRequest('the apply body must be an object');
         const created = clone(patchBody);
         created.metadata.name ??= name;
-        return this.create(info, namespace, created, options);
+        const manager = options.fieldManager ?? '';
+        return this.create(info, namespace, created, {
+          ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+          manager,
+          appliedBy: manager,
+        });
+      }
+      if (
+        existing !== undefined &&
+        options.subresource === undefined &&
+        info.conversion === undefined
+      ) {
+        const applied = applyConfiguration(
+          {
+            info,
+            manager: options.fieldManager ?? '',
+            subresource: undefined,
+            now: this.#clock.now(),
+            force: options.force === true,
+          },
+          this.serve(info, existing),
+          patchBody,
+        );
+        if (applied.metadata.name !== name)
+          throw badRequest('the patch may not change metadata.name');
+        const { manager: _manager, ...rest } = options;
+        return this.#update(info, existing, applied, { ...rest, keepManagedFields: true });
       }
     }
     const existing = this.#stored(info, namespace, name);
@@ -320,6 +403,8 @@ export class ResourceApi {
     if (!isKubeObject(patched)) throw badRequest('the patched object has no metadata');
     if (options.subresource === 'scale') return this.#writeScale(info, existing, patched, options);
     if (patched.metadata.name !== name) throw badRequest('the patch may not change metadata.name');
+    if (type !== PatchType.apply && options.subresource === undefined)
+      options.inspect?.(patched, false);
     const incoming =
       info.conversion === undefined ? patched : (info.conversion.toStorage(patched) as KubeObject);
     return this.#update(info, existing, clone(incoming), options);
@@ -397,7 +482,10 @@ export class ResourceApi {
     }
     const next = clone(existing);
     (next.spec as JsonObject).replicas = replicas;
-    const written = this.#update(info, existing, next, { dryRun: options.dryRun ?? false });
+    const written = this.#update(info, existing, next, {
+      dryRun: options.dryRun ?? false,
+      ...(options.manager === undefined ? {} : { manager: options.manager, subresource: 'scale' }),
+    });
     return this.#scaleOf(info, this.peek(info, namespaceOf(existing), name) ?? written);
   }
 

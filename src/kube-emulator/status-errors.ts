@@ -46,7 +46,7 @@ export class ApiError extends Error {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.reason,
+      ...(this.reason === '' ? {} : { reason: this.reason }),
       ...(this.details === undefined ? {} : { details: this.details }),
       code: this.code,
     };

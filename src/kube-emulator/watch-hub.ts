@@ -1,6 +1,12 @@
 // Watch streams: replay from a resourceVersion or synthetic ADDED, live events with transition
-// filtering, bookmarks, timeouts, 410 Expired, and the switches the fault API pulls.
+// filtering, bookmarks, timeouts, 410 Expired, and the switches the fault API pulls. Events go
+// out as JSON lines or as length-prefixed protobuf WatchEvent frames (protobuf/envelope.ts),
+// optionally as Tables or PartialObjectMetadata. A watcher that does not read is dropped once
+// its unsent bytes pass a bound, as the apiserver's watch cache drops a watcher that falls too
+// far behind (storage/cacher/cache_watcher.go: add() gives up and the watcher is closed).
 import type { ServerResponse } from 'node:http';
+import { PROTOBUF_WATCH, watchFrame } from './protobuf/envelope.ts';
+import { partialObjectMetadata } from './response-body.ts';
 import type { Cancel, Clock } from './clock.ts';
 import { apiVersionOf, type KindInfo } from './kinds.ts';
 import type { ObjectFilter } from './object-filter.ts';
@@ -19,6 +25,10 @@ export interface WatchRequest {
   timeoutSeconds: number | undefined;
   /** Events carry one-row Tables (kubectl get -w) when set; `includeObject` as asked. */
   table: { includeObject: string | null } | undefined;
+  /** JSON lines, or protobuf frames (`application/vnd.kubernetes.protobuf;stream=watch`). */
+  encoding?: 'json' | 'protobuf';
+  /** Events carry PartialObjectMetadata of this meta.k8s.io version when set. */
+  partialMetadata?: 'v1' | 'v1beta1' | undefined;
 }
 
 export interface WatchHubOptions {
@@ -28,7 +38,14 @@ export interface WatchHubOptions {
   bookmarkIntervalMs: number;
   /** Called when a watch opens (for tests and logs). */
   onOpen?: (request: WatchRequest) => void;
+  /**
+   * Unsent bytes a watch may hold (events its client has not read yet) before it is dropped
+   * (default 16 MiB).
+   */
+  maxBufferedBytes?: number;
 }
+
+type Chunk = string | Uint8Array;
 
 interface OpenWatch {
   readonly response: ServerResponse;
@@ -36,10 +53,15 @@ interface OpenWatch {
   readonly cancels: Cancel[];
   readonly unsubscribe: () => void;
   /** Events held back while the stream is paused. */
-  held: string[];
+  held: Chunk[];
+  /**
+   * Unsent bytes of the initial events (replay or synthetic ADDED, written in one go, and as
+   * large as the state): the bound on unread bytes comes on top of them.
+   */
+  slack: number;
 }
 
-type EventCache = Map<string, string>;
+type EventCache = Map<string, Chunk>;
 
 /** The line a store event becomes on the wire, for a type and a served kind; cached per event. */
 const encoded = new WeakMap<StoreEvent, EventCache>();
@@ -49,6 +71,8 @@ export class WatchHub {
   readonly #open = new Set<OpenWatch>();
   #paused = false;
   #expireNext = 0;
+  /** Watches dropped because their client stopped reading. */
+  #dropped = 0;
 
   constructor(options: WatchHubOptions) {
     this.#options = options;
@@ -59,12 +83,24 @@ export class WatchHub {
     return this.#open.size;
   }
 
+  /** Bytes written to open watch streams and not yet taken by the socket. */
+  get bufferedBytes(): number {
+    let total = 0;
+    for (const watch of this.#open) total += watch.response.writableLength;
+    return total;
+  }
+
+  /** How many watches were dropped for not reading. */
+  get dropped(): number {
+    return this.#dropped;
+  }
+
   /** Serves one watch on `response`, whose headers go out at once. */
   open(response: ServerResponse, request: WatchRequest): void {
     const { api } = this.#options;
     this.#options.onOpen?.(request);
     response.writeHead(200, {
-      'Content-Type': 'application/json',
+      'Content-Type': request.encoding === 'protobuf' ? PROTOBUF_WATCH : 'application/json',
       'Cache-Control': 'no-cache, private',
       'Transfer-Encoding': 'chunked',
     });
@@ -85,7 +121,7 @@ export class WatchHub {
         reason: 'Expired',
         code: 410,
       };
-      response.end(`${JSON.stringify({ type: 'ERROR', object: status })}\n`);
+      response.end(this.#encode(request, 'ERROR', status));
       return;
     }
     const watch: OpenWatch = {
@@ -93,6 +129,7 @@ export class WatchHub {
       request,
       cancels: [],
       held: [],
+      slack: Number.POSITIVE_INFINITY,
       unsubscribe: store.subscribe((event) => {
         if (event.storage === request.info.storage) this.#deliver(watch, event);
       }),
@@ -109,6 +146,7 @@ export class WatchHub {
       for (const event of since)
         if (event.storage === request.info.storage) this.#deliver(watch, event);
     }
+    watch.slack = response.writableLength;
     const { clock, bookmarkIntervalMs } = this.#options;
     if (request.allowBookmarks) {
       const tick = (): void => {
@@ -158,7 +196,7 @@ export class WatchHub {
     for (const watch of this.#open) {
       const held = watch.held;
       watch.held = [];
-      for (const line of held) watch.response.write(line);
+      for (const line of held) this.#send(watch, line);
     }
   }
 
@@ -176,7 +214,7 @@ export class WatchHub {
       cache = new Map();
       encoded.set(event, cache);
     }
-    const key = `${type}|${apiVersionOf(info)}|${table === undefined ? '' : `table=${table.includeObject ?? ''}`}`;
+    const key = `${type}|${apiVersionOf(info)}|${table === undefined ? '' : `table=${table.includeObject ?? ''}`}|${watch.request.encoding ?? 'json'}|${watch.request.partialMetadata ?? ''}`;
     let line = cache.get(key);
     if (line === undefined) {
       line = this.#line(type, event.object, watch.request);
@@ -185,19 +223,27 @@ export class WatchHub {
     this.#write(watch, line);
   }
 
-  #line(type: StoreEventType, object: KubeObject, request: WatchRequest): string {
+  #line(type: StoreEventType, object: KubeObject, request: WatchRequest): Chunk {
     const { api } = this.#options;
     const served = api.serve(request.info, object);
-    const body =
-      request.table === undefined
-        ? served
-        : toTable({
-            info: request.info,
-            objects: [served],
-            now: api.now(),
-            includeObject: request.table.includeObject,
-          });
-    return `${JSON.stringify({ type, object: body })}\n`;
+    let body: Record<string, unknown> = served;
+    if (request.table !== undefined) {
+      body = toTable({
+        info: request.info,
+        objects: [served],
+        now: api.now(),
+        includeObject: request.table.includeObject,
+      });
+    } else if (request.partialMetadata !== undefined) {
+      body = partialObjectMetadata(served, request.partialMetadata);
+    }
+    return this.#encode(request, type, body);
+  }
+
+  /** One event on the wire: a JSON line or a protobuf frame. */
+  #encode(request: WatchRequest, type: string, object: Record<string, unknown>): Chunk {
+    if (request.encoding === 'protobuf') return watchFrame(type, object);
+    return `${JSON.stringify({ type, object })}\n`;
   }
 
   #bookmark(watch: OpenWatch, initialEventsEnd: boolean): void {
@@ -206,13 +252,31 @@ export class WatchHub {
       resourceVersion: String(this.#options.api.store.resourceVersion),
     };
     if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
-    const object = { kind: info.kind, apiVersion: apiVersionOf(info), metadata };
-    this.#write(watch, `${JSON.stringify({ type: 'BOOKMARK', object })}\n`);
+    const object =
+      watch.request.partialMetadata === undefined
+        ? { kind: info.kind, apiVersion: apiVersionOf(info), metadata }
+        : partialObjectMetadata({ metadata }, watch.request.partialMetadata);
+    this.#write(watch, this.#encode(watch.request, 'BOOKMARK', object));
   }
 
-  #write(watch: OpenWatch, line: string): void {
+  #write(watch: OpenWatch, line: Chunk): void {
     if (this.#paused) watch.held.push(line);
-    else watch.response.write(line);
+    else this.#send(watch, line);
+  }
+
+  /**
+   * Writes to the socket unless the client has left more than the bound unread: then the
+   * watch is dropped (its socket destroyed, which frees what it held).
+   */
+  #send(watch: OpenWatch, line: Chunk): void {
+    const limit = this.#options.maxBufferedBytes ?? 16 * 1024 * 1024;
+    if (watch.response.writableLength > limit + watch.slack) {
+      this.#dropped++;
+      this.#close(watch);
+      watch.response.destroy();
+      return;
+    }
+    watch.response.write(line);
   }
 
   #end(watch: OpenWatch): void {

@@ -43,7 +43,7 @@ describe('kubectl apply', () => {
     expect(raw).not.toContain('$patch');
   });
 
-  it('works without --validate=false thanks to the OpenAPI stub', async () => {
+  it('works without --validate=false: the OpenAPI documents say the server validates fields', async () => {
     const harness = await startHarness({ kubelet: false });
     const file = join(harness.emulator.dir, 'sts.json');
     await writeFile(file, JSON.stringify(twoContainers()));
