@@ -6,11 +6,13 @@ import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerTxCommands } from '../manager/cli/tx-commands.ts';
 import { registerRunCommand } from '../manager/cli/run-command.ts';
+import { VERSION } from '../manager/version.ts';
 import { registerEmulatorCommand } from './emulator-command.ts';
 
 const program = createProgram(
   'cluster-manager',
   "Keeps a localnet chain's staked validators in step with its Kubernetes StatefulSet.",
+  VERSION,
 );
 registerRunCommand(program);
 registerDebugCommands(program);

@@ -4,10 +4,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import type { DevnetInfo } from '../cli/devnet-file.ts';
 import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
@@ -23,7 +24,10 @@ import {
   VALIDATOR_STATEFULSET,
   validatorStatefulSet,
 } from './manifests.ts';
+import { removeDevnetFiles, stopLeftovers } from './cleanup.ts';
+import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { freePorts, isPortFree } from './ports.ts';
+import { ProcessRecorder } from './process-record.ts';
 
 export interface DevnetOptions {
   /** Validators at genesis (and replicas of the StatefulSet). */
@@ -46,25 +50,11 @@ export interface DevnetOptions {
   log?: (line: string) => void;
   /** Aborts the start: whatever was started is stopped again and the start rejects. */
   signal?: AbortSignal;
+  /** The folder's lock, when the caller took it already (released on stop or failure). */
+  lock?: DevnetLock;
 }
 
-/** What `<dir>/devnet.json` holds: everything a client needs to use the devnet. */
-export interface DevnetInfo {
-  kubeApi: string;
-  kubeconfig: string;
-  namespace: string;
-  statefulSet: string;
-  validators: number;
-  keys: number;
-  pacemaker: 'auto' | 'manual';
-  blockIntervalMs: number;
-  txMode: 'rpc' | 'cli';
-  chainRpcUrl: string;
-  managerUrl: string | null;
-  token: string | null;
-  managerLog: string | null;
-  dir: string;
-}
+export type { DevnetInfo } from '../cli/devnet-file.ts';
 
 export interface Devnet {
   readonly info: DevnetInfo;
@@ -86,24 +76,49 @@ export const BIN = {
   localnetCli: resolve(here, '../bin/localnet-cli.ts'),
 };
 
-/** Starts a devnet; on any failure everything started so far is stopped again. */
+/**
+ * Starts a devnet; on any failure everything started so far is stopped again. The folder is
+ * locked first (a running devnet's folder is refused before anything in it is touched), then
+ * cleaned: a devnet starts on a fresh chain, with a fresh journal.
+ */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => undefined);
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
   const dir = resolve(options.dir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
-  const emulatorDir = join(dir, 'emulator');
-  await rm(emulatorDir, { recursive: true, force: true });
+  const lock = options.lock ?? (await acquireDevnetLock(dir));
+  try {
+    return await startLocked(options, { dir, lock, log, signal });
+  } catch (error: unknown) {
+    await lock.release();
+    throw error;
+  }
+}
 
+async function startLocked(
+  options: DevnetOptions,
+  context: { dir: string; lock: DevnetLock; log: (line: string) => void; signal: AbortSignal },
+): Promise<Devnet> {
+  const { dir, lock, log, signal } = context;
+  await chmod(dir, 0o700);
   const keyCount = Math.min(999, options.keys ?? Math.max(32, options.validators * 2));
   if (options.validators < 1 || options.validators > keyCount)
     throw new Error(`--validators must be 1…${keyCount}`);
-  const keys = generateKeys({ count: keyCount });
   if (options.rpcPort !== 0 && !(await isPortFree(options.rpcPort))) {
     throw new Error(`port ${options.rpcPort} is in use; pass --rpc-port 0 or another port`);
   }
+  // A devnet that died without stopping (SIGKILL) left its lock and maybe its processes.
+  const stopped = await stopLeftovers(dir);
+  if (lock.takenOverFrom !== undefined || stopped.length > 0)
+    log(
+      `${dir} was left by a devnet that is gone` +
+        `${lock.takenOverFrom === undefined ? '' : ` (pid ${lock.takenOverFrom.process.pid})`}; ` +
+        `stopped ${stopped.length} process(es) it left running`,
+    );
+  // A fresh chain gets a fresh journal, log and node folders: nothing of an earlier run is reused.
+  await removeDevnetFiles(dir);
+  const emulatorDir = join(dir, 'emulator');
+  const keys = generateKeys({ count: keyCount });
 
   // Genesis names each genesis validator's p2p address, so those ports are fixed up front; the
   // process kubelet hands them to the pods of those ordinals. The full node's RPC is fixed too.
@@ -137,6 +152,12 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     },
   });
   let manager: ChildProcess | undefined;
+  // Every process the devnet starts is recorded, so a devnet killed with SIGKILL can be cleaned up.
+  const recorder = new ProcessRecorder(dir);
+  recorder.start();
+  const unsubscribe = emulator.store.subscribe((event) => {
+    if (event.storage.endsWith('pods')) setTimeout(() => recorder.poke(), 200).unref();
+  });
   try {
     const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
       namespace: DEVNET_NAMESPACE,
@@ -202,6 +223,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       token,
       managerLog: options.manager ? join(dir, 'manager.log') : null,
       dir,
+      managerRpcUrl: `http://127.0.0.1:${rpcPort}`,
+      pid: process.pid,
+      startedAt: new Date().toISOString(),
     };
     await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, {
       mode: 0o600,
@@ -223,7 +247,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
     };
     await startManager();
+    recorder.poke();
     if (manager !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
+    await lock.update({ kubeApi: info.kubeApi, chain: info.chainRpcUrl, manager: info.managerUrl });
 
     const killManager = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
       const child = manager;
@@ -245,7 +271,10 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       killManager,
       stop: async () => {
         await killManager('SIGTERM');
+        unsubscribe();
         await emulator.stop();
+        await recorder.stop();
+        await lock.release();
       },
     };
   } catch (error: unknown) {
@@ -255,7 +284,9 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       child.kill('SIGKILL');
       await exited;
     }
+    unsubscribe();
     await emulator.stop();
+    await recorder.stop();
     throw error;
   }
 }
