@@ -8,11 +8,14 @@ import { control } from './control-routes.ts';
 import { DeploymentController } from './deployment-controller.ts';
 import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
+import { ContainerLogs } from './container-logs.ts';
+import { extraRoute } from './extra-routes.ts';
 import { ApiServer, type LoggedRequest } from './http-server.ts';
 import { kindOf } from './kinds.ts';
 import type { KubeletBase, KubeletControl } from './kubelet.ts';
 import { ProcessKubelet, type ProcessKubeletOptions } from './kubelet-process.ts';
 import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simulated.ts';
+import { SimulatedLogs } from './simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
@@ -120,6 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const statefulSets = new StatefulSetController({ api, clock });
   const deployments = new DeploymentController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
+  const logs = new ContainerLogs({ dir, clock });
   let url = '';
   const kubeconfigFor = (
     account?: ServiceAccountRef,
@@ -136,13 +140,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     kubeletSettings === false
       ? undefined
       : kubeletSettings.mode === 'simulated'
-        ? new SimulatedKubelet({ api, clock, settings: kubeletSettings })
+        ? new SimulatedKubelet({
+            api,
+            clock,
+            settings: kubeletSettings,
+            logs: new SimulatedLogs(logs),
+          })
         : new ProcessKubelet({
             api,
             clock,
             dir,
             settings: kubeletSettings,
             kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
+            logs,
           });
   const kubeletControl: KubeletControl = kubelet ?? {
     setReady: () => undefined,
@@ -168,6 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }),
     requestLogSize: 5_000,
     now: () => clock.now(),
+    extraRoute: (route) => extraRoute({ api, auth, logs }, route),
   });
   connections.drop = () => apiServer.dropConnections();
   url = await apiServer.listen();

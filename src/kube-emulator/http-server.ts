@@ -17,10 +17,11 @@ import {
   apiVersions,
   serverVersion,
 } from './discovery.ts';
+import type { ExtraHandler } from './extra-routes.ts';
 import type { FaultState } from './faults.ts';
 import { openApiDocument } from './openapi.ts';
 import { handleResource, readBody, type Reply, type ResourceContext } from './resource-handler.ts';
-import { parseResourcePath } from './routes.ts';
+import { parseResourcePath, type ResourceRoute } from './routes.ts';
 import { ApiError, internalError, routeNotFound } from './status-errors.ts';
 
 /** One request as the request log keeps it (for tests that count re-watches). */
@@ -44,6 +45,8 @@ export interface ApiServerOptions extends ResourceContext {
   control: Readonly<Record<string, ControlAction>>;
   requestLogSize: number;
   now: () => number;
+  /** Routes beyond CRUD (pod logs, reviews, tokens: extra-routes.ts), asked before the rest. */
+  extraRoute?: (route: ResourceRoute) => ExtraHandler | undefined;
 }
 
 const CONTROL_PREFIX = '/_emulator/';
@@ -121,6 +124,12 @@ export class ApiServer {
     if (document !== undefined) return this.#send(response, document);
     const route = parseResourcePath(path);
     if (route === undefined) throw routeNotFound(path);
+    const extra = this.#options.extraRoute?.(route);
+    if (extra !== undefined) {
+      const answer = await extra({ route, request, response, identity });
+      if (answer !== undefined) this.#send(response, answer);
+      return;
+    }
     const reply = await handleResource({
       context: this.#options,
       route,

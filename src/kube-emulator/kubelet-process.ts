@@ -6,6 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cancel, Clock } from './clock.ts';
 import { startChild, type Child } from './child-processes.ts';
+import type { ContainerLogs, LogWriter } from './container-logs.ts';
 import { HostPorts, portKey, type HostPortChooser } from './host-ports.ts';
 import { clone, isObject, objects, type JsonObject } from './json.ts';
 import { kindOf } from './kinds.ts';
@@ -127,6 +128,7 @@ export class ProcessKubelet implements KubeletBase {
   readonly #dir: string;
   readonly #settings: ProcessKubeletOptions;
   readonly #kubeconfigFor: (account: { namespace: string; name: string }) => string;
+  readonly #logs: ContainerLogs | undefined;
   readonly #ports: HostPorts;
   readonly #runs = new Map<string, PodRun>();
   readonly #chains = new Map<string, Promise<void>>();
@@ -142,12 +144,15 @@ export class ProcessKubelet implements KubeletBase {
     dir: string;
     settings: ProcessKubeletOptions;
     kubeconfigFor: (account: { namespace: string; name: string }) => string;
+    /** Per-container logs for `pods/log` (container-logs.ts). */
+    logs?: ContainerLogs;
   }) {
     this.#api = options.api;
     this.#clock = options.clock;
     this.#dir = options.dir;
     this.#settings = options.settings;
     this.#kubeconfigFor = options.kubeconfigFor;
+    this.#logs = options.logs;
     this.#ports = new HostPorts(options.settings.hostPort);
     this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {
@@ -227,6 +232,7 @@ export class ProcessKubelet implements KubeletBase {
     let run = this.#runs.get(key);
     if (run !== undefined && (pod === undefined || pod.metadata.uid !== run.uid)) {
       await this.#teardown(run, 2000);
+      await this.#logs?.removePod({ namespace, pod: name, uid: run.uid });
       this.#runs.delete(key);
       run = undefined;
     }
@@ -243,6 +249,7 @@ export class ProcessKubelet implements KubeletBase {
       const current = this.#api.peek(podInfo, namespace, name);
       if (current !== undefined && current.metadata.uid === pod.metadata.uid)
         this.#api.removeNow(podInfo, current);
+      await this.#logs?.removePod({ namespace, pod: name, uid: pod.metadata.uid ?? '' });
       return;
     }
     if (run === undefined) run = await this.#start(pod);
@@ -427,6 +434,7 @@ export class ProcessKubelet implements KubeletBase {
       env,
       cwd: run.folder,
       logPath: this.logPath(run.namespace, run.name),
+      ...this.#containerLog(run, container),
     });
     container.child = child;
     container.startedAt = this.#clock.now();
@@ -436,6 +444,18 @@ export class ProcessKubelet implements KubeletBase {
     void child.exited.then(({ code, signal }) =>
       this.#exited(run, container, signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15)),
     );
+  }
+
+  /** The log of the container run about to start (its instance number is its restart count). */
+  #containerLog(run: PodRun, container: ContainerRun): { output?: LogWriter } {
+    const output = this.#logs?.open({
+      namespace: run.namespace,
+      pod: run.name,
+      uid: run.uid,
+      container: container.name,
+      instance: container.restartCount,
+    });
+    return output === undefined ? {} : { output };
   }
 
   #exited(run: PodRun, container: ContainerRun, exitCode: number): void {
