@@ -8,6 +8,7 @@ import { control } from './control-routes.ts';
 import { DeploymentController } from './deployment-controller.ts';
 import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
+import { NamespaceDefaults } from './namespace-defaults.ts';
 import { ContainerLogs } from './container-logs.ts';
 import { extraRoute } from './extra-routes.ts';
 import { ApiServer, type LoggedRequest } from './http-server.ts';
@@ -110,7 +111,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const tls =
     options.https === true ? createSelfSignedCertificate(new Date(clock.now())) : undefined;
   const token = options.token ?? (tls === undefined ? undefined : `admin-${crypto.randomUUID()}`);
-  const auth = new Authenticator({ adminToken: token, rbac: options.rbac === true, store });
+  const auth = new Authenticator({
+    adminToken: token,
+    rbac: options.rbac === true,
+    store,
+    now: () => clock.now(),
+  });
   const hub = new WatchHub({
     api,
     clock,
@@ -120,6 +126,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const connections = { drop: (): void => undefined };
   const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
   const gc = new GarbageCollector({ api, clock });
+  // The CA every namespace's kube-root-ca.crt carries: the serving certificate over HTTPS, a
+  // certificate of its own otherwise (nothing verifies with it over plain HTTP).
+  const namespaceDefaults = new NamespaceDefaults({
+    api,
+    clock,
+    caCert: (tls ?? createSelfSignedCertificate(new Date(clock.now()))).cert,
+  });
   const statefulSets = new StatefulSetController({ api, clock });
   const deployments = new DeploymentController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
@@ -188,6 +201,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     statefulSets.stop();
     deployments.stop();
     gc.stop();
+    namespaceDefaults.stop();
     await kubelet?.stop();
     hub.endAll();
     await apiServer.close();

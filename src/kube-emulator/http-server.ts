@@ -17,7 +17,7 @@ import {
   apiVersions,
   serverVersion,
 } from './discovery.ts';
-import type { ExtraHandler } from './extra-routes.ts';
+import { impersonationOf, type ExtraHandler } from './extra-routes.ts';
 import type { FaultState } from './faults.ts';
 import { openApiDocument } from './openapi.ts';
 import { handleResource, readBody, type Reply, type ResourceContext } from './resource-handler.ts';
@@ -114,7 +114,10 @@ export class ApiServer {
     this.#log(request, url);
     const open = this.#openRoute(path);
     if (open !== undefined) return this.#send(response, open);
-    const identity = this.#options.auth.identify(request.headers.authorization);
+    const identity = this.#options.auth.identify(
+      request.headers.authorization,
+      impersonationOf(request),
+    );
     if (path.startsWith(CONTROL_PREFIX)) return this.#control(request, response, path, identity);
     const { faults } = this.#options;
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
