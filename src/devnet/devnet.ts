@@ -8,7 +8,7 @@ import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
+import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
@@ -86,6 +86,23 @@ export const BIN = {
   localnetCli: resolve(here, '../bin/localnet-cli.ts'),
 };
 
+/**
+ * The node image: `localnet-node`, with `p1` (and `localnet-cli`) for `kubectl exec`, talking to
+ * the pod's own RPC as p1 in a real node's container would.
+ */
+function nodeImage(): ImageCommand {
+  const cli = {
+    command: process.execPath,
+    args: [BIN.localnetCli],
+    env: { POCKET_REMOTE_CLI_URL: 'http://127.0.0.1:$(PORT_RPC)' },
+  };
+  return {
+    command: process.execPath,
+    args: [BIN.localnetNode],
+    exec: { p1: cli, 'localnet-cli': cli },
+  };
+}
+
 /** Starts a devnet; on any failure everything started so far is stopped again. */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => undefined);
@@ -123,7 +140,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     dir: emulatorDir,
     kubelet: {
       mode: 'process',
-      images: { [NODE_IMAGE]: { command: process.execPath, args: [BIN.localnetNode] } },
+      images: { [NODE_IMAGE]: nodeImage() },
       hostPort: (pod, port) => {
         if (pod.namespace !== DEVNET_NAMESPACE) return undefined;
         if (pod.name === `${FULL_NODE_STATEFULSET}-0` && port.name === 'rpc') return fullNodeRpc;

@@ -21,6 +21,7 @@ import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kub
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
 import { StatefulSetController } from './statefulset-controller.ts';
+import { StreamUpgrades } from './stream-upgrades.ts';
 import { Store } from './store.ts';
 import { WatchHub, type WatchRequest } from './watch-hub.ts';
 
@@ -176,6 +177,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       throw new Error('this emulator runs no kubelet');
     },
   };
+  const upgrades = new StreamUpgrades({ api, auth, kubelet: () => kubelet });
   const apiServer: ApiServer = new ApiServer({
     api,
     hub,
@@ -192,6 +194,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     requestLogSize: 5_000,
     now: () => clock.now(),
     extraRoute: (route) => extraRoute({ api, auth, logs }, route),
+    upgrade: (request, socket, head) => upgrades.handle(request, socket, head),
   });
   connections.drop = () => apiServer.dropConnections();
   url = await apiServer.listen();
@@ -202,6 +205,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     deployments.stop();
     gc.stop();
     namespaceDefaults.stop();
+    upgrades.closeAll();
     await kubelet?.stop();
     hub.endAll();
     await apiServer.close();

@@ -8,6 +8,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Identity } from './auth.ts';
 import {
@@ -47,6 +48,8 @@ export interface ApiServerOptions extends ResourceContext {
   now: () => number;
   /** Routes beyond CRUD (pod logs, reviews, tokens: extra-routes.ts), asked before the rest. */
   extraRoute?: (route: ResourceRoute) => ExtraHandler | undefined;
+  /** Connection upgrades (exec, port-forward: stream-upgrades.ts); refused without it. */
+  upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 const CONTROL_PREFIX = '/_emulator/';
@@ -67,6 +70,10 @@ export class ApiServer {
         ? createHttpServer(handler)
         : createHttpsServer(options.tls, handler);
     this.#server.keepAliveTimeout = 30_000;
+    this.#server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (options.upgrade === undefined) socket.destroy();
+      else options.upgrade(request, socket, head);
+    });
   }
 
   get url(): string {

@@ -30,6 +30,25 @@ export interface ImageCommand {
   command: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * The programs the image provides to `kubectl exec`, by the name typed after `--` (e.g.
+   * `localnet-cli`); other names are looked up on the container's PATH.
+   */
+  exec?: Record<string, ExecProgram>;
+}
+
+/** A program an image provides to `kubectl exec`; `$(VAR)` in `env` values is the container's. */
+export interface ExecProgram {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** Where `kubectl exec` runs a command in a container: its env, its folder, its image. */
+export interface ExecTarget {
+  env: Record<string, string>;
+  cwd: string;
+  image: ImageCommand | undefined;
 }
 
 export interface ProcessKubeletOptions {
@@ -191,6 +210,33 @@ export class ProcessKubelet implements KubeletBase {
   setTerminationDelay(ms: number, pod?: { namespace: string; name: string }): void {
     if (pod === undefined) this.#terminationMs = ms;
     else this.#terminationByPod.set(podKey(pod.namespace, pod.name), ms);
+  }
+
+  /** The container a command of `kubectl exec` runs in, or why there is none to run in. */
+  execTarget(namespace: string, pod: string, container: string): ExecTarget | string {
+    const run = this.#runs.get(podKey(namespace, pod));
+    const current = this.#api.peek(podInfo, namespace, pod);
+    if (
+      run === undefined ||
+      current === undefined ||
+      current.metadata.uid !== run.uid ||
+      run.terminating
+    )
+      return `pod ${pod} is not running on this kubelet`;
+    const found = run.containers.find((c) => c.name === container);
+    if (found === undefined) return `container not found ("${container}")`;
+    if (found.child === undefined)
+      return `container ${container} is not running (${found.state.type})`;
+    try {
+      const mounts = mountsOf(found.spec, run.volumes ?? new Map());
+      return {
+        env: this.#environment(run, current, found, mounts),
+        cwd: run.folder,
+        image: imageEntry(this.#settings.images, String(found.spec.image)),
+      };
+    } catch (error: unknown) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   /** Stops every process (SIGTERM, then SIGKILL after `stopGraceMs`) and waits for all to exit. */
