@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { DevnetInfo } from '../cli/devnet-file.ts';
-import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
+import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
@@ -77,6 +77,24 @@ export const BIN = {
 };
 
 /**
+/**
+ * The node image: `localnet-node`, with `p1` (and `localnet-cli`) for `kubectl exec`, talking to
+ * the pod's own RPC as p1 in a real node's container would.
+ */
+function nodeImage(): ImageCommand {
+  const cli = {
+    command: process.execPath,
+    args: [BIN.localnetCli],
+    env: { POCKET_REMOTE_CLI_URL: 'http://127.0.0.1:$(PORT_RPC)' },
+  };
+  return {
+    command: process.execPath,
+    args: [BIN.localnetNode],
+    exec: { p1: cli, 'localnet-cli': cli },
+  };
+}
+
+/**
  * Starts a devnet; on any failure everything started so far is stopped again. The folder is
  * locked first (a running devnet's folder is refused before anything in it is touched), then
  * cleaned: a devnet starts on a fresh chain, with a fresh journal.
@@ -138,7 +156,7 @@ async function startLocked(
     dir: emulatorDir,
     kubelet: {
       mode: 'process',
-      images: { [NODE_IMAGE]: { command: process.execPath, args: [BIN.localnetNode] } },
+      images: { [NODE_IMAGE]: nodeImage() },
       hostPort: (pod, port) => {
         if (pod.namespace !== DEVNET_NAMESPACE) return undefined;
         if (pod.name === `${FULL_NODE_STATEFULSET}-0` && port.name === 'rpc') return fullNodeRpc;
