@@ -243,7 +243,7 @@ async function startLocked(
       dir,
       managerRpcUrl: `http://127.0.0.1:${rpcPort}`,
       pid: process.pid,
-      startedAt: new Date().toISOString(),
+      startedAt: lock.startedAt,
     };
     await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, {
       mode: 0o600,

@@ -62,6 +62,8 @@ export function isHolderAlive(holder: LockHolder): boolean {
 
 export interface DevnetLock {
   readonly dir: string;
+  /** When this devnet took the folder (ISO 8601): what a refused start is told. */
+  readonly startedAt: string;
   /** A devnet that had died holding the folder, whose lock this one took over. */
   readonly takenOverFrom: LockHolder | undefined;
   /** Records the devnet's URLs in the lock, for whoever is refused next. */
@@ -96,6 +98,7 @@ export async function acquireDevnetLock(dir: string): Promise<DevnetLock> {
   }
   return {
     dir,
+    startedAt: holder.startedAt,
     takenOverFrom,
     update: async (urls) => {
       holder.urls = { ...holder.urls, ...urls };
