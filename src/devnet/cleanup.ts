@@ -17,8 +17,19 @@ export const DEVNET_FILES = [
   'journal.sqlite-wal',
   'journal.sqlite-shm',
   'emulator',
+  'chain',
   PROCESSES_FILE,
 ] as const;
+
+/** What `--resume` keeps: the chain, its nodes' folders, the journal and the manager's log. */
+export const RESUMED_FILES: readonly string[] = [
+  'chain',
+  'emulator',
+  'journal.sqlite',
+  'journal.sqlite-wal',
+  'journal.sqlite-shm',
+  'manager.log',
+];
 
 /** Our own programs: a process inside the folder that runs anything else is never signalled. */
 const OURS = /(?:^|[\s/])(?:localnet-node|localnet-cli|cluster-manager)(?:\.ts)?(?:\s|$)/;
@@ -55,12 +66,15 @@ export async function stopLeftovers(dir: string): Promise<ProcessStamp[]> {
   return [...targets.values()];
 }
 
-/** Removes the devnet's files from `dir` (not the lock); returns the names removed. */
-export async function removeDevnetFiles(dir: string): Promise<string[]> {
+/** Removes the devnet's files from `dir` (not the lock, nor `keep`); returns the names removed. */
+export async function removeDevnetFiles(
+  dir: string,
+  keep: readonly string[] = [],
+): Promise<string[]> {
   const present = new Set(await readdir(dir).catch(() => []));
   const removed: string[] = [];
   for (const name of DEVNET_FILES) {
-    if (!present.has(name)) continue;
+    if (!present.has(name) || keep.includes(name)) continue;
     await rm(join(dir, name), { recursive: true, force: true });
     removed.push(name);
   }

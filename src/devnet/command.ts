@@ -18,6 +18,7 @@ interface DevnetFlags {
   txMode: 'rpc' | 'cli';
   manager: boolean;
   keys?: number;
+  resume?: boolean;
 }
 
 function int(min: number, max: number, what: string) {
@@ -84,6 +85,10 @@ export function registerDevnetCommand(program: Command): void {
       'rpc',
     )
     .option('--no-manager', 'start the cluster and chain only')
+    .option(
+      '--resume',
+      'bring back the chain this folder last ran (its keys, genesis, ports, replicas and journal) instead of a fresh one',
+    )
     .action(async (flags: DevnetFlags) => {
       // Signals are ours from the first moment: one that arrives while the devnet starts aborts
       // the start, which stops what was started (node processes would otherwise outlive us).
@@ -128,6 +133,7 @@ export function registerDevnetCommand(program: Command): void {
             log: (line) => process.stderr.write(`${line}\n`),
             signal: starting.signal,
             lock,
+            resume: flags.resume === true,
           });
         } catch (error: unknown) {
           const reason = starting.signal.aborted
@@ -187,6 +193,7 @@ export function registerDevnetCommand(program: Command): void {
       ['npm start', 'the same as `cluster-manager devnet`: 4 validators, a block a second'],
       ['cluster-manager devnet --validators 6 --pacemaker manual', 'blocks only on trigger-view'],
       ['cluster-manager devnet --dir /tmp/net2 --rpc-port 0', 'a second devnet beside the first'],
+      ['npm start -- --resume', 'the chain of the last run, not a fresh one'],
       ['cluster-manager devnet env', 'export lines for the devnet in ./.devnet'],
       ['cluster-manager devnet reset', 'stop what a killed devnet left, remove its files'],
     ]),

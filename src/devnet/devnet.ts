@@ -24,7 +24,14 @@ import {
   VALIDATOR_STATEFULSET,
   validatorStatefulSet,
 } from './manifests.ts';
-import { removeDevnetFiles, stopLeftovers } from './cleanup.ts';
+import {
+  ChainStateRecorder,
+  newSeed,
+  readSavedChain,
+  saveNewChain,
+  type ChainShape,
+} from './chain-state.ts';
+import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { ProcessRecorder } from './process-record.ts';
@@ -52,6 +59,12 @@ export interface DevnetOptions {
   signal?: AbortSignal;
   /** The folder's lock, when the caller took it already (released on stop or failure). */
   lock?: DevnetLock;
+  /**
+   * Bring back the chain this folder last ran — its keys, genesis, pod ports, replicas and
+   * journal — instead of a new one. The chain's shape (validators, keys, pacemaker) is the saved
+   * one. Fails, naming why, when there is none or it did not come back where it was.
+   */
+  resume?: boolean;
 }
 
 export type { DevnetInfo } from '../cli/devnet-file.ts';
@@ -119,8 +132,15 @@ async function startLocked(
 ): Promise<Devnet> {
   const { dir, lock, log, signal } = context;
   await chmod(dir, 0o700);
-  const keyCount = Math.min(999, options.keys ?? Math.max(32, options.validators * 2));
-  if (options.validators < 1 || options.validators > keyCount)
+  const saved = options.resume === true ? await readSavedChain(dir) : undefined;
+  if (options.resume === true && saved === undefined)
+    throw new Error(`--resume: ${dir} holds no chain to resume; start without --resume`);
+  // A resumed chain keeps its shape; the flags only shape a new one.
+  const validators = saved?.validators ?? options.validators;
+  const pacemaker = saved?.pacemaker ?? options.pacemaker;
+  const blockIntervalMs = saved?.blockIntervalMs ?? options.blockIntervalMs;
+  const keyCount = saved?.keys ?? Math.min(999, options.keys ?? Math.max(32, validators * 2));
+  if (validators < 1 || validators > keyCount)
     throw new Error(`--validators must be 1…${keyCount}`);
   if (options.rpcPort !== 0 && !(await isPortFree(options.rpcPort))) {
     throw new Error(`port ${options.rpcPort} is in use; pass --rpc-port 0 or another port`);
@@ -134,22 +154,60 @@ async function startLocked(
         `stopped ${stopped.length} process(es) it left running`,
     );
   // A fresh chain gets a fresh journal, log and node folders: nothing of an earlier run is reused.
-  await removeDevnetFiles(dir);
+  // A resumed one keeps them, and its pods get their ports back (on chain as service URLs).
+  if (saved !== undefined) {
+    const taken: string[] = [];
+    for (const [pod, ports] of Object.entries(saved.ports))
+      for (const [name, port] of Object.entries(ports))
+        if (!(await isPortFree(port))) taken.push(`${port} (${pod} ${name})`);
+    if (taken.length > 0)
+      throw new Error(
+        `--resume: the chain's ports are in use: ${taken.join(', ')}; free them or start without --resume`,
+      );
+  }
+  await removeDevnetFiles(dir, saved === undefined ? [] : RESUMED_FILES);
   const emulatorDir = join(dir, 'emulator');
-  const keys = generateKeys({ count: keyCount });
+  const seed = saved?.seed ?? newSeed();
+  const keys = generateKeys({ count: keyCount, seed });
 
   // Genesis names each genesis validator's p2p address, so those ports are fixed up front; the
   // process kubelet hands them to the pods of those ordinals. The full node's RPC is fixed too.
-  const fixed = await freePorts(options.validators * 2 + 1);
-  const portOf = (ordinal: number, name: 'rpc' | 'p2p'): number | undefined =>
-    fixed[ordinal * 2 + (name === 'rpc' ? 0 : 1)];
-  const fullNodeRpc = fixed[options.validators * 2] ?? 0;
-  const genesis = buildGenesis({
-    keys,
-    validators: options.validators,
-    serviceUrl: (slot) => `127.0.0.1:${portOf(slot.ordinal, 'p2p') ?? 0}`,
-    ...(options.unstakingBlocks === undefined ? {} : { unstakingBlocks: options.unstakingBlocks }),
-  });
+  const ports: Record<string, Record<string, number>> = saved?.ports ?? {};
+  if (saved === undefined) {
+    const fixed = await freePorts(validators * 2 + 1);
+    for (let ordinal = 0; ordinal < validators; ordinal++)
+      ports[`${VALIDATOR_STATEFULSET}-${ordinal}`] = {
+        rpc: fixed[ordinal * 2] ?? 0,
+        p2p: fixed[ordinal * 2 + 1] ?? 0,
+      };
+    ports[`${FULL_NODE_STATEFULSET}-0`] = { rpc: fixed[validators * 2] ?? 0 };
+  }
+  const fullNodeRpc = ports[`${FULL_NODE_STATEFULSET}-0`]?.rpc ?? 0;
+  const genesisJson =
+    saved?.genesisJson ??
+    JSON.stringify(
+      buildGenesis({
+        keys,
+        validators,
+        serviceUrl: (slot) =>
+          `127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-${slot.ordinal}`]?.p2p ?? 0}`,
+        ...(options.unstakingBlocks === undefined
+          ? {}
+          : { unstakingBlocks: options.unstakingBlocks }),
+      }),
+      null,
+      2,
+    );
+  const shape: ChainShape = {
+    validators,
+    keys: keyCount,
+    pacemaker,
+    blockIntervalMs,
+    ports,
+    replicas: saved?.replicas ?? validators,
+    height: saved?.height ?? 0,
+  };
+  if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
 
   const emulator = await startEmulator({
     port: options.kubePort,
@@ -157,15 +215,11 @@ async function startLocked(
     kubelet: {
       mode: 'process',
       images: { [NODE_IMAGE]: nodeImage() },
-      hostPort: (pod, port) => {
-        if (pod.namespace !== DEVNET_NAMESPACE) return undefined;
-        if (pod.name === `${FULL_NODE_STATEFULSET}-0` && port.name === 'rpc') return fullNodeRpc;
-        const ordinal = /^validator-(\d+)$/.exec(pod.name)?.[1];
-        if (ordinal === undefined || (port.name !== 'rpc' && port.name !== 'p2p')) return undefined;
-        return Number(ordinal) < options.validators
-          ? portOf(Number(ordinal), port.name)
-          : undefined;
-      },
+      // The ports fixed above (or the resumed chain's); any other port is a free one.
+      hostPort: (pod, port) =>
+        pod.namespace === DEVNET_NAMESPACE && port.name !== undefined
+          ? ports[pod.name]?.[port.name]
+          : undefined,
       env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
     },
   });
@@ -173,6 +227,7 @@ async function startLocked(
   // Every process the devnet starts is recorded, so a devnet killed with SIGKILL can be cleaned up.
   const recorder = new ProcessRecorder(dir);
   recorder.start();
+  let stopChainState = (): Promise<void> => Promise.resolve();
   const unsubscribe = emulator.store.subscribe((event) => {
     if (event.storage.endsWith('pods')) setTimeout(() => recorder.poke(), 200).unref();
   });
@@ -183,26 +238,28 @@ async function startLocked(
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const objects = KubernetesObjectApi.makeApiClient(kc);
-    const settings = { pacemaker: options.pacemaker, blockIntervalMs: options.blockIntervalMs };
+    const settings = { pacemaker, blockIntervalMs };
     const manifests = [
       namespace(),
       keysSecret(new Map([...keys].map(([id, key]) => [id, key.exportPrivateKeyHex()]))),
-      genesisConfigMap(JSON.stringify(genesis, null, 2)),
+      genesisConfigMap(genesisJson),
       ...services(),
       fullNodeStatefulSet(settings),
-      validatorStatefulSet(options.validators, settings),
+      validatorStatefulSet(shape.replicas, settings),
     ];
     for (const manifest of manifests) await objects.create(manifest);
     log(
-      `kubernetes API ${emulator.url}; ${options.validators} validators and a full node starting…`,
+      `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
     );
-    await waitForPods(kc, options.validators + 1, { timeoutMs: 60_000, signal });
+    await waitForPods(kc, Math.min(validators, shape.replicas) + 1, { timeoutMs: 60_000, signal });
 
     // A token even without a manager: one started by hand from manager.env uses it.
     const token = randomBytes(24).toString('hex');
     const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
-    await waitForStaked(chainRpcUrl, options.validators, { timeoutMs: 30_000, signal });
+    if (saved === undefined)
+      await waitForStaked(chainRpcUrl, validators, { timeoutMs: 30_000, signal });
+    else await waitForHeight(chainRpcUrl, saved.height, { timeoutMs: 30_000, signal });
     const managerEnv: Record<string, string> = {
       KUBECONFIG: kubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
@@ -231,10 +288,10 @@ async function startLocked(
       kubeconfig,
       namespace: DEVNET_NAMESPACE,
       statefulSet: VALIDATOR_STATEFULSET,
-      validators: options.validators,
+      validators,
       keys: keyCount,
-      pacemaker: options.pacemaker,
-      blockIntervalMs: options.blockIntervalMs,
+      pacemaker,
+      blockIntervalMs,
       txMode: options.txMode,
       chainRpcUrl,
       managerUrl: options.manager ? `http://127.0.0.1:${rpcPort}` : null,
@@ -264,6 +321,16 @@ async function startLocked(
       manager.once('exit', () => out.end());
       await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
     };
+    const chainState = new ChainStateRecorder({
+      dir,
+      shape,
+      kubeConfig: kc,
+      chainRpcUrl,
+      namespace: DEVNET_NAMESPACE,
+      statefulSet: VALIDATOR_STATEFULSET,
+    });
+    chainState.start();
+    stopChainState = () => chainState.stop();
     await startManager();
     recorder.poke();
     if (manager !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
@@ -289,6 +356,7 @@ async function startLocked(
       killManager,
       stop: async () => {
         await killManager('SIGTERM');
+        await stopChainState();
         unsubscribe();
         await emulator.stop();
         await recorder.stop();
@@ -302,6 +370,7 @@ async function startLocked(
       child.kill('SIGKILL');
       await exited;
     }
+    await stopChainState();
     unsubscribe();
     await emulator.stop();
     await recorder.stop();
@@ -364,6 +433,32 @@ async function waitForStaked(url: string, count: number, limits: WaitLimits): Pr
     if (Date.now() > deadline)
       throw new Error(
         `the chain did not show ${count} staked validators within ${limits.timeoutMs / 1000} s (${seen})`,
+      );
+    await pause(200, limits.signal);
+  }
+}
+
+/**
+ * Checks that a resumed chain came back at the height it had reached. Its Ready full node answers
+ * with what it restored; a lower height means its nodes did not keep their blocks (a chain that
+ * starts again from genesis would pass the old height later, on another history: not waited for).
+ */
+async function waitForHeight(url: string, height: number, limits: WaitLimits): Promise<void> {
+  const chain = new PocketRpcClient({ baseUrl: url, timeoutMs: 2_000 });
+  const deadline = Date.now() + limits.timeoutMs;
+  for (;;) {
+    let now: number | undefined;
+    let seen: string;
+    try {
+      now = await chain.height();
+      seen = `height ${now}`;
+    } catch (error: unknown) {
+      seen = error instanceof Error ? error.message : String(error);
+    }
+    if (now !== undefined && now >= height) return;
+    if (now !== undefined || Date.now() > deadline)
+      throw new Error(
+        `--resume: the chain came back at ${seen}, below the height ${height} it had reached: its nodes did not keep their blocks; start without --resume for a fresh devnet`,
       );
     await pause(200, limits.signal);
   }

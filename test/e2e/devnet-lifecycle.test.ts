@@ -272,6 +272,57 @@ describe('a devnet owns its folder', () => {
   });
 });
 
+describe('--resume', () => {
+  let dir: string;
+  const shared: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of shared.splice(0).reverse()) await cleanup();
+  });
+
+  async function stopWithSigint(devnet: ReturnType<typeof startDevnetCli>): Promise<void> {
+    devnet.cli.child.kill('SIGINT');
+    expect((await devnet.cli.exited).code).toBe(0);
+  }
+
+  it('brings back the same chain — keys, genesis, ports — with its journal (a pause stays)', async () => {
+    dir = await tempDir(shared);
+    const first = startDevnetCli(dir, [], shared);
+    await untilReady(first.cli);
+    const before = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    const rows = await new PocketRpcClient({ baseUrl: before.chainRpcUrl }).validators();
+    expect((await runCli(['--devnet', dir, 'pause'])).code).toBe(0);
+    await stopWithSigint(first);
+
+    const again = startDevnetCli(dir, ['--resume'], shared);
+    await untilReady(again.cli);
+    const after = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    expect(after.chainRpcUrl).toBe(before.chainRpcUrl);
+    const chain = new PocketRpcClient({ baseUrl: after.chainRpcUrl });
+    expect((await chain.validators()).map((r) => [r.address, r.service_url])).toEqual(
+      rows.map((r) => [r.address, r.service_url]),
+    );
+    const status = await runCli(['--devnet', dir, 'status']);
+    expect(lines(status.stdout)[0]).toMatch(/ · PAUSED: /);
+    // Blocks on it, then a resume: these nodes keep no blocks, so the chain cannot come back.
+    expect((await runCli(['--devnet', dir, 'trigger-view'])).code).toBe(0);
+    await waitFor(
+      async () =>
+        (JSON.parse(await readFile(join(dir, 'chain', 'state.json'), 'utf8')) as { height: number })
+          .height >= 1 || pending('height not recorded yet'),
+      { what: 'the devnet to record height 1' },
+    );
+    await stopWithSigint(again);
+    const lost = startDevnetCli(dir, ['--resume'], shared);
+    const result = await lost.cli.exited;
+    lost.recorded.stop();
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr).at(-1)).toMatch(
+      /^error: devnet did not start: --resume: the chain came back at height 0, below the height \d+ it had reached: its nodes did not keep their blocks; start without --resume for a fresh devnet$/,
+    );
+    await expectNothingLeft(lost.recorded.pids, []);
+  }, 300_000);
+});
+
 describe('a devnet without a manager', () => {
   it('prints a line that runs a manager of your own; the CLI finds it, and SIGTERM stops it with nothing left', async () => {
     const dir = await tempDir();
