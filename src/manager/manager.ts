@@ -99,6 +99,7 @@ export class Manager {
   /** The chain had no block when checked: the journal is bound once it has. */
   #journalBindPending = false;
   #journalSetAside: { to: string; reason: string } | undefined;
+  #journalChain: ChainIdentity | undefined;
   #wasSynced = false;
   #started = false;
   #stopping = false;
@@ -319,7 +320,7 @@ export class Manager {
     chain: ChainIdentity | undefined;
     setAside: { to: string; reason: string } | undefined;
   } {
-    return { chain: this.#journal.chain(), setAside: this.#journalSetAside };
+    return { chain: this.#journalChain, setAside: this.#journalSetAside };
   }
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
@@ -559,6 +560,7 @@ export class Manager {
 
   #onJournalBinding(outcome: BindingOutcome): void {
     this.#journalBindPending = outcome.kind === 'pending';
+    if (outcome.kind !== 'pending') this.#journalChain = outcome.chain;
     if (outcome.kind === 'set-aside') {
       this.#journalSetAside = { to: outcome.setAsideTo, reason: outcome.reason };
       this.logger.warn(

@@ -17,6 +17,11 @@ export interface Blocker {
 
 /** A chain is "making no blocks" once its last block is older than this (and 5 block gaps). */
 export const MIN_STALL_MS = 10_000;
+/**
+ * A validator counts as stuck once it has been so for this long: the Secret and the pods are
+ * read through caches, and a key added together with the scale may arrive a moment later.
+ */
+export const STUCK_FOR_MS = 1_000;
 const STALL_GAPS = 5;
 const CHECK_MS = 500;
 
@@ -83,6 +88,7 @@ export class BlockerWatch {
   readonly #controller = new AbortController();
   #height: number;
   #quietSince: number;
+  #stuckSince: number | undefined;
   #blocker: Blocker | undefined;
   #cancel: (() => void) | undefined;
   #stopped = false;
@@ -161,6 +167,10 @@ export class BlockerWatch {
       quietSince: this.#quietSince,
       blockGapMs,
     });
+    if (blocker?.code === 'VALIDATOR_STUCK') {
+      this.#stuckSince ??= m.clock.now();
+      if (m.clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
+    } else this.#stuckSince = undefined;
     if (blocker === undefined) return this.#schedule(CHECK_MS);
     this.#blocker = blocker;
     m.logger.info({ component: 'scale', blocker: blocker.code }, 'the scale cannot finish');
