@@ -1,7 +1,7 @@
 // `cluster-manager emulator`: the Kubernetes API emulator alone (wiring only; the logic is in
 // src/kube-emulator/main.ts, which the manager's own code never imports).
 import { Option, type Command } from 'commander';
-import { UsageError } from '../cli/program.ts';
+import { examples, UsageError } from '../cli/program.ts';
 
 function parsePort(value: string): number {
   const port = Number(value);
@@ -26,6 +26,13 @@ export function registerEmulatorCommand(program: Command): void {
     .option(
       '--images <file>',
       'process mode: JSON image table {"<image>": {"command", "args", "env"}}',
+    )
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager emulator', 'simulated pods; prints the kubeconfig path'],
+        ['cluster-manager emulator --kubelet process --images images.json', 'pods as processes'],
+      ]),
     )
     .action(
       async (options: {

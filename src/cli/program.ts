@@ -8,6 +8,10 @@ export const ExitCode = {
   failed: 1,
   usage: 2,
   timedOut: 3,
+  /** Stopped by Ctrl-C (SIGINT): 128 + 2, as a shell reports it. */
+  interrupted: 130,
+  /** Stopped by SIGTERM: 128 + 15. */
+  terminated: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -34,8 +38,9 @@ export class UsageError extends CliError {
  * option exits 2 with one `error: … (run with --help for usage)` line, and no stack trace ever
  * reaches the terminal.
  */
-export function createProgram(name: string, description: string): Command {
+export function createProgram(name: string, description: string, version?: string): Command {
   const program = new Command(name);
+  if (version !== undefined) program.version(version, '-V, --version', 'print the version');
   program
     .description(description)
     // One line per error, hint included, so a script's log shows the whole reason at once.
@@ -46,6 +51,15 @@ export function createProgram(name: string, description: string): Command {
     .configureHelp({ sortSubcommands: true, showGlobalOptions: true })
     .exitOverride();
   return program;
+}
+
+/**
+ * An "Examples:" block for `addHelpText('after', …)`: each command with what it does. Every
+ * command of a program shows some, so `--help` answers "what do I type".
+ */
+export function examples(lines: readonly (readonly [command: string, what: string])[]): string {
+  const width = Math.max(...lines.map(([command]) => command.length));
+  return `\nExamples:\n${lines.map(([command, what]) => `  $ ${command.padEnd(width)}  # ${what}`).join('\n')}\n`;
 }
 
 /**

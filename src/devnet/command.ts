@@ -1,8 +1,12 @@
 // `cluster-manager devnet`: starts the embedded devnet, prints `devnet ready` with its endpoints,
 // shows the validators' status until SIGINT/SIGTERM, then stops everything it started.
 import { InvalidArgumentError, type Command } from 'commander';
-import { CliError, ExitCode } from '../cli/program.ts';
+import { resolve } from 'node:path';
+import { DEFAULT_DEVNET_DIR, readDevnetInfo } from '../cli/devnet-file.ts';
+import { CliError, examples, ExitCode } from '../cli/program.ts';
 import type { Devnet } from './devnet.ts';
+import { devnetEnv, envLines, readyHints } from './hints.ts';
+import { acquireDevnetLock, DevnetBusyError, type DevnetLock } from './lock.ts';
 
 interface DevnetFlags {
   validators: number;
@@ -14,6 +18,7 @@ interface DevnetFlags {
   txMode: 'rpc' | 'cli';
   manager: boolean;
   keys?: number;
+  resume?: boolean;
 }
 
 function int(min: number, max: number, what: string) {
@@ -33,7 +38,7 @@ function oneOf<T extends string>(values: readonly T[], what: string) {
 }
 
 export function registerDevnetCommand(program: Command): void {
-  program
+  const devnet = program
     .command('devnet')
     .description(
       'Run a whole localnet on this machine: Kubernetes API emulator, validator nodes as processes, and the manager.',
@@ -44,7 +49,11 @@ export function registerDevnetCommand(program: Command): void {
       'keys in the Secret (room to scale; default max(32, 2 × validators))',
       int(1, 999, '--keys'),
     )
-    .option('--dir <dir>', 'where kubeconfig, devnet.json, manager.env and logs go', '.devnet')
+    .option(
+      '--dir <dir>',
+      'the folder of this devnet: kubeconfig, devnet.json, manager.env, journal and logs (a devnet holds it while it runs)',
+      DEFAULT_DEVNET_DIR,
+    )
     .option(
       '--kube-port <port>',
       'port of the Kubernetes API (0 = any free port)',
@@ -76,6 +85,10 @@ export function registerDevnetCommand(program: Command): void {
       'rpc',
     )
     .option('--no-manager', 'start the cluster and chain only')
+    .option(
+      '--resume',
+      'bring back the chain this folder last ran (its keys, genesis, ports, replicas and journal) instead of a fresh one',
+    )
     .action(async (flags: DevnetFlags) => {
       // Signals are ours from the first moment: one that arrives while the devnet starts aborts
       // the start, which stops what was started (node processes would otherwise outlive us).
@@ -94,8 +107,16 @@ export function registerDevnetCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
+        // The folder is claimed first: a second devnet on it is refused before anything loads.
+        let lock: DevnetLock;
+        try {
+          lock = await acquireDevnetLock(resolve(flags.dir));
+        } catch (error: unknown) {
+          if (error instanceof DevnetBusyError) throw busy(error);
+          throw error;
+        }
         // Loaded on use: the devnet pulls in the emulator, the node and client-node.
-        const { startDevnet } = await import('./devnet.ts');
+        const { BIN, startDevnet } = await import('./devnet.ts');
         const { StatusBoard } = await import('./status-board.ts');
         let devnet: Devnet;
         try {
@@ -111,6 +132,8 @@ export function registerDevnetCommand(program: Command): void {
             manager: flags.manager,
             log: (line) => process.stderr.write(`${line}\n`),
             signal: starting.signal,
+            lock,
+            resume: flags.resume === true,
           });
         } catch (error: unknown) {
           const reason = starting.signal.aborted
@@ -128,14 +151,12 @@ export function registerDevnetCommand(program: Command): void {
           `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
             `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
         );
-        const kubectl = `kubectl --kubeconfig ${info.kubeconfig} get pods`;
+        const hints = readyHints(info, process.env.INIT_CWD ?? process.cwd(), {
+          node: process.execPath,
+          entry: BIN.clusterManager,
+        });
         process.stderr.write(
-          info.managerUrl === null
-            ? `  try: ${kubectl}\n` +
-                `       (set -a; . ${info.dir}/manager.env; npm run cluster-manager -- run)   # a manager of your own\n`
-            : `  try: export CLUSTER_MANAGER_URL=${info.managerUrl} CLUSTER_MANAGER_TOKEN=$(jq -r .token ${info.dir}/devnet.json)\n` +
-                '       npm run cluster-manager -- scale 6 --wait active\n' +
-                `       ${kubectl}\n`,
+          hints.map((line, i) => `  ${i === 0 ? 'try:' : '    '} ${line}\n`).join(''),
         );
         const board =
           info.managerUrl === null
@@ -165,5 +186,97 @@ export function registerDevnetCommand(program: Command): void {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);
       }
+    });
+  devnet.addHelpText(
+    'after',
+    examples([
+      ['npm start', 'the same as `cluster-manager devnet`: 4 validators, a block a second'],
+      ['cluster-manager devnet --validators 6 --pacemaker manual', 'blocks only on trigger-view'],
+      ['cluster-manager devnet --dir /tmp/net2 --rpc-port 0', 'a second devnet beside the first'],
+      ['npm start -- --resume', 'the chain of the last run, not a fresh one'],
+      ['cluster-manager devnet env', 'export lines for the devnet in ./.devnet'],
+      ['cluster-manager devnet reset', 'stop what a killed devnet left, remove its files'],
+    ]),
+  );
+  registerEnvCommand(devnet);
+  registerResetCommand(devnet);
+}
+
+/** The one line for a folder a running devnet holds: never advice that would share it. */
+function busy(error: DevnetBusyError): CliError {
+  return new CliError(
+    `devnet did not start: ${error.message}; stop it first (Ctrl-C in its terminal) or start this one with --dir <another folder>`,
+    ExitCode.failed,
+  );
+}
+
+/** The folder of a devnet subcommand: its own --dir, else the parent's. */
+function folderOf(command: Command): string {
+  const own = command.opts<{ dir?: string }>().dir;
+  return resolve(own ?? command.parent?.opts<{ dir?: string }>().dir ?? DEFAULT_DEVNET_DIR);
+}
+
+function registerEnvCommand(devnet: Command): void {
+  devnet
+    .command('env')
+    .description(
+      "Print `export …` lines for the running devnet: the manager's URL and token, KUBECONFIG, the chain URL.",
+    )
+    .option('--dir <dir>', 'the devnet folder (default: .devnet)')
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples([
+        ['eval "$(npx cluster-manager devnet env)"', 'in a shell that wants the variables'],
+        ['npx cluster-manager devnet env --dir /tmp/net2', 'another devnet'],
+      ]),
+    )
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const dir = folderOf(command);
+      const info = await readDevnetInfo(dir);
+      if (info === undefined)
+        throw new CliError(
+          `no devnet in ${dir}: start one with \`npm start\` (or \`cluster-manager devnet --dir …\`)`,
+          ExitCode.failed,
+        );
+      if (options.json === true) {
+        process.stdout.write(`${JSON.stringify(devnetEnv(info), null, 2)}\n`);
+        return;
+      }
+      process.stdout.write(`${envLines(info).join('\n')}\n`);
+    });
+}
+
+function registerResetCommand(devnet: Command): void {
+  devnet
+    .command('reset')
+    .description(
+      'Clean up a devnet folder: stop the processes a killed devnet left running (recorded pids, checked before they are signalled) and remove its files. Refused while a devnet runs there.',
+    )
+    .option('--dir <dir>', 'the devnet folder (default: .devnet)')
+    .addHelpText('after', examples([['npx cluster-manager devnet reset', 'clean ./.devnet']]))
+    .action(async (_options: unknown, command: Command) => {
+      const dir = folderOf(command);
+      const { resetDevnet } = await import('./cleanup.ts');
+      let report: Awaited<ReturnType<typeof resetDevnet>>;
+      try {
+        report = await resetDevnet(dir);
+      } catch (error: unknown) {
+        if (error instanceof DevnetBusyError)
+          throw new CliError(
+            `${error.message}; stop it first (Ctrl-C in its terminal, or kill -TERM ${error.holder.process.pid})`,
+            ExitCode.failed,
+          );
+        throw error;
+      }
+      const stopped = report.stopped.map((s) => s.pid).join(', ');
+      const previous =
+        report.previous === undefined
+          ? ''
+          : `the devnet that held ${dir} (pid ${report.previous.process.pid}) is gone; `;
+      process.stdout.write(
+        `${previous}stopped ${report.stopped.length} process(es)${stopped === '' ? '' : ` (${stopped})`}; ` +
+          `removed ${report.removed.length === 0 ? 'nothing' : report.removed.join(', ')}\n`,
+      );
     });
 }

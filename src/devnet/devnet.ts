@@ -4,11 +4,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
+import type { DevnetInfo } from '../cli/devnet-file.ts';
+import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
@@ -23,7 +24,17 @@ import {
   VALIDATOR_STATEFULSET,
   validatorStatefulSet,
 } from './manifests.ts';
+import {
+  ChainStateRecorder,
+  newSeed,
+  readSavedChain,
+  saveNewChain,
+  type ChainShape,
+} from './chain-state.ts';
+import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
+import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { freePorts, isPortFree } from './ports.ts';
+import { ProcessRecorder } from './process-record.ts';
 
 export interface DevnetOptions {
   /** Validators at genesis (and replicas of the StatefulSet). */
@@ -46,25 +57,17 @@ export interface DevnetOptions {
   log?: (line: string) => void;
   /** Aborts the start: whatever was started is stopped again and the start rejects. */
   signal?: AbortSignal;
+  /** The folder's lock, when the caller took it already (released on stop or failure). */
+  lock?: DevnetLock;
+  /**
+   * Bring back the chain this folder last ran — its keys, genesis, pod ports, replicas and
+   * journal — instead of a new one. The chain's shape (validators, keys, pacemaker) is the saved
+   * one. Fails, naming why, when there is none or it did not come back where it was.
+   */
+  resume?: boolean;
 }
 
-/** What `<dir>/devnet.json` holds: everything a client needs to use the devnet. */
-export interface DevnetInfo {
-  kubeApi: string;
-  kubeconfig: string;
-  namespace: string;
-  statefulSet: string;
-  validators: number;
-  keys: number;
-  pacemaker: 'auto' | 'manual';
-  blockIntervalMs: number;
-  txMode: 'rpc' | 'cli';
-  chainRpcUrl: string;
-  managerUrl: string | null;
-  token: string | null;
-  managerLog: string | null;
-  dir: string;
-}
+export type { DevnetInfo } from '../cli/devnet-file.ts';
 
 export interface Devnet {
   readonly info: DevnetInfo;
@@ -86,57 +89,148 @@ export const BIN = {
   localnetCli: resolve(here, '../bin/localnet-cli.ts'),
 };
 
-/** Starts a devnet; on any failure everything started so far is stopped again. */
+/**
+/**
+ * The node image: `localnet-node`, with `p1` (and `localnet-cli`) for `kubectl exec`, talking to
+ * the pod's own RPC as p1 in a real node's container would.
+ */
+function nodeImage(): ImageCommand {
+  const cli = {
+    command: process.execPath,
+    args: [BIN.localnetCli],
+    env: { POCKET_REMOTE_CLI_URL: 'http://127.0.0.1:$(PORT_RPC)' },
+  };
+  return {
+    command: process.execPath,
+    args: [BIN.localnetNode],
+    exec: { p1: cli, 'localnet-cli': cli },
+  };
+}
+
+/**
+ * Starts a devnet; on any failure everything started so far is stopped again. The folder is
+ * locked first (a running devnet's folder is refused before anything in it is touched), then
+ * cleaned: a devnet starts on a fresh chain, with a fresh journal.
+ */
 export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => undefined);
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
   const dir = resolve(options.dir);
-  await mkdir(dir, { recursive: true, mode: 0o700 });
-  await chmod(dir, 0o700);
-  const emulatorDir = join(dir, 'emulator');
-  await rm(emulatorDir, { recursive: true, force: true });
+  const lock = options.lock ?? (await acquireDevnetLock(dir));
+  try {
+    return await startLocked(options, { dir, lock, log, signal });
+  } catch (error: unknown) {
+    await lock.release();
+    throw error;
+  }
+}
 
-  const keyCount = Math.min(999, options.keys ?? Math.max(32, options.validators * 2));
-  if (options.validators < 1 || options.validators > keyCount)
+async function startLocked(
+  options: DevnetOptions,
+  context: { dir: string; lock: DevnetLock; log: (line: string) => void; signal: AbortSignal },
+): Promise<Devnet> {
+  const { dir, lock, log, signal } = context;
+  await chmod(dir, 0o700);
+  const saved = options.resume === true ? await readSavedChain(dir) : undefined;
+  if (options.resume === true && saved === undefined)
+    throw new Error(`--resume: ${dir} holds no chain to resume; start without --resume`);
+  // A resumed chain keeps its shape; the flags only shape a new one.
+  const validators = saved?.validators ?? options.validators;
+  const pacemaker = saved?.pacemaker ?? options.pacemaker;
+  const blockIntervalMs = saved?.blockIntervalMs ?? options.blockIntervalMs;
+  const keyCount = saved?.keys ?? Math.min(999, options.keys ?? Math.max(32, validators * 2));
+  if (validators < 1 || validators > keyCount)
     throw new Error(`--validators must be 1…${keyCount}`);
-  const keys = generateKeys({ count: keyCount });
   if (options.rpcPort !== 0 && !(await isPortFree(options.rpcPort))) {
     throw new Error(`port ${options.rpcPort} is in use; pass --rpc-port 0 or another port`);
   }
+  // A devnet that died without stopping (SIGKILL) left its lock and maybe its processes.
+  const stopped = await stopLeftovers(dir);
+  if (lock.takenOverFrom !== undefined || stopped.length > 0)
+    log(
+      `${dir} was left by a devnet that is gone` +
+        `${lock.takenOverFrom === undefined ? '' : ` (pid ${lock.takenOverFrom.process.pid})`}; ` +
+        `stopped ${stopped.length} process(es) it left running`,
+    );
+  // A fresh chain gets a fresh journal, log and node folders: nothing of an earlier run is reused.
+  // A resumed one keeps them, and its pods get their ports back (on chain as service URLs).
+  if (saved !== undefined) {
+    const taken: string[] = [];
+    for (const [pod, ports] of Object.entries(saved.ports))
+      for (const [name, port] of Object.entries(ports))
+        if (!(await isPortFree(port))) taken.push(`${port} (${pod} ${name})`);
+    if (taken.length > 0)
+      throw new Error(
+        `--resume: the chain's ports are in use: ${taken.join(', ')}; free them or start without --resume`,
+      );
+  }
+  await removeDevnetFiles(dir, saved === undefined ? [] : RESUMED_FILES);
+  const emulatorDir = join(dir, 'emulator');
+  const seed = saved?.seed ?? newSeed();
+  const keys = generateKeys({ count: keyCount, seed });
 
   // Genesis names each genesis validator's p2p address, so those ports are fixed up front; the
   // process kubelet hands them to the pods of those ordinals. The full node's RPC is fixed too.
-  const fixed = await freePorts(options.validators * 2 + 1);
-  const portOf = (ordinal: number, name: 'rpc' | 'p2p'): number | undefined =>
-    fixed[ordinal * 2 + (name === 'rpc' ? 0 : 1)];
-  const fullNodeRpc = fixed[options.validators * 2] ?? 0;
-  const genesis = buildGenesis({
-    keys,
-    validators: options.validators,
-    serviceUrl: (slot) => `127.0.0.1:${portOf(slot.ordinal, 'p2p') ?? 0}`,
-    ...(options.unstakingBlocks === undefined ? {} : { unstakingBlocks: options.unstakingBlocks }),
-  });
+  const ports: Record<string, Record<string, number>> = saved?.ports ?? {};
+  if (saved === undefined) {
+    const fixed = await freePorts(validators * 2 + 1);
+    for (let ordinal = 0; ordinal < validators; ordinal++)
+      ports[`${VALIDATOR_STATEFULSET}-${ordinal}`] = {
+        rpc: fixed[ordinal * 2] ?? 0,
+        p2p: fixed[ordinal * 2 + 1] ?? 0,
+      };
+    ports[`${FULL_NODE_STATEFULSET}-0`] = { rpc: fixed[validators * 2] ?? 0 };
+  }
+  const fullNodeRpc = ports[`${FULL_NODE_STATEFULSET}-0`]?.rpc ?? 0;
+  const genesisJson =
+    saved?.genesisJson ??
+    JSON.stringify(
+      buildGenesis({
+        keys,
+        validators,
+        serviceUrl: (slot) =>
+          `127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-${slot.ordinal}`]?.p2p ?? 0}`,
+        ...(options.unstakingBlocks === undefined
+          ? {}
+          : { unstakingBlocks: options.unstakingBlocks }),
+      }),
+      null,
+      2,
+    );
+  const shape: ChainShape = {
+    validators,
+    keys: keyCount,
+    pacemaker,
+    blockIntervalMs,
+    ports,
+    replicas: saved?.replicas ?? validators,
+    height: saved?.height ?? 0,
+  };
+  if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
 
   const emulator = await startEmulator({
     port: options.kubePort,
     dir: emulatorDir,
     kubelet: {
       mode: 'process',
-      images: { [NODE_IMAGE]: { command: process.execPath, args: [BIN.localnetNode] } },
-      hostPort: (pod, port) => {
-        if (pod.namespace !== DEVNET_NAMESPACE) return undefined;
-        if (pod.name === `${FULL_NODE_STATEFULSET}-0` && port.name === 'rpc') return fullNodeRpc;
-        const ordinal = /^validator-(\d+)$/.exec(pod.name)?.[1];
-        if (ordinal === undefined || (port.name !== 'rpc' && port.name !== 'p2p')) return undefined;
-        return Number(ordinal) < options.validators
-          ? portOf(Number(ordinal), port.name)
-          : undefined;
-      },
+      images: { [NODE_IMAGE]: nodeImage() },
+      // The ports fixed above (or the resumed chain's); any other port is a free one.
+      hostPort: (pod, port) =>
+        pod.namespace === DEVNET_NAMESPACE && port.name !== undefined
+          ? ports[pod.name]?.[port.name]
+          : undefined,
       env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
     },
   });
   let manager: ChildProcess | undefined;
+  // Every process the devnet starts is recorded, so a devnet killed with SIGKILL can be cleaned up.
+  const recorder = new ProcessRecorder(dir);
+  recorder.start();
+  let stopChainState = (): Promise<void> => Promise.resolve();
+  const unsubscribe = emulator.store.subscribe((event) => {
+    if (event.storage.endsWith('pods')) setTimeout(() => recorder.poke(), 200).unref();
+  });
   try {
     const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
       namespace: DEVNET_NAMESPACE,
@@ -144,26 +238,28 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const objects = KubernetesObjectApi.makeApiClient(kc);
-    const settings = { pacemaker: options.pacemaker, blockIntervalMs: options.blockIntervalMs };
+    const settings = { pacemaker, blockIntervalMs };
     const manifests = [
       namespace(),
       keysSecret(new Map([...keys].map(([id, key]) => [id, key.exportPrivateKeyHex()]))),
-      genesisConfigMap(JSON.stringify(genesis, null, 2)),
+      genesisConfigMap(genesisJson),
       ...services(),
       fullNodeStatefulSet(settings),
-      validatorStatefulSet(options.validators, settings),
+      validatorStatefulSet(shape.replicas, settings),
     ];
     for (const manifest of manifests) await objects.create(manifest);
     log(
-      `kubernetes API ${emulator.url}; ${options.validators} validators and a full node starting…`,
+      `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
     );
-    await waitForPods(kc, options.validators + 1, { timeoutMs: 60_000, signal });
+    await waitForPods(kc, Math.min(validators, shape.replicas) + 1, { timeoutMs: 60_000, signal });
 
     // A token even without a manager: one started by hand from manager.env uses it.
     const token = randomBytes(24).toString('hex');
     const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
-    await waitForStaked(chainRpcUrl, options.validators, { timeoutMs: 30_000, signal });
+    if (saved === undefined)
+      await waitForStaked(chainRpcUrl, validators, { timeoutMs: 30_000, signal });
+    else await waitForHeight(chainRpcUrl, saved.height, { timeoutMs: 30_000, signal });
     const managerEnv: Record<string, string> = {
       KUBECONFIG: kubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
@@ -192,16 +288,19 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       kubeconfig,
       namespace: DEVNET_NAMESPACE,
       statefulSet: VALIDATOR_STATEFULSET,
-      validators: options.validators,
+      validators,
       keys: keyCount,
-      pacemaker: options.pacemaker,
-      blockIntervalMs: options.blockIntervalMs,
+      pacemaker,
+      blockIntervalMs,
       txMode: options.txMode,
       chainRpcUrl,
       managerUrl: options.manager ? `http://127.0.0.1:${rpcPort}` : null,
       token,
       managerLog: options.manager ? join(dir, 'manager.log') : null,
       dir,
+      managerRpcUrl: `http://127.0.0.1:${rpcPort}`,
+      pid: process.pid,
+      startedAt: lock.startedAt,
     };
     await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, {
       mode: 0o600,
@@ -222,8 +321,20 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       manager.once('exit', () => out.end());
       await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
     };
+    const chainState = new ChainStateRecorder({
+      dir,
+      shape,
+      kubeConfig: kc,
+      chainRpcUrl,
+      namespace: DEVNET_NAMESPACE,
+      statefulSet: VALIDATOR_STATEFULSET,
+    });
+    chainState.start();
+    stopChainState = () => chainState.stop();
     await startManager();
+    recorder.poke();
     if (manager !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
+    await lock.update({ kubeApi: info.kubeApi, chain: info.chainRpcUrl, manager: info.managerUrl });
 
     const killManager = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
       const child = manager;
@@ -245,7 +356,11 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       killManager,
       stop: async () => {
         await killManager('SIGTERM');
+        await stopChainState();
+        unsubscribe();
         await emulator.stop();
+        await recorder.stop();
+        await lock.release();
       },
     };
   } catch (error: unknown) {
@@ -255,7 +370,10 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
       child.kill('SIGKILL');
       await exited;
     }
+    await stopChainState();
+    unsubscribe();
     await emulator.stop();
+    await recorder.stop();
     throw error;
   }
 }
@@ -315,6 +433,32 @@ async function waitForStaked(url: string, count: number, limits: WaitLimits): Pr
     if (Date.now() > deadline)
       throw new Error(
         `the chain did not show ${count} staked validators within ${limits.timeoutMs / 1000} s (${seen})`,
+      );
+    await pause(200, limits.signal);
+  }
+}
+
+/**
+ * Checks that a resumed chain came back at the height it had reached. Its Ready full node answers
+ * with what it restored; a lower height means its nodes did not keep their blocks (a chain that
+ * starts again from genesis would pass the old height later, on another history: not waited for).
+ */
+async function waitForHeight(url: string, height: number, limits: WaitLimits): Promise<void> {
+  const chain = new PocketRpcClient({ baseUrl: url, timeoutMs: 2_000 });
+  const deadline = Date.now() + limits.timeoutMs;
+  for (;;) {
+    let now: number | undefined;
+    let seen: string;
+    try {
+      now = await chain.height();
+      seen = `height ${now}`;
+    } catch (error: unknown) {
+      seen = error instanceof Error ? error.message : String(error);
+    }
+    if (now !== undefined && now >= height) return;
+    if (now !== undefined || Date.now() > deadline)
+      throw new Error(
+        `--resume: the chain came back at ${seen}, below the height ${height} it had reached: its nodes did not keep their blocks; start without --resume for a fresh devnet`,
       );
     await pause(200, limits.signal);
   }

@@ -64,7 +64,7 @@ function resourceRows(info: KindInfo): JsonObject[] {
       singularName: info.singular,
       namespaced: info.namespaced,
       kind: info.kind,
-      verbs: VERBS,
+      verbs: info.verbs ?? VERBS,
       ...(info.shortNames.length > 0 ? { shortNames: info.shortNames } : {}),
       ...(info.categories.length > 0 ? { categories: info.categories } : {}),
     },
@@ -89,6 +89,16 @@ function resourceRows(info: KindInfo): JsonObject[] {
             verbs: ['get', 'patch', 'update'],
           },
     );
+  }
+  for (const extra of info.extraSubresources ?? []) {
+    rows.push({
+      name: `${info.resource}/${extra.name}`,
+      singularName: '',
+      namespaced: info.namespaced,
+      ...(extra.group === undefined ? {} : { group: extra.group, version: extra.version }),
+      kind: extra.kind,
+      verbs: extra.verbs,
+    });
   }
   return rows;
 }

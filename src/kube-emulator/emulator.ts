@@ -8,15 +8,20 @@ import { control } from './control-routes.ts';
 import { DeploymentController } from './deployment-controller.ts';
 import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
+import { NamespaceDefaults } from './namespace-defaults.ts';
+import { ContainerLogs } from './container-logs.ts';
+import { extraRoute } from './extra-routes.ts';
 import { ApiServer, type LoggedRequest } from './http-server.ts';
 import { kindOf } from './kinds.ts';
 import type { KubeletBase, KubeletControl } from './kubelet.ts';
 import { ProcessKubelet, type ProcessKubeletOptions } from './kubelet-process.ts';
 import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simulated.ts';
+import { SimulatedLogs } from './simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
 import { StatefulSetController } from './statefulset-controller.ts';
+import { StreamUpgrades } from './stream-upgrades.ts';
 import { Store } from './store.ts';
 import { WatchHub, type WatchRequest } from './watch-hub.ts';
 
@@ -111,7 +116,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const tls =
     options.https === true ? createSelfSignedCertificate(new Date(clock.now())) : undefined;
   const token = options.token ?? (tls === undefined ? undefined : `admin-${crypto.randomUUID()}`);
-  const auth = new Authenticator({ adminToken: token, rbac: options.rbac === true, store });
+  const auth = new Authenticator({
+    adminToken: token,
+    rbac: options.rbac === true,
+    store,
+    now: () => clock.now(),
+  });
   const hub = new WatchHub({
     api,
     clock,
@@ -124,9 +134,17 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const connections = { drop: (): void => undefined };
   const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
   const gc = new GarbageCollector({ api, clock });
+  // The CA every namespace's kube-root-ca.crt carries: the serving certificate over HTTPS, a
+  // certificate of its own otherwise (nothing verifies with it over plain HTTP).
+  const namespaceDefaults = new NamespaceDefaults({
+    api,
+    clock,
+    caCert: (tls ?? createSelfSignedCertificate(new Date(clock.now()))).cert,
+  });
   const statefulSets = new StatefulSetController({ api, clock });
   const deployments = new DeploymentController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
+  const logs = new ContainerLogs({ dir, clock });
   let url = '';
   const kubeconfigFor = (
     account?: ServiceAccountRef,
@@ -143,13 +161,19 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     kubeletSettings === false
       ? undefined
       : kubeletSettings.mode === 'simulated'
-        ? new SimulatedKubelet({ api, clock, settings: kubeletSettings })
+        ? new SimulatedKubelet({
+            api,
+            clock,
+            settings: kubeletSettings,
+            logs: new SimulatedLogs(logs),
+          })
         : new ProcessKubelet({
             api,
             clock,
             dir,
             settings: kubeletSettings,
             kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
+            logs,
           });
   const kubeletControl: KubeletControl = kubelet ?? {
     setReady: () => undefined,
@@ -160,6 +184,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       throw new Error('this emulator runs no kubelet');
     },
   };
+  const upgrades = new StreamUpgrades({ api, auth, kubelet: () => kubelet });
   const apiServer: ApiServer = new ApiServer({
     api,
     hub,
@@ -175,6 +200,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }),
     requestLogSize: 5_000,
     now: () => clock.now(),
+    extraRoute: (route) => extraRoute({ api, auth, logs }, route),
+    upgrade: (request, socket, head) => upgrades.handle(request, socket, head),
   });
   connections.drop = () => apiServer.dropConnections();
   url = await apiServer.listen();
@@ -184,6 +211,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     statefulSets.stop();
     deployments.stop();
     gc.stop();
+    namespaceDefaults.stop();
+    upgrades.closeAll();
     await kubelet?.stop();
     hub.endAll();
     await apiServer.close();

@@ -9,6 +9,7 @@ import {
 } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Identity } from './auth.ts';
 import {
@@ -18,6 +19,7 @@ import {
   apiVersions,
   serverVersion,
 } from './discovery.ts';
+import { impersonationOf, type ExtraHandler } from './extra-routes.ts';
 import type { FaultState } from './faults.ts';
 import {
   OPENAPI_V2_PROTOBUF,
@@ -34,7 +36,7 @@ import {
   type ResourceContext,
 } from './resource-handler.ts';
 import { encodeBody } from './response-body.ts';
-import { parseResourcePath } from './routes.ts';
+import { parseResourcePath, type ResourceRoute } from './routes.ts';
 import { ApiError, internalError, routeNotFound } from './status-errors.ts';
 
 /** One request as the request log keeps it (for tests that count re-watches). */
@@ -61,6 +63,10 @@ export interface ApiServerOptions extends ResourceContext {
   control: Readonly<Record<string, ControlAction>>;
   requestLogSize: number;
   now: () => number;
+  /** Routes beyond CRUD (pod logs, reviews, tokens: extra-routes.ts), asked before the rest. */
+  extraRoute?: (route: ResourceRoute) => ExtraHandler | undefined;
+  /** Connection upgrades (exec, port-forward: stream-upgrades.ts); refused without it. */
+  upgrade?: (request: IncomingMessage, socket: Duplex, head: Buffer) => void;
 }
 
 const CONTROL_PREFIX = '/_emulator/';
@@ -84,6 +90,10 @@ export class ApiServer {
         ? createHttpServer(handler)
         : createHttpsServer(options.tls, handler);
     this.#server.keepAliveTimeout = 30_000;
+    this.#server.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      if (options.upgrade === undefined) socket.destroy();
+      else options.upgrade(request, socket, head);
+    });
   }
 
   get url(): string {
@@ -137,7 +147,10 @@ export class ApiServer {
     this.#log(request, url);
     const open = this.#openRoute(path);
     if (open !== undefined) return this.#send(response, open);
-    const identity = this.#options.auth.identify(request.headers.authorization);
+    const identity = this.#options.auth.identify(
+      request.headers.authorization,
+      impersonationOf(request),
+    );
     if (path.startsWith(CONTROL_PREFIX)) return this.#control(request, response, path, identity);
     const { faults } = this.#options;
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
@@ -147,6 +160,12 @@ export class ApiServer {
     if (document !== undefined) return this.#send(response, document);
     const route = parseResourcePath(path);
     if (route === undefined) throw routeNotFound(path);
+    const extra = this.#options.extraRoute?.(route);
+    if (extra !== undefined) {
+      const answer = await extra({ route, request, response, identity });
+      if (answer !== undefined) this.#send(response, answer);
+      return;
+    }
     const reply = await handleResource({
       context: this.#options,
       route,

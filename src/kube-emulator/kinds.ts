@@ -23,11 +23,24 @@ export interface KindInfo {
   readonly hasGeneration: boolean;
   /** Defaults and validation of this kind. */
   readonly rules: KindRules;
+  /** The verbs discovery lists, when not the full CRUD set (the reviews: only `create`). */
+  readonly verbs?: readonly string[];
+  /** Subresources served by extra-routes.ts (`log`, `exec`, `token`…), as discovery lists them. */
+  readonly extraSubresources?: readonly ExtraSubresource[];
   /** Conversion to and from the stored form, for a kind served over another's store. */
   readonly conversion?: {
     toStorage(object: JsonObject): JsonObject;
     fromStorage(object: JsonObject): JsonObject;
   };
+}
+
+/** A discovery row for a subresource served outside the generic handler. */
+export interface ExtraSubresource {
+  readonly name: string;
+  readonly kind: string;
+  readonly verbs: readonly string[];
+  readonly group?: string;
+  readonly version?: string;
 }
 
 const none: Readonly<Record<string, readonly string[]>> = {};
@@ -71,6 +84,12 @@ const entries: readonly Entry[] = [
     shortNames: ['po'],
     categories: ['all'],
     subresources: ['status'],
+    extraSubresources: [
+      { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
+      { name: 'log', kind: 'Pod', verbs: ['get'] },
+      { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
+    ],
     fieldLabels: {
       'spec.nodeName': ['spec', 'nodeName'],
       'spec.restartPolicy': ['spec', 'restartPolicy'],
@@ -122,6 +141,15 @@ const entries: readonly Entry[] = [
     namespaced: true,
     shortNames: ['sa'],
     subresources: [],
+    extraSubresources: [
+      {
+        name: 'token',
+        kind: 'TokenRequest',
+        verbs: ['create'],
+        group: 'authentication.k8s.io',
+        version: 'v1',
+      },
+    ],
   },
   {
     group: '',
@@ -200,6 +228,62 @@ const entries: readonly Entry[] = [
     namespaced: true,
     shortNames: [],
     subresources: [],
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'replicasets',
+    kind: 'ReplicaSet',
+    singular: 'replicaset',
+    namespaced: true,
+    shortNames: ['rs'],
+    categories: ['all'],
+    subresources: ['status', 'scale'],
+    hasGeneration: true,
+  },
+  {
+    group: 'apps',
+    version: 'v1',
+    resource: 'controllerrevisions',
+    kind: 'ControllerRevision',
+    singular: 'controllerrevision',
+    namespaced: true,
+    shortNames: [],
+    subresources: [],
+  },
+  // Computed on create, never stored (extra-routes.ts).
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectaccessreviews',
+    kind: 'SelfSubjectAccessReview',
+    singular: 'selfsubjectaccessreview',
+    namespaced: false,
+    shortNames: [],
+    subresources: [],
+    verbs: ['create'],
+  },
+  {
+    group: 'authorization.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectrulesreviews',
+    kind: 'SelfSubjectRulesReview',
+    singular: 'selfsubjectrulesreview',
+    namespaced: false,
+    shortNames: [],
+    subresources: [],
+    verbs: ['create'],
+  },
+  {
+    group: 'authentication.k8s.io',
+    version: 'v1',
+    resource: 'selfsubjectreviews',
+    kind: 'SelfSubjectReview',
+    singular: 'selfsubjectreview',
+    namespaced: false,
+    shortNames: [],
+    subresources: [],
+    verbs: ['create'],
   },
 ];
 

@@ -6,6 +6,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Cancel, Clock } from './clock.ts';
 import { startChild, type Child } from './child-processes.ts';
+import type { ContainerLogs, LogWriter } from './container-logs.ts';
 import { HostPorts, portKey, type HostPortChooser } from './host-ports.ts';
 import { clone, isObject, objects, type JsonObject } from './json.ts';
 import { kindOf } from './kinds.ts';
@@ -29,6 +30,25 @@ export interface ImageCommand {
   command: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * The programs the image provides to `kubectl exec`, by the name typed after `--` (e.g.
+   * `localnet-cli`); other names are looked up on the container's PATH.
+   */
+  exec?: Record<string, ExecProgram>;
+}
+
+/** A program an image provides to `kubectl exec`; `$(VAR)` in `env` values is the container's. */
+export interface ExecProgram {
+  command: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+/** Where `kubectl exec` runs a command in a container: its env, its folder, its image. */
+export interface ExecTarget {
+  env: Record<string, string>;
+  cwd: string;
+  image: ImageCommand | undefined;
 }
 
 export interface ProcessKubeletOptions {
@@ -127,6 +147,7 @@ export class ProcessKubelet implements KubeletBase {
   readonly #dir: string;
   readonly #settings: ProcessKubeletOptions;
   readonly #kubeconfigFor: (account: { namespace: string; name: string }) => string;
+  readonly #logs: ContainerLogs | undefined;
   readonly #ports: HostPorts;
   readonly #runs = new Map<string, PodRun>();
   readonly #chains = new Map<string, Promise<void>>();
@@ -142,12 +163,15 @@ export class ProcessKubelet implements KubeletBase {
     dir: string;
     settings: ProcessKubeletOptions;
     kubeconfigFor: (account: { namespace: string; name: string }) => string;
+    /** Per-container logs for `pods/log` (container-logs.ts). */
+    logs?: ContainerLogs;
   }) {
     this.#api = options.api;
     this.#clock = options.clock;
     this.#dir = options.dir;
     this.#settings = options.settings;
     this.#kubeconfigFor = options.kubeconfigFor;
+    this.#logs = options.logs;
     this.#ports = new HostPorts(options.settings.hostPort);
     this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {
@@ -186,6 +210,33 @@ export class ProcessKubelet implements KubeletBase {
   setTerminationDelay(ms: number, pod?: { namespace: string; name: string }): void {
     if (pod === undefined) this.#terminationMs = ms;
     else this.#terminationByPod.set(podKey(pod.namespace, pod.name), ms);
+  }
+
+  /** The container a command of `kubectl exec` runs in, or why there is none to run in. */
+  execTarget(namespace: string, pod: string, container: string): ExecTarget | string {
+    const run = this.#runs.get(podKey(namespace, pod));
+    const current = this.#api.peek(podInfo, namespace, pod);
+    if (
+      run === undefined ||
+      current === undefined ||
+      current.metadata.uid !== run.uid ||
+      run.terminating
+    )
+      return `pod ${pod} is not running on this kubelet`;
+    const found = run.containers.find((c) => c.name === container);
+    if (found === undefined) return `container not found ("${container}")`;
+    if (found.child === undefined)
+      return `container ${container} is not running (${found.state.type})`;
+    try {
+      const mounts = mountsOf(found.spec, run.volumes ?? new Map());
+      return {
+        env: this.#environment(run, current, found, mounts),
+        cwd: run.folder,
+        image: imageEntry(this.#settings.images, String(found.spec.image)),
+      };
+    } catch (error: unknown) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   /** Stops every process (SIGTERM, then SIGKILL after `stopGraceMs`) and waits for all to exit. */
@@ -227,6 +278,7 @@ export class ProcessKubelet implements KubeletBase {
     let run = this.#runs.get(key);
     if (run !== undefined && (pod === undefined || pod.metadata.uid !== run.uid)) {
       await this.#teardown(run, 2000);
+      await this.#logs?.removePod({ namespace, pod: name, uid: run.uid });
       this.#runs.delete(key);
       run = undefined;
     }
@@ -243,6 +295,7 @@ export class ProcessKubelet implements KubeletBase {
       const current = this.#api.peek(podInfo, namespace, name);
       if (current !== undefined && current.metadata.uid === pod.metadata.uid)
         this.#api.removeNow(podInfo, current);
+      await this.#logs?.removePod({ namespace, pod: name, uid: pod.metadata.uid ?? '' });
       return;
     }
     if (run === undefined) run = await this.#start(pod);
@@ -427,6 +480,7 @@ export class ProcessKubelet implements KubeletBase {
       env,
       cwd: run.folder,
       logPath: this.logPath(run.namespace, run.name),
+      ...this.#containerLog(run, container),
     });
     container.child = child;
     container.startedAt = this.#clock.now();
@@ -436,6 +490,18 @@ export class ProcessKubelet implements KubeletBase {
     void child.exited.then(({ code, signal }) =>
       this.#exited(run, container, signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15)),
     );
+  }
+
+  /** The log of the container run about to start (its instance number is its restart count). */
+  #containerLog(run: PodRun, container: ContainerRun): { output?: LogWriter } {
+    const output = this.#logs?.open({
+      namespace: run.namespace,
+      pod: run.name,
+      uid: run.uid,
+      container: container.name,
+      instance: container.restartCount,
+    });
+    return output === undefined ? {} : { output };
   }
 
   #exited(run: PodRun, container: ContainerRun, exitCode: number): void {

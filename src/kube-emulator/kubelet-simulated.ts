@@ -5,6 +5,7 @@ import { clone } from './json.ts';
 import { bindPod, podInfo, podKey, splitKey, terminationMs, type KubeletBase } from './kubelet.ts';
 import { containerNames, podStatus, type ContainerReport } from './pod-status.ts';
 import type { ResourceApi } from './resource-api.ts';
+import type { SimulatedLogs } from './simulated-logs.ts';
 import type { KubeObject } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -43,10 +44,18 @@ export class SimulatedKubelet implements KubeletBase {
   readonly #pods = new Map<string, PodState>();
   readonly #queue: WorkQueue;
   readonly #unsubscribe: () => void;
+  readonly #logs: SimulatedLogs | undefined;
   #nextIp = 2;
 
-  constructor(options: { api: ResourceApi; clock: Clock; settings: SimulatedKubeletOptions }) {
+  constructor(options: {
+    api: ResourceApi;
+    clock: Clock;
+    settings: SimulatedKubeletOptions;
+    /** A plausible log per container for `pods/log` (simulated-logs.ts). */
+    logs?: SimulatedLogs;
+  }) {
     this.#api = options.api;
+    this.#logs = options.logs;
     this.#clock = options.clock;
     this.#pendingMs = options.settings.pendingMs ?? 20;
     this.#readyMs = options.settings.readyMs ?? 20;
@@ -68,6 +77,7 @@ export class SimulatedKubelet implements KubeletBase {
     this.#queue.stop();
     for (const state of this.#pods.values()) state.timer?.();
     this.#pods.clear();
+    this.#logs?.close();
     return Promise.resolve();
   }
 
@@ -110,6 +120,8 @@ export class SimulatedKubelet implements KubeletBase {
     let state = this.#pods.get(key);
     if (pod === undefined || (state !== undefined && state.uid !== pod.metadata.uid)) {
       state?.timer?.();
+      if (state !== undefined)
+        void this.#logs?.remove({ metadata: { namespace, name, uid: state.uid } });
       this.#pods.delete(key);
       state = undefined;
       if (pod === undefined) return;
@@ -147,6 +159,7 @@ export class SimulatedKubelet implements KubeletBase {
     if (state?.removing === true) return;
     state?.timer?.();
     const delay = terminationMs(pod, this.#terminationByPod.get(key) ?? this.#terminationMs);
+    this.#logs?.stop(pod);
     const remove = (): void => {
       const current = this.#api.peek(
         podInfo,
@@ -155,6 +168,7 @@ export class SimulatedKubelet implements KubeletBase {
       );
       if (current !== undefined && current.metadata.uid === pod.metadata.uid)
         this.#api.removeNow(podInfo, current);
+      void this.#logs?.remove(pod);
     };
     if (state === undefined) {
       this.#clock.setTimeout(remove, delay);
@@ -196,6 +210,7 @@ export class SimulatedKubelet implements KubeletBase {
           }
         : {}),
     }));
+    this.#logs?.update(pod, containers);
     const next = clone(pod);
     next.status = podStatus(pod, {
       phase: running ? 'Running' : 'Pending',

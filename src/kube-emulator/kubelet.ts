@@ -2,6 +2,7 @@
 import { clone } from './json.ts';
 import { kindOf } from './kinds.ts';
 import type { ResourceApi } from './resource-api.ts';
+import type { ExecTarget } from './kubelet-process.ts';
 import type { KubeObject } from './types.ts';
 
 /** The node every pod is bound to. */
@@ -23,6 +24,8 @@ export interface KubeletControl {
 
 export interface KubeletBase extends KubeletControl {
   stop(): Promise<void>;
+  /** The process kubelet's containers, for `kubectl exec` (pod-exec.ts). */
+  execTarget?(namespace: string, pod: string, container: string): ExecTarget | string;
 }
 
 export const podInfo = kindOf('', 'pods');

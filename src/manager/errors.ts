@@ -28,6 +28,7 @@ export const ErrorCatalogue = {
   SCALE_IN_PROGRESS: { status: 409, retryable: false },
   SCALE_UNSUPPORTED: { status: 501, retryable: false },
   SCALE_TIMEOUT: { status: 504, retryable: false },
+  SCALE_BLOCKED: { status: 409, retryable: false },
   BAD_REQUEST: { status: 400, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   NOT_FOUND: { status: 404, retryable: false },

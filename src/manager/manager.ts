@@ -14,7 +14,9 @@ import { TxMode, type Config } from './config.ts';
 import { computeDesiredState, DiscoveryMemory } from './discovery/desired-state.ts';
 import { createIdMapper, type IdMapper } from './discovery/id-mapping.ts';
 import { describeError } from './errors.ts';
-import { Journal } from './journal/journal.ts';
+import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
+import { Journal, type ChainIdentity } from './journal/journal.ts';
+import { chainFactsOf } from './chain/chain-identity.ts';
 import type { KubeClients } from './kube/client.ts';
 import { EventRecorder, type EventTarget } from './kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from './kube/label-selector.ts';
@@ -91,6 +93,13 @@ export class Manager {
   #phases = new Map<string, Phase>();
   #phaseRefreshScheduled = false;
   #paused: boolean;
+  /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
+  #journalChecked = false;
+  #journalChecking = false;
+  /** The chain had no block when checked: the journal is bound once it has. */
+  #journalBindPending = false;
+  #journalSetAside: { to: string; reason: string } | undefined;
+  #journalChain: ChainIdentity | undefined;
   #wasSynced = false;
   #started = false;
   #stopping = false;
@@ -296,15 +305,24 @@ export class Manager {
     return this.#pods.synced && this.#statefulSets.synced;
   }
 
-  /** Caches synced, keys read, and the chain answered once. */
+  /** Caches synced, keys read, the chain answered once, and the journal is this chain's. */
   isSynced(): boolean {
     return (
       this.#pods.synced &&
       this.#statefulSets.synced &&
       this.#secret.synced &&
       this.keys.loaded &&
-      this.chain.synced
+      this.chain.synced &&
+      this.#journalChecked
     );
+  }
+
+  /** The chain the journal is bound to, and the journal of another chain set aside at start. */
+  journalState(): {
+    chain: ChainIdentity | undefined;
+    setAside: { to: string; reason: string } | undefined;
+  } {
+    return { chain: this.#journalChain, setAside: this.#journalSetAside };
   }
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
@@ -506,6 +524,7 @@ export class Manager {
   }
 
   #onHeight(height: number, changed: ReadonlySet<string>): void {
+    this.#checkJournal();
     this.events.emit('height', height);
     this.metrics.chainHeight.set(height);
     this.metrics.lastSync.set(this.clock.now() / 1000);
@@ -517,6 +536,56 @@ export class Manager {
     for (const id of this.#reconciler.waiting) this.#queue.add(id);
     this.#checkSynced();
     this.#schedulePhaseRefresh();
+  }
+
+  /**
+   * Compares the journal with the chain once it answers (and binds it once the chain has a
+   * block); a journal of another chain is set aside and the indexes and the pause are read again
+   * from the new one. Retried at the next height when the chain does not answer.
+   */
+  #checkJournal(): void {
+    if (this.#journalChecking || (this.#journalChecked && !this.#journalBindPending)) return;
+    this.#journalChecking = true;
+    bindJournalToChain(this.#journal, chainFactsOf(this.rpc))
+      .then((outcome) => this.#onJournalBinding(outcome))
+      .catch((error: unknown) => {
+        this.logger.warn(
+          { error: describeError(error) },
+          'could not check the journal against the chain; retrying',
+        );
+        if (!this.#stopping) this.clock.setTimer(() => this.#checkJournal(), 1_000);
+      })
+      .finally(() => {
+        this.#journalChecking = false;
+      });
+  }
+
+  #onJournalBinding(outcome: BindingOutcome): void {
+    this.#journalBindPending = outcome.kind === 'pending';
+    if (outcome.kind !== 'pending') this.#journalChain = outcome.chain;
+    if (outcome.kind === 'set-aside') {
+      this.#journalSetAside = { to: outcome.setAsideTo, reason: outcome.reason };
+      this.logger.warn(
+        {
+          journal: this.config.journalPath,
+          setAsideTo: outcome.setAsideTo,
+          reason: outcome.reason,
+        },
+        'the journal was written for another chain: set aside, starting a new one',
+      );
+      this.book.reload();
+      const paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
+      if (paused !== this.#paused) {
+        this.#paused = paused;
+        this.events.emit('paused', paused);
+      }
+    } else if (outcome.kind === 'bound')
+      this.logger.info({ chain: outcome.chain }, 'journal bound to the chain');
+    if (!this.#journalChecked) {
+      this.#journalChecked = true;
+      this.#checkSynced();
+      this.#schedulePhaseRefresh();
+    }
   }
 
   #checkSynced(): void {

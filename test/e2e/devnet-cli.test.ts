@@ -2,6 +2,7 @@
 // child process) driven through the `cluster-manager` CLI the way a developer drives it. What
 // counts is on chain: who signed which committed block's certificate, which block carried the
 // unstakes, and when the pods got their deletion timestamp.
+import { spawnSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,12 +10,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreEvent } from '../../src/kube-emulator/index.ts';
 import { Harness } from '../../src/harness/harness.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
+import { BIN } from '../../src/devnet/devnet.ts';
+import { readyHints } from '../../src/devnet/hints.ts';
 import { lines, runCli, startCli } from '../rpc/support/cli.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
-let dir: string;
+/** The folder a developer works in; the devnet is its `.devnet`, and nothing is exported. */
+let root: string;
 let net: Harness;
-let env: Record<string, string>;
+const at = (): { cwd: string } => ({ cwd: root });
 
 /** The first height whose block carries a `type` transaction signed by `id`, from `from` on. */
 async function txHeight(id: string, type: string, from = 1): Promise<number | undefined> {
@@ -55,32 +59,34 @@ async function managerHeight(): Promise<number> {
 }
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'devnet-cli-'));
+  root = await mkdtemp(join(tmpdir(), 'devnet-cli-'));
   // Six keys in the Secret: a seventh validator has none, so its node cannot start.
   net = await Harness.start({
-    dir,
+    dir: join(root, '.devnet'),
     validators: 4,
     keys: 6,
     pacemaker: 'manual',
     managerEnv: { CM_READY_DEBOUNCE: '500ms' },
   });
-  env = {
-    CLUSTER_MANAGER_URL: net.info.managerUrl ?? '',
-    CLUSTER_MANAGER_TOKEN: net.info.token ?? '',
-  };
 }, 90_000);
 
 afterAll(async () => {
   await net.stop();
-  await rm(dir, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true });
 });
 
-describe('a developer scaling the devnet with the CLI', () => {
-  it('`scale 6 --wait active --drive` returns 0, and each of the 6 has signed a certificate since its stake', async () => {
-    const result = await runCli(['scale', '6', '--wait', 'active', '--drive', '--timeout', '90'], {
-      env,
-      timeoutMs: 120_000,
-    });
+/** Runs a hint line as printed (`npx cluster-manager …` is this repo's binary). */
+function runHint(line: string) {
+  const words = line.split(' ');
+  expect(words.slice(0, 2)).toEqual(['npx', 'cluster-manager']);
+  return runCli(words.slice(2), { ...at(), timeoutMs: 180_000 });
+}
+
+describe('a developer scaling the devnet with the CLI, nothing exported', () => {
+  it("the devnet's hint `scale 6 --wait active --drive` works as printed, and each of the 6 has signed a certificate since its stake", async () => {
+    const hints = readyHints(net.info, root, { node: process.execPath, entry: BIN.clusterManager });
+    expect(hints[0]).toBe('npx cluster-manager scale 6 --wait active --drive');
+    const result = await runHint(hints[0]!);
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stderr).at(-1)).toMatch(/^validator: 4 → 6; done in /);
     expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
@@ -100,7 +106,7 @@ describe('a developer scaling the devnet with the CLI', () => {
     await waitFor(async () => ((await managerHeight()) >= height ? true : pending('behind')), {
       what: 'the manager to have read the latest block',
     });
-    const result = await runCli(['status', '--json'], { env });
+    const result = await runCli(['status', '--json'], at());
     expect(result.code).toBe(0);
     const { validators } = JSON.parse(result.stdout) as {
       validators: {
@@ -127,27 +133,103 @@ describe('a developer scaling the devnet with the CLI', () => {
     expect(validators.filter((v) => v.id === null)).toEqual([]);
   });
 
-  it('`scale 7 --wait active` exits 3 naming 007, whose pod never becomes Ready', async () => {
-    const result = await runCli(['scale', '7', '--wait', 'active', '--timeout', '4'], { env });
-    expect(result.code).toBe(3);
+  it('`scale 7 --wait active` fails at once naming 007 and its missing key, not after its timeout', async () => {
+    const started = performance.now();
+    const result = await runCli(['scale', '7', '--wait', 'active', '--timeout', '120'], at());
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(result.code).toBe(1);
     const errors = lines(result.stderr).filter((l) => l.startsWith('error:'));
     expect(errors).toEqual([
-      expect.stringMatching(/^error: timed out after \d+ s; not there yet: 007 /),
+      'error: SCALE_BLOCKED: validator is set to 7 replicas, but the wait cannot end: 007 is failed: KEY_MISSING: no key "007" in the keys Secret',
     ]);
-    const pod = await net.core.readNamespacedPod({
-      name: 'validator-6',
-      namespace: net.info.namespace,
-    });
-    const ready = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status;
-    expect(ready).not.toBe('True');
-    // Its node process ran and failed: no key file for 007 in the mounted Secret.
-    const container = pod.status?.containerStatuses?.[0];
-    expect(
-      (container?.restartCount ?? 0) > 0 ||
-        container?.lastState?.terminated !== undefined ||
-        container?.state?.terminated !== undefined,
-    ).toBe(true);
+    expect(result.stderr).toContain('follow it: npx cluster-manager watch');
+    // Its node process runs and fails (no key file for 007 in the mounted Secret): never Ready.
+    await waitFor(
+      async () => {
+        const pod = await net.core.readNamespacedPod({
+          name: 'validator-6',
+          namespace: net.info.namespace,
+        });
+        const ready = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status;
+        expect(ready).not.toBe('True');
+        const container = pod.status?.containerStatuses?.[0];
+        return (
+          (container?.restartCount ?? 0) > 0 ||
+          container?.lastState?.terminated !== undefined ||
+          container?.state?.terminated !== undefined ||
+          pending(JSON.stringify(container?.state))
+        );
+      },
+      { what: "007's node to fail", timeoutMs: 30_000 },
+    );
     expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
+  });
+
+  it("`logs 005` prints validator 005's node log through the Kubernetes API (pods/log)", async () => {
+    const result = await runCli(['logs', '005', '--tail', '5'], at());
+    expect(result.code, result.stderr).toBe(0);
+    const logged = lines(result.stdout);
+    expect(logged.length).toBeGreaterThan(0);
+    expect(logged.length).toBeLessThanOrEqual(5);
+    // The same lines kubectl's request gets from the API server.
+    const direct = await net.core.readNamespacedPodLog({
+      name: 'validator-4',
+      namespace: net.info.namespace,
+      tailLines: 5,
+    });
+    expect(result.stdout).toBe(direct);
+    const unknown = await runCli(['logs', 'validator-99'], at());
+    expect(unknown.code).toBe(1);
+    expect(lines(unknown.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: cannot read the log of pod validator-99 in namespace devnet: .*not found/,
+      ),
+    ]);
+  });
+
+  it('`logs 005 -f` follows: a block committed meanwhile shows up; Ctrl-C ends it with 0', async () => {
+    const follow = startCli(['logs', '005', '-f', '--tail', '1'], at());
+    try {
+      await waitFor(
+        () => (lines(follow.stdout).length >= 1 ? true : pending(`no line yet: ${follow.stderr}`)),
+        { what: 'the first line', timeoutMs: 30_000 },
+      );
+      const height = await commitOne();
+      await waitFor(
+        () =>
+          follow.stdout.includes(`"height":${height}`) ? true : pending(follow.stdout.slice(-300)),
+        { what: `height ${height} in 005's followed log`, timeoutMs: 30_000 },
+      );
+    } finally {
+      follow.child.kill('SIGINT');
+    }
+    const result = await follow.exited;
+    expect([result.code, result.stderr]).toEqual([0, '']);
+  });
+
+  it('`devnet env` prints export lines that another shell can use, from any folder', async () => {
+    const env = await runCli(['devnet', 'env', '--dir', join(root, '.devnet')]);
+    expect(env.code, env.stderr).toBe(0);
+    expect(lines(env.stdout).map((l) => l.split('=')[0])).toEqual([
+      'export CLUSTER_MANAGER_URL',
+      'export CLUSTER_MANAGER_TOKEN',
+      'export KUBECONFIG',
+      'export POCKET_REMOTE_CLI_URL',
+    ]);
+    // A shell that evaluates them reaches the manager (a mutation: the token works) from /.
+    const shell = spawnSync(
+      'sh',
+      [
+        '-c',
+        `eval "$("$0" "$1" devnet env --dir "$2")" && "$0" "$1" trigger-view`,
+        process.execPath,
+        BIN.clusterManager,
+        join(root, '.devnet'),
+      ],
+      { cwd: '/', env: { PATH: process.env.PATH ?? '' }, encoding: 'utf8', timeout: 60_000 },
+    );
+    expect(shell.status, shell.stderr).toBe(0);
+    expect(shell.stdout).toMatch(/^height \d+\n$/);
   });
 
   it('`scale 3 --wait active` drains first: the unstakes commit before any pod gets a deletion timestamp', async () => {
@@ -166,7 +248,7 @@ describe('a developer scaling the devnet with the CLI', () => {
     const start = await net.height();
     try {
       // No --drive: this test commits the blocks, one at a time.
-      const scale = startCli(['scale', '3', '--wait', 'active', '--timeout', '60'], { env });
+      const scale = startCli(['scale', '3', '--wait', 'active', '--timeout', '60'], at());
       let exited = false;
       void scale.exited.then(() => (exited = true));
       while (!exited) {

@@ -1,12 +1,14 @@
 // `cluster-manager devnet` as a user runs it: it prints `devnet ready` once the validators are
 // Ready and staked and the manager is synced, and it leaves no process and no port behind —
 // after SIGINT, after SIGTERM, when interrupted while starting, and when it cannot start.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { DevnetInfo } from '../../src/devnet/devnet.ts';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { BIN, type DevnetInfo } from '../../src/devnet/devnet.ts';
+import { readyHints } from '../../src/devnet/hints.ts';
 import { PocketRpcClient } from '../../src/pocket/index.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { lines, runCli, startCli, type CliProcess } from '../rpc/support/cli.ts';
@@ -17,14 +19,15 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function tempDir(): Promise<string> {
+async function tempDir(list = cleanups): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'devnet-lifecycle-'));
-  cleanups.push(() => rm(dir, { recursive: true, force: true }));
+  list.push(() => rm(dir, { recursive: true, force: true }));
   return dir;
 }
 
 /** Starts `cluster-manager devnet` with one validator; it is killed at the end whatever happens. */
-function startDevnetCli(dir: string, extra: string[] = []) {
+/** `list`: where its cleanup goes (a describe whose tests share one devnet keeps its own). */
+function startDevnetCli(dir: string, extra: string[] = [], list = cleanups) {
   const cli = startCli(
     [
       'devnet',
@@ -38,11 +41,11 @@ function startDevnetCli(dir: string, extra: string[] = []) {
       'manual',
       ...extra,
     ],
-    { timeoutMs: 90_000 },
+    { timeoutMs: 600_000 },
   );
   const pid = cli.child.pid!;
   const recorded = recordDescendants(pid);
-  cleanups.push(async () => {
+  list.push(async () => {
     recorded.stop();
     if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
     await cli.exited;
@@ -127,6 +130,15 @@ describe('cluster-manager devnet', () => {
       expect(view.code, view.stderr).toBe(0);
       expect(await chain.height()).toBe(before + 1);
 
+      // The hints under the ready line are the ones that work here (see test/devnet/hints).
+      const tries = lines(cli.stderr)
+        .filter((l) => /^ {2}(try:| {4}) /.test(l))
+        .map((l) => l.slice(7));
+      expect(tries).toEqual(
+        readyHints(info, process.cwd(), { node: process.execPath, entry: BIN.clusterManager }),
+      );
+      expect(tries[0]).toBe(`npx cluster-manager --devnet ${dir} scale 3 --wait active --drive`);
+
       const ports = await portsOf(dir);
       expect(ports.length).toBeGreaterThanOrEqual(5);
       cli.child.kill(signal);
@@ -179,3 +191,190 @@ describe('cluster-manager devnet', () => {
     for (const pid of recorded.pids) expect(isAlive(pid)).toBe(false);
   });
 });
+
+describe('a devnet owns its folder', () => {
+  let dir: string;
+  let first: ReturnType<typeof startDevnetCli>;
+  // These tests share the devnets they start: cleaned up after the last one.
+  const shared: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of shared.splice(0).reverse()) await cleanup();
+  });
+
+  it('a second start on the folder is refused at once, naming the running devnet, and touches nothing', async () => {
+    dir = await tempDir(shared);
+    first = startDevnetCli(dir, [], shared);
+    await untilReady(first.cli);
+    const info = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    // Paused: the next devnet on this folder must not inherit it (item 1).
+    expect((await runCli(['--devnet', dir, 'pause'])).code).toBe(0);
+    const before = await snapshot(dir);
+
+    const started = performance.now();
+    const second = await runCli(['devnet', '--validators', '1', '--dir', dir, '--rpc-port', '0']);
+    expect(performance.now() - started).toBeLessThan(15_000);
+    expect(second.code).toBe(1);
+    expect(lines(second.stderr)).toEqual([
+      `error: devnet did not start: ${dir} is in use by a running devnet (pid ${first.pid}, started ${info.startedAt ?? '?'}, ` +
+        `manager ${info.managerUrl ?? '?'}, chain ${info.chainRpcUrl}, kube ${info.kubeApi}); ` +
+        'stop it first (Ctrl-C in its terminal) or start this one with --dir <another folder>',
+    ]);
+    expect(await snapshot(dir)).toEqual(before);
+    // The running one is unharmed.
+    const view = await runCli(['--devnet', dir, 'trigger-view']);
+    expect(view.code, view.stderr).toBe(0);
+  });
+
+  it('a start on the folder of a devnet killed with SIGKILL stops what it left and begins fresh (no pause carried over)', async () => {
+    first.cli.child.kill('SIGKILL');
+    await first.cli.exited;
+    first.recorded.stop();
+    const left = [...first.recorded.pids].filter(isAlive);
+    expect(left.length).toBeGreaterThanOrEqual(2); // the manager and the node
+
+    const next = startDevnetCli(dir, [], shared);
+    await untilReady(next.cli);
+    expect(next.cli.stderr).toContain(
+      `${dir} was left by a devnet that is gone (pid ${first.pid}); stopped ${left.length} process(es) it left running`,
+    );
+    for (const pid of left) expect(isAlive(pid), `leftover ${pid}`).toBe(false);
+    const status = await runCli(['--devnet', dir, 'status']);
+    expect(status.code, status.stderr).toBe(0);
+    expect(lines(status.stdout)[0]).toMatch(/ · manager acting$/);
+    first = next;
+  });
+
+  it('`devnet reset` stops what a killed devnet left — only the processes still as recorded — and removes its files', async () => {
+    first.cli.child.kill('SIGKILL');
+    await first.cli.exited;
+    first.recorded.stop();
+    const left = [...first.recorded.pids].filter(isAlive);
+    expect(left.length).toBeGreaterThanOrEqual(2);
+    // A recorded pid that is now another process (same pid, other start time) is not signalled.
+    const bystander = spawn('sleep', ['60'], { stdio: 'ignore' });
+    shared.push(async () => void bystander.kill('SIGKILL'));
+    const record = JSON.parse(await readFile(join(dir, 'processes.json'), 'utf8')) as {
+      processes: { pid: number; startTime: string; command: string }[];
+    };
+    record.processes.push({ pid: bystander.pid!, startTime: '1', command: 'sleep 60' });
+    await writeFile(join(dir, 'processes.json'), JSON.stringify(record));
+
+    const reset = await runCli(['devnet', 'reset', '--dir', dir]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stdout).toMatch(
+      new RegExp(
+        `^the devnet that held ${dir} \\(pid ${first.pid}\\) is gone; stopped ${left.length} process\\(es\\) \\([\\d, ]+\\); removed devnet\\.json, .*emulator`,
+      ),
+    );
+    for (const pid of left) expect(isAlive(pid), `leftover ${pid}`).toBe(false);
+    expect(isAlive(bystander.pid!)).toBe(true);
+    await expect(readdir(dir)).rejects.toThrow(/ENOENT/);
+  });
+});
+
+describe('--resume', () => {
+  let dir: string;
+  const shared: (() => Promise<void>)[] = [];
+  afterAll(async () => {
+    for (const cleanup of shared.splice(0).reverse()) await cleanup();
+  });
+
+  async function stopWithSigint(devnet: ReturnType<typeof startDevnetCli>): Promise<void> {
+    devnet.cli.child.kill('SIGINT');
+    expect((await devnet.cli.exited).code).toBe(0);
+  }
+
+  it('brings back the same chain — keys, genesis, ports — with its journal (a pause stays)', async () => {
+    dir = await tempDir(shared);
+    const first = startDevnetCli(dir, [], shared);
+    await untilReady(first.cli);
+    const before = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    const rows = await new PocketRpcClient({ baseUrl: before.chainRpcUrl }).validators();
+    expect((await runCli(['--devnet', dir, 'pause'])).code).toBe(0);
+    await stopWithSigint(first);
+
+    const again = startDevnetCli(dir, ['--resume'], shared);
+    await untilReady(again.cli);
+    const after = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    expect(after.chainRpcUrl).toBe(before.chainRpcUrl);
+    const chain = new PocketRpcClient({ baseUrl: after.chainRpcUrl });
+    expect((await chain.validators()).map((r) => [r.address, r.service_url])).toEqual(
+      rows.map((r) => [r.address, r.service_url]),
+    );
+    const status = await runCli(['--devnet', dir, 'status']);
+    expect(lines(status.stdout)[0]).toMatch(/ · PAUSED: /);
+    // Blocks on it, then a resume: these nodes keep no blocks, so the chain cannot come back.
+    expect((await runCli(['--devnet', dir, 'trigger-view'])).code).toBe(0);
+    await waitFor(
+      async () =>
+        (JSON.parse(await readFile(join(dir, 'chain', 'state.json'), 'utf8')) as { height: number })
+          .height >= 1 || pending('height not recorded yet'),
+      { what: 'the devnet to record height 1' },
+    );
+    await stopWithSigint(again);
+    const lost = startDevnetCli(dir, ['--resume'], shared);
+    const result = await lost.cli.exited;
+    lost.recorded.stop();
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr).at(-1)).toMatch(
+      /^error: devnet did not start: --resume: the chain came back at height 0, below the height \d+ it had reached: its nodes did not keep their blocks; start without --resume for a fresh devnet$/,
+    );
+    await expectNothingLeft(lost.recorded.pids, []);
+  }, 300_000);
+});
+
+describe('a devnet without a manager', () => {
+  it('prints a line that runs a manager of your own; the CLI finds it, and SIGTERM stops it with nothing left', async () => {
+    const dir = await tempDir();
+    const { cli } = startDevnetCli(dir, ['--no-manager']);
+    await untilReady(cli);
+    const line = lines(cli.stderr).find((l) => l.includes('--env-file='));
+    expect(line).toBeDefined();
+    const argv = shellWords(line!.replace(/^\s*(try:)?\s*/, '').replace(/\s+#.*$/, ''));
+    const own = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore', cwd: process.cwd() });
+    const exited = new Promise<number | null>((resolve) =>
+      own.once('exit', (code) => resolve(code)),
+    );
+    const recorded = recordDescendants(own.pid!);
+    cleanups.push(async () => {
+      recorded.stop();
+      if (own.exitCode === null && own.signalCode === null) own.kill('SIGKILL');
+    });
+    await waitFor(
+      async () => {
+        const status = await runCli(['--devnet', dir, 'status']);
+        return status.code === 0 || pending(status.stderr);
+      },
+      { what: 'the own manager to answer the CLI', timeoutMs: 60_000, intervalMs: 500 },
+    );
+    const info = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    expect(info.managerUrl).toBeNull();
+    const port = Number(new URL(info.managerRpcUrl ?? '').port);
+    own.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    recorded.stop();
+    expect(await isListening(port)).toBe(false);
+    for (const pid of [own.pid!, ...recorded.pids]) expect(isAlive(pid)).toBe(false);
+  });
+});
+
+/** Every file of a folder with its size and modification time. */
+async function snapshot(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile() || entry.name.startsWith('journal.sqlite') || entry.name.endsWith('.log'))
+      continue;
+    const path = join(entry.parentPath, entry.name);
+    const info = await stat(path);
+    out[path] = `${info.size}:${info.mtimeMs}`;
+  }
+  return out;
+}
+
+/** Splits a POSIX shell line into words (single quotes and plain words: what the hints print). */
+function shellWords(line: string): string[] {
+  const words: string[] = [];
+  for (const match of line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g))
+    words.push(match[1] === undefined ? (match[2] ?? '') : match[1].replace(/'\\''/g, "'"));
+  return words;
+}

@@ -219,7 +219,14 @@ describe('API semantics', () => {
       _continue: first.metadata?._continue ?? '',
     });
     expect(second.items.map((i) => i.metadata?.name)).toEqual(['d', 'e']);
-    expect(second.metadata?._continue).toBeUndefined();
+    // The last page: the namespace's kube-root-ca.crt, and no further token.
+    const third = await core.listNamespacedConfigMap({
+      namespace: 'default',
+      limit: 2,
+      _continue: second.metadata?._continue ?? '',
+    });
+    expect(third.items.map((i) => i.metadata?.name)).toEqual(['kube-root-ca.crt']);
+    expect(third.metadata?._continue).toBeUndefined();
     const merged = await core.patchNamespacedConfigMap(
       { name: 'a', namespace: 'default', body: { data: { k: '2' } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),

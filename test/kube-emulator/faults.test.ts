@@ -90,7 +90,8 @@ describe('faults', () => {
       (r) => r.query.includes('watch=true') && r.query.includes(`resourceVersion=${rvBefore}`),
     );
     expect(rewatch).toBeDefined();
-    expect([...i.adds].sort()).toEqual(['a', 'b', 'c']);
+    // Every namespace holds kube-root-ca.crt, as on a real cluster.
+    expect([...i.adds].sort()).toEqual(['a', 'b', 'c', 'kube-root-ca.crt']);
   });
 
   it('adds latency to every API request and expires the next watch on demand', async () => {

@@ -16,7 +16,12 @@ import {
   type Emulator,
   type EmulatorOptions,
 } from '../../src/kube-emulator/index.ts';
-import { findKubectl, runKubectl, type KubectlResult } from '../../src/harness/kubectl.ts';
+import {
+  findKubectl,
+  runKubectl,
+  type KubectlBinary,
+  type KubectlResult,
+} from '../../src/harness/kubectl.ts';
 
 export type { KubectlResult };
 
@@ -30,8 +35,11 @@ export interface Harness {
   coordination: CoordinationV1Api;
   events: EventsV1Api;
   kubeconfigPath: string;
-  /** Runs kubectl 1.32 against the emulator (no shell; fresh cache dir for this harness). */
-  kubectl(args: readonly string[], options?: { timeoutMs?: number }): Promise<KubectlResult>;
+  /** Runs kubectl against the emulator (no shell; fresh cache dir for this harness). */
+  kubectl(
+    args: readonly string[],
+    options?: { timeoutMs?: number; binary?: KubectlBinary; input?: string },
+  ): Promise<KubectlResult>;
   close(): Promise<void>;
 }
 
@@ -56,7 +64,15 @@ export async function startHarness(options: EmulatorOptions = {}): Promise<Harne
     events: kc.makeApiClient(EventsV1Api),
     kubeconfigPath,
     kubectl(args, runOptions = {}) {
-      return runKubectl(args, { kubeconfig: kubeconfigPath, cacheDir, home: work, ...runOptions });
+      // One discovery cache per kubectl version: their cache formats differ.
+      const cache =
+        runOptions.binary === undefined ? cacheDir : `${cacheDir}-${runOptions.binary.minor}`;
+      return runKubectl(args, {
+        kubeconfig: kubeconfigPath,
+        cacheDir: cache,
+        home: work,
+        ...runOptions,
+      });
     },
     async close() {
       await emulator.stop();

@@ -57,7 +57,7 @@ describe('informer soak', () => {
             .list('default')
             .map((c: V1ConfigMap) => c.metadata?.name)
             .sort(),
-        ).toEqual(['a', 'b']);
+        ).toEqual(['a', 'b', 'kube-root-ca.crt']);
       } finally {
         await informer.stop();
       }

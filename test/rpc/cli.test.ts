@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
+import { VERSION } from '../../src/manager/version.ts';
 import { BIN, lines, runCli, startCli } from './support/cli.ts';
 import { startControlFixture, TOKEN, type ControlFixture } from './support/control-fixture.ts';
 
@@ -48,17 +49,29 @@ afterAll(async () => {
 });
 
 describe('reading', () => {
-  it('`status` prints a table of every validator, and `--json` the same as GET /v1/validators', async () => {
+  it('`--version` prints the package version', async () => {
+    const result = await runCli(['--version']);
+    expect([result.code, result.stdout]).toEqual([0, `${VERSION}\n`]);
+  });
+
+  it('`status` prints the chain, the pause and a table of every validator, and `--json` the same as GET /v1/validators', async () => {
     const table = await runCli(['status'], { env });
     expect(table.code).toBe(0);
-    const [header, ...rows] = lines(table.stdout);
+    const [chain, header, ...rows] = lines(table.stdout);
+    expect(chain).toMatch(/^chain height \d+(, last block [\d.]+ (s|min) ago)? · manager acting$/);
+    expect(chain).toContain(`chain height ${await fixture.chain.height()}`);
     expect(header).toMatch(/^ID\s+POD\s+READY\s+WANTED\s+CHAIN\s+PHASE\s+REASON$/);
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatch(/^001\s+validator-0\s+yes\s+yes\s+staked\s+(staked|active)\s/);
 
     const json = await runCli(['status', '--json'], { env });
     expect(json.code).toBe(0);
-    const parsed = JSON.parse(json.stdout) as { validators: { id: string; address: string }[] };
+    const parsed = JSON.parse(json.stdout) as {
+      validators: { id: string; address: string }[];
+      paused: boolean;
+      chain: { height: number };
+    };
+    expect([parsed.paused, parsed.chain.height]).toEqual([false, await fixture.chain.height()]);
     const fromApi = (await (await fetch(`${env.CLUSTER_MANAGER_URL}/v1/validators`)).json()) as {
       validators: { id: string; address: string }[];
     };
@@ -133,16 +146,21 @@ describe('acting', () => {
     expect(page.actions[0]?.validatorId).toBe('002');
   });
 
-  it('`scale 3 --wait staked` exits 3 when a validator cannot get there, naming it in one line', async () => {
-    // 003 has no key in the Secret, so it is never staked.
-    const result = await runCli(['scale', '3', '--wait', 'staked', '--timeout', '1'], { env });
-    expect(result.code).toBe(3);
+  it('`scale 3 --wait staked` fails at once, not after its timeout, when 003 has no key (SCALE_BLOCKED)', async () => {
+    // 003 has no key in the Secret, so it can never be staked: no use waiting 120 s.
+    const started = performance.now();
+    const result = await runCli(['scale', '3', '--wait', 'staked', '--timeout', '120'], { env });
+    expect(performance.now() - started).toBeLessThan(30_000);
+    expect(result.code).toBe(1);
     const errors = lines(result.stderr).filter((l) => l.startsWith('error:'));
     expect(errors).toEqual([
-      expect.stringMatching(
-        /^error: timed out after \d+ s; not there yet: 003 \(failed: KEY_MISSING/,
-      ),
+      'error: SCALE_BLOCKED: validator is set to 3 replicas, but the wait cannot end: 003 is failed: KEY_MISSING: no key "003" in the keys Secret',
     ]);
+    // What goes on, and how to follow it.
+    expect(result.stderr).toMatch(/stopped waiting; the manager goes on: .*003 /);
+    expect(result.stderr).toMatch(
+      /follow it: cluster-manager watch {3}\(or: cluster-manager status\)/,
+    );
     expect(await fixture.replicas()).toBe(3);
   });
 
@@ -278,14 +296,21 @@ describe('watch', () => {
       });
       await runCli(['pause'], { env });
       await runCli(['resume'], { env });
-      await fixture.commitBlock();
+      const height = await fixture.commitBlock();
       await waitFor(
         () =>
-          /\d\d:\d\d:\d\d paused\n[\s\S]*resumed\n[\s\S]*height \d+/.test(watch.stdout)
+          /\d\d:\d\d:\d\d h\d+ paused\n[\s\S]*resumed\n/.test(watch.stdout)
             ? true
             : pending(watch.stdout),
-        { what: 'pause, resume and a height in the output' },
+        { what: 'pause and resume in the output' },
       );
+      // A new block is not a change worth a line (only with --heights).
+      await waitFor(
+        async () =>
+          (await fixture.chain.height()) >= height ? true : pending('the block is not in yet'),
+        { what: `height ${height}` },
+      );
+      expect(watch.stdout).not.toMatch(/new block|height \d/);
     } finally {
       watch.child.kill('SIGTERM');
     }
@@ -300,8 +325,9 @@ describe('watch', () => {
         what: 'watch to connect',
       });
       watch.child.stdout?.destroy();
-      await fixture.commitBlock();
-      await fixture.commitBlock();
+      // Changes it prints: the first write after the reader left ends it.
+      await runCli(['pause'], { env });
+      await runCli(['resume'], { env });
       const result = await Promise.race([
         watch.exited,
         new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 10_000)),

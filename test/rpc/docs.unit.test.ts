@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_DOC, renderOpenApi } from '../../scripts/openapi-docs.ts';
+import { ExitCode } from '../../src/cli/program.ts';
+import { DEVNET_FILES } from '../../src/devnet/cleanup.ts';
 import { registerDevnetCommand } from '../../src/devnet/command.ts';
+import { LOCK_FILE } from '../../src/devnet/lock.ts';
 import { registerDebugCommands } from '../../src/manager/cli/debug-commands.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
 
@@ -27,6 +30,8 @@ const DEBUG_COMMANDS = [
   'resume',
   'trigger-view',
   'watch',
+  'logs',
+  'completion',
 ];
 
 describe('docs/openapi.json', () => {
@@ -76,9 +81,22 @@ describe('docs/cli.md', () => {
   });
 
   it('documents the global flags, their env and every exit code', () => {
-    for (const text of ['--server', '--token', 'CLUSTER_MANAGER_URL', 'CLUSTER_MANAGER_TOKEN'])
+    for (const text of [
+      '--server',
+      '--token',
+      '--devnet',
+      'CLUSTER_MANAGER_URL',
+      'CLUSTER_MANAGER_TOKEN',
+    ])
       expect(doc).toContain(text);
-    for (const code of [0, 1, 2, 3]) expect(doc).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+    for (const code of [0, 1, 2, 3, 130, 143])
+      expect(doc).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
+  });
+
+  it('has every exit code of the CLI in its table', () => {
+    const table = doc.slice(doc.indexOf('## Exit codes'), doc.indexOf('## From localnet-cli'));
+    for (const code of Object.values(ExitCode))
+      expect(table).toMatch(new RegExp(`^\\| ${code} \\|`, 'm'));
   });
 });
 
@@ -91,8 +109,14 @@ describe('docs/devnet.md', () => {
   });
 
   it('names the files the devnet writes', () => {
-    for (const file of ['kubeconfig', 'devnet.json', 'manager.env'])
+    for (const file of DEVNET_FILES.filter((f) => !/-(wal|shm)$/.test(f)))
       expect(doc).toContain(`<dir>/${file}`);
+    expect(doc).toContain(`<dir>/${LOCK_FILE}`);
+  });
+
+  it('documents its subcommands', () => {
+    for (const sub of command('devnet').commands)
+      expect(doc).toContain(`cluster-manager devnet ${sub.name()}`);
   });
 });
 

@@ -134,16 +134,17 @@ describe('the listening control RPC', () => {
   it('lets a scale go when its client goes away, so the next one is not refused', async () => {
     const scaler = service.manager;
     const client = new AbortController();
-    // 003 has no key: this wait could only end by its timeout.
+    // No block comes on this chain (manual pacemaker, no --drive): the wait goes on until the
+    // manager calls it blocked (10 s without a block) or the client goes away.
     const hanging = post(
       '/v1/scale',
-      { replicas: 3, wait: 'staked', timeoutSeconds: 120 },
+      { replicas: 2, wait: 'active', timeoutSeconds: 120 },
       { signal: client.signal },
     ).catch((error: unknown) => error);
     await waitFor(
       async () => {
         const replicas = await fixture.replicas();
-        return replicas === 3 ? true : pending(`replicas ${replicas}`);
+        return replicas === 2 ? true : pending(`replicas ${replicas}`);
       },
       { what: 'the first scale to patch the replicas' },
     );
@@ -151,7 +152,7 @@ describe('the listening control RPC', () => {
     expect(await hanging).toBeInstanceOf(Error);
     await waitFor(
       async () => {
-        const { status } = await post('/v1/scale', { replicas: 2, wait: 'none' });
+        const { status } = await post('/v1/scale', { replicas: 1, wait: 'none' });
         return status === 409
           ? pending('still in progress')
           : status === 202 || status === 200

@@ -62,6 +62,7 @@ export class ChainView {
   #synced = false;
   #lastError: string | undefined;
   #lastSuccessAt: number | undefined;
+  #lastBlockTime: string | undefined;
   #stopped = true;
   #wake: AbortController | undefined;
   #loop: Promise<void> | undefined;
@@ -87,6 +88,10 @@ export class ChainView {
   }
   get lastSuccessAt(): number | undefined {
     return this.#lastSuccessAt;
+  }
+  /** The header timestamp of the newest block read (the chain's clock, V1's text). */
+  get lastBlockTime(): string | undefined {
+    return this.#lastBlockTime;
   }
   /** RPC requests made so far (idle-cost benchmark). */
   get requests(): number {
@@ -205,6 +210,7 @@ export class ChainView {
       }
       for (const tx of block.transactions ?? []) txs.push(toCommitted(tx, h));
       this.#scanned = h;
+      this.#lastBlockTime = block.block_header.timestamp;
     }
     return txs;
   }

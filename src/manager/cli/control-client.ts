@@ -7,6 +7,8 @@ export interface ControlClientOptions {
   server: string;
   token: string | undefined;
   timeoutMs: number;
+  /** Added to the error when the server cannot be reached (what to check). */
+  unreachableHint?: string;
 }
 
 export interface ApiError {
@@ -39,36 +41,45 @@ export class ControlClient {
     return this.#options.server;
   }
 
-  async get<T>(path: string): Promise<Answer<T>> {
-    return this.#call<T>('GET', path, undefined, this.#options.timeoutMs);
+  async get<T>(path: string, options: { timeoutMs?: number } = {}): Promise<Answer<T>> {
+    return this.#call<T>('GET', path, undefined, {
+      timeoutMs: options.timeoutMs ?? this.#options.timeoutMs,
+    });
   }
 
+  /** POSTs JSON; `signal` aborts the call (the error is then the signal's reason). */
   async post<T>(
     path: string,
     body: unknown,
-    timeoutMs = this.#options.timeoutMs,
+    options: { timeoutMs?: number; signal?: AbortSignal } = {},
   ): Promise<Answer<T>> {
-    return this.#call<T>('POST', path, body, timeoutMs);
+    return this.#call<T>('POST', path, body, {
+      timeoutMs: options.timeoutMs ?? this.#options.timeoutMs,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
   }
 
   async #call<T>(
     method: string,
     path: string,
     body: unknown,
-    timeoutMs: number,
+    options: { timeoutMs: number; signal?: AbortSignal },
   ): Promise<Answer<T>> {
+    const { timeoutMs } = options;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
+    const timeout = AbortSignal.timeout(timeoutMs);
     let response: Response;
     try {
       response = await fetch(this.#options.server + path, {
         method,
         headers,
-        signal: AbortSignal.timeout(timeoutMs),
+        signal: options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]),
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
       });
     } catch (error: unknown) {
+      if (options.signal?.aborted === true) throw options.signal.reason;
       if (error instanceof Error && error.name === 'TimeoutError') {
         throw new CliError(
           `${method} ${path}: no answer from ${this.#options.server} within ${Math.round(timeoutMs / 1000)} s`,
@@ -79,12 +90,19 @@ export class ControlClient {
         error instanceof Error && error.cause instanceof Error
           ? error.cause.message
           : String(error);
+      const hint = this.#options.unreachableHint;
       throw new CliError(
-        `cannot reach the manager at ${this.#options.server} (${reason})`,
+        `cannot reach the manager at ${this.#options.server} (${reason})${hint === undefined ? '' : `; ${hint}`}`,
         ExitCode.failed,
       );
     }
-    const text = await response.text();
+    let text: string;
+    try {
+      text = await response.text();
+    } catch (error: unknown) {
+      if (options.signal?.aborted === true) throw options.signal.reason;
+      throw error;
+    }
     let parsed: unknown;
     try {
       parsed = text === '' ? {} : JSON.parse(text);
@@ -100,13 +118,19 @@ export class ControlClient {
     signal: AbortSignal,
   ): Promise<void> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
     let response: Response;
     try {
       response = await fetch(`${this.#options.server}/v1/events`, { headers, signal });
     } catch (error: unknown) {
       if (signal.aborted) return;
+      const reason =
+        error instanceof Error && error.cause instanceof Error
+          ? error.cause.message
+          : String(error);
+      const hint = this.#options.unreachableHint;
       throw new CliError(
-        `cannot follow events at ${this.#options.server} (${String(error)})`,
+        `cannot follow events at ${this.#options.server} (${reason})${hint === undefined ? '' : `; ${hint}`}`,
         ExitCode.failed,
       );
     }

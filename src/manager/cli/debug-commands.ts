@@ -1,26 +1,18 @@
 // The debug CLI: `scale`, `status`, `plan`, `actions`, `pause`, `resume`, `trigger-view`,
-// `watch` — a client of the control RPC. Exit codes: 0 done, 1 failed, 2 usage, 3 timed out.
+// `watch`, `logs`, `completion` — clients of the control RPC (and, for `logs`, of the Kubernetes
+// API). The manager is found by --server, --devnet, the env, or ./.devnet (server-target.ts).
+// Exit codes: 0 done, 1 failed, 2 usage, 3 timed out, 130/143 interrupted (docs/cli.md).
 import { InvalidArgumentError, type Command } from 'commander';
-import { CliError, ExitCode } from '../../cli/program.ts';
-import type { PlanView } from '../rpc/control-plane.ts';
-import type { ScaleResult } from '../scale/scaler.ts';
+import { CliError, examples, ExitCode } from '../../cli/program.ts';
+import type { PlanView, Readiness } from '../rpc/control-plane.ts';
 import type { ActionSummary, ValidatorStatus } from '../status.ts';
-import { ControlClient, failOn, type Answer } from './control-client.ts';
-import { ScaleProgress, statusTable, table } from './render.ts';
-
-interface GlobalOptions {
-  server?: string;
-  token?: string;
-}
-
-function client(command: Command, timeoutMs = 30_000): ControlClient {
-  const options = command.optsWithGlobals<GlobalOptions>();
-  return new ControlClient({
-    server: options.server ?? process.env.CLUSTER_MANAGER_URL ?? 'http://127.0.0.1:8080',
-    token: options.token ?? process.env.CLUSTER_MANAGER_TOKEN,
-    timeoutMs,
-  });
-}
+import { failOn, type ControlClient } from './control-client.ts';
+import { registerCompletionCommand } from './completion-command.ts';
+import { registerLogsCommand } from './logs-command.ts';
+import { statusTable, summaryLines, table } from './render.ts';
+import { registerScaleCommand } from './scale-command.ts';
+import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
+import { WatchPrinter } from './watch-printer.ts';
 
 function integer(min: number, max: number, what: string) {
   return (value: string): number => {
@@ -31,139 +23,82 @@ function integer(min: number, max: number, what: string) {
   };
 }
 
-/** Runs `task` soon after a burst of calls to `soon()`, never two at once. */
-function refresher(task: () => Promise<void>, delayMs = 150) {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let stopped = false;
-  const run = (): void => {
-    timer = undefined;
-    if (stopped) return;
-    running = (running ?? Promise.resolve())
-      .then(task)
-      .catch(() => undefined)
-      .finally(() => {
-        running = undefined;
-      });
-  };
-  return {
-    soon(): void {
-      if (!stopped && timer === undefined) timer = setTimeout(run, delayMs);
-    },
-    async stop(): Promise<void> {
-      stopped = true;
-      if (timer !== undefined) clearTimeout(timer);
-      await running;
-    },
-  };
-}
-
 function print(json: unknown): void {
   process.stdout.write(`${JSON.stringify(json, null, 2)}\n`);
+}
+
+async function client(command: Command): Promise<ControlClient> {
+  return clientOf(await targetOf(command));
 }
 
 export function registerDebugCommands(program: Command): void {
   program
     .option(
       '--server <url>',
-      'control RPC of the manager [env CLUSTER_MANAGER_URL, default http://127.0.0.1:8080]',
+      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the devnet in ./.devnet; else ${DEFAULT_SERVER}]`,
     )
-    .option('--token <token>', 'bearer token for mutations [env CLUSTER_MANAGER_TOKEN]');
-
-  program
-    .command('scale')
-    .description(
-      'Scale the validators to N (draining first when scaling down) and optionally wait for the chain.',
-    )
-    .argument('<replicas>', 'number of validators', integer(0, 999, '<replicas>'))
-    .option('--wait <until>', 'none | staked | active (signing blocks)', 'none')
     .option(
-      '--timeout <seconds>',
-      'give up waiting after this long (exit 3)',
-      integer(1, 3600, '--timeout'),
-      300,
+      '--token <token>',
+      "bearer token for mutations [env CLUSTER_MANAGER_TOKEN; a devnet's own when its manager is used]",
     )
-    .option('--drive', 'trigger views while waiting (chains with a manual pacemaker)', false)
-    .action(
-      async (
-        replicas: number,
-        options: { wait: string; timeout: number; drive: boolean },
-        command: Command,
-      ) => {
-        if (!['none', 'staked', 'active'].includes(options.wait))
-          throw new CliError('--wait must be none, staked or active', ExitCode.usage);
-        const api = client(command, (options.timeout + 30) * 1000);
-        const progress = new ScaleProgress(process.stderr);
-        const refresh = refresher(async () => {
-          const answer = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
-          if (answer.status === 200) progress.show(answer.body.validators);
-        });
-        const follow = new AbortController();
-        const followed =
-          options.wait === 'none'
-            ? Promise.resolve()
-            : api
-                .stream((event) => {
-                  if (event !== 'hello') refresh.soon();
-                }, follow.signal)
-                .catch(() => undefined);
-        let answer: Answer<ScaleResult>;
-        try {
-          if (options.wait !== 'none') {
-            progress.note(`scaling to ${replicas} (wait: ${options.wait})…`);
-            refresh.soon();
-          }
-          answer = await api.post<ScaleResult>('/v1/scale', {
-            replicas,
-            wait: options.wait,
-            timeoutSeconds: options.timeout,
-            drive: options.drive,
-          });
-        } finally {
-          follow.abort();
-          await followed;
-          await refresh.stop();
-        }
-        if (answer.status === 504) {
-          const result = answer.body;
-          const missing = result.missing.map((m) => `${m.id} (${m.phase}: ${m.reason})`).join('; ');
-          throw new CliError(
-            `timed out after ${Math.round(result.elapsedMs / 1000)} s; not there yet: ${missing}`,
-            ExitCode.timedOut,
-          );
-        }
-        if (answer.status !== 200 && answer.status !== 202) failOn(answer, 'scale');
-        const result = answer.body;
-        if (options.wait !== 'none') {
-          const final = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
-          if (final.status === 200) progress.show(final.body.validators);
-        }
-        progress.finish(
-          answer.status === 202
-            ? `${result.statefulSet}: draining ${result.drained.join(', ')}; the replicas drop from ${result.previous} to ${result.replicas} once they have left the validator set`
-            : `${result.statefulSet}: ${result.previous} → ${result.replicas}${result.drained.length > 0 ? `, drained ${result.drained.join(', ')}` : ''}; done in ${(result.elapsedMs / 1000).toFixed(1)} s at height ${result.height}`,
-        );
-      },
-    );
+    .option('--devnet <dir>', 'use the devnet in this folder (default: ./.devnet when it exists)');
+
+  registerScaleCommand(program);
 
   program
     .command('status')
-    .description('Show every validator: pod, chain state, phase and reason.')
+    .description(
+      'Show the chain (height, last block), whether the manager is paused, and every validator: pod, chain state, phase and reason.',
+    )
     .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager status', 'a table, with the chain and pause above it'],
+        ['cluster-manager status --json | jq .validators', 'the same for a script'],
+      ]),
+    )
     .action(async (options: { json?: boolean }, command: Command) => {
-      const api = client(command);
-      const answer = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
+      const api = await client(command);
+      const [answer, ready] = await Promise.all([
+        api.get<{ validators: ValidatorStatus[] }>('/v1/validators'),
+        api.get<Readiness>('/readyz'),
+      ]);
       if (answer.status !== 200) failOn(answer, 'status');
-      if (options.json === true) print(answer.body);
-      else process.stdout.write(`${statusTable(answer.body.validators)}\n`);
+      // /readyz answers 503 with the same body while the manager is not ready.
+      const summary =
+        (ready.status === 200 || ready.status === 503) && typeof ready.body.chain === 'object'
+          ? ready.body
+          : undefined;
+      if (options.json === true)
+        return print({
+          ...(summary === undefined
+            ? {}
+            : {
+                paused: summary.paused,
+                synced: summary.synced,
+                chain: summary.chain,
+                journal: summary.journal,
+              }),
+          validators: answer.body.validators,
+        });
+      const head = summary === undefined ? [] : summaryLines(summary, Date.now());
+      process.stdout.write(`${[...head, statusTable(answer.body.validators)].join('\n')}\n`);
     });
 
   program
     .command('plan')
     .description('Dry run: the actions the manager would take now, and why.')
     .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager plan', 'what it would do now'],
+        ['cluster-manager plan --json', 'the same as JSON'],
+      ]),
+    )
     .action(async (options: { json?: boolean }, command: Command) => {
-      const answer = await client(command).get<PlanView>('/v1/plan');
+      const answer = await (await client(command)).get<PlanView>('/v1/plan');
       if (answer.status !== 200) failOn(answer, 'plan');
       const view = answer.body;
       if (options.json === true) return print(view);
@@ -191,6 +126,14 @@ export function registerDebugCommands(program: Command): void {
     )
     .option('--validator <id>', 'only this validator (001 …)')
     .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager actions', 'the last 20'],
+        ['cluster-manager actions --validator 005 --limit 5', "one validator's"],
+        ['cluster-manager actions --before 120', 'the page before sequence 120'],
+      ]),
+    )
     .action(
       async (
         options: { limit: number; before?: number; validator?: string; json?: boolean },
@@ -203,7 +146,9 @@ export function registerDebugCommands(program: Command): void {
           ...(options.before === undefined ? {} : { before: String(options.before) }),
           ...(options.validator === undefined ? {} : { validator: options.validator }),
         });
-        const answer = await client(command).get<{
+        const answer = await (
+          await client(command)
+        ).get<{
           actions: ActionSummary[];
           next: number | null;
         }>(`/v1/actions?${query.toString()}`);
@@ -226,15 +171,20 @@ export function registerDebugCommands(program: Command): void {
       },
     );
 
-  for (const [name, description] of [
-    ['pause', 'Stop taking actions (status and plan keep working).'],
-    ['resume', 'Take actions again.'],
+  for (const [name, description, example] of [
+    [
+      'pause',
+      'Stop taking actions (status and plan keep working).',
+      'nothing is staked or unstaked until resume',
+    ],
+    ['resume', 'Take actions again.', 'the manager acts again'],
   ] as const) {
     program
       .command(name)
       .description(description)
+      .addHelpText('after', examples([[`cluster-manager ${name}`, example]]))
       .action(async (_options: unknown, command: Command) => {
-        const answer = await client(command).post<{ paused: boolean }>(`/v1/${name}`, {});
+        const answer = await (await client(command)).post<{ paused: boolean }>(`/v1/${name}`, {});
         if (answer.status !== 200) failOn(answer, name);
         process.stdout.write(`${answer.body.paused ? 'paused' : 'resumed'}\n`);
       });
@@ -243,12 +193,17 @@ export function registerDebugCommands(program: Command): void {
   program
     .command('trigger-view')
     .description('Commit the next block on a chain with a manual pacemaker.')
-    .action(async (_options: unknown, command: Command) => {
-      const answer = await client(command).post<{ height: number; committed: boolean }>(
-        '/v1/trigger-view',
-        {},
-      );
+    .option('--json', 'print JSON')
+    .addHelpText(
+      'after',
+      examples([['cluster-manager trigger-view', 'one block; prints its height']]),
+    )
+    .action(async (options: { json?: boolean }, command: Command) => {
+      const answer = await (
+        await client(command)
+      ).post<{ height: number; committed: boolean }>('/v1/trigger-view', {});
       if (answer.status !== 200) failOn(answer, 'trigger-view');
+      if (options.json === true) return print(answer.body);
       process.stdout.write(
         `height ${answer.body.height}${answer.body.committed ? '' : ' (no new block within 5 s)'}\n`,
       );
@@ -256,30 +211,40 @@ export function registerDebugCommands(program: Command): void {
 
   program
     .command('watch')
-    .description('Follow phase changes and actions as they happen (Ctrl-C to stop).')
-    .action(async (_options: unknown, command: Command) => {
-      const api = client(command);
+    .description(
+      'Follow what changes as it happens — phases, actions, pause, a chain that stops or starts making blocks — until Ctrl-C.',
+    )
+    .option('--heights', 'also print every new chain height')
+    .option('--json', 'print each event as one JSON line (heights included)')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager watch', 'changes only'],
+        ['cluster-manager watch --heights', 'and every block'],
+        ['cluster-manager watch --json | jq -c .', 'events for a script'],
+      ]),
+    )
+    .action(async (options: { heights?: boolean; json?: boolean }, command: Command) => {
+      const target = await targetOf(command);
+      const api = clientOf(target);
       const stop = new AbortController();
       process.once('SIGINT', () => stop.abort());
       process.once('SIGTERM', () => stop.abort());
-      await api.stream((event, data) => {
-        const d = data as Record<string, string | number | boolean | null | undefined>;
-        const time = new Date().toISOString().slice(11, 19);
-        if (event === 'phase')
-          process.stdout.write(
-            `${time} ${String(d.key)} ${String(d.from ?? '-')} → ${String(d.to)}: ${String(d.reason)}\n`,
-          );
-        else if (event === 'action')
-          process.stdout.write(
-            `${time} ${String(d.validatorId)} ${String(d.kind)} ${String(d.state)}${d.txHash ? ` ${String(d.txHash).slice(0, 16)}` : ''}\n`,
-          );
-        else if (event === 'height') process.stdout.write(`${time} height ${String(d.height)}\n`);
-        else if (event === 'paused')
-          process.stdout.write(`${time} ${d.paused === true ? 'paused' : 'resumed'}\n`);
-        else if (event === 'hello')
-          process.stdout.write(`${time} following ${api.server} at height ${String(d.height)}\n`);
-      }, stop.signal);
+      const printer = new WatchPrinter({
+        out: (line) => process.stdout.write(`${line}\n`),
+        server: api.server,
+        heights: options.heights === true,
+        json: options.json === true,
+      });
+      try {
+        await api.stream((event, data) => printer.event(event, data), stop.signal);
+      } finally {
+        printer.stop();
+      }
       if (!stop.signal.aborted)
         throw new CliError(`the manager at ${api.server} closed the event stream`, ExitCode.failed);
     });
+
+  registerLogsCommand(program);
+  registerCompletionCommand(program);
 }

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { stringify } from 'yaml';
 import { readSecretArgument } from '../../cli/input.ts';
-import { UsageError } from '../../cli/program.ts';
+import { examples, UsageError } from '../../cli/program.ts';
 import {
   generateKeys,
   isPocketError,
@@ -17,7 +17,14 @@ export const DEFAULT_KEYS_SECRET = 'validators-private-keys';
 export function registerKeysCommands(program: Command): void {
   const keys = program
     .command('keys')
-    .description('Inspect and generate validator keys (offline).');
+    .description('Inspect and generate validator keys (offline).')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager keys generate --count 8 > keys.yaml', 'a keys Secret of 8 validators'],
+        ['cluster-manager keys inspect - < key.hex', 'public key and address of a key'],
+      ]),
+    );
 
   keys
     .command('inspect')
@@ -25,6 +32,13 @@ export function registerKeysCommands(program: Command): void {
       'Print the public key and address of a private key. Use `-` to read it from standard input.',
     )
     .argument('<key>', '`-` (standard input) or a file holding the 128-hex key')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager keys inspect - < key.hex', 'from standard input'],
+        ['cluster-manager keys inspect ./key.hex', 'from a file (never the key itself)'],
+      ]),
+    )
     .action(async (source: string) => {
       const key = parseKey(await readSecretArgument(source, 'key'));
       process.stdout.write(
@@ -42,6 +56,13 @@ export function registerKeysCommands(program: Command): void {
     .option('--name <name>', 'Secret name', DEFAULT_KEYS_SECRET)
     .option('--namespace <ns>', 'Secret namespace (omitted when not given)')
     .option('--out <file>', 'write to this file (mode 0600) instead of standard output')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager keys generate --count 32 --out keys.yaml', '32 fresh keys'],
+        ['cluster-manager keys generate --count 4 --seed demo', 'the same 4 keys every time'],
+      ]),
+    )
     .action(
       async (options: {
         count: number;

@@ -117,3 +117,54 @@ export class ScaleProgress {
     this.#drawn = this.#rows.length;
   }
 }
+
+/** "0.4 s", "12 s", "3 min", "2 h 5 min": how long ago, for a person. */
+export function ageText(ms: number): string {
+  if (ms < 0) return '0 s';
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  if (ms < 7_200_000) return `${Math.round(ms / 60_000)} min`;
+  const hours = Math.floor(ms / 3_600_000);
+  return `${hours} h ${Math.round((ms - hours * 3_600_000) / 60_000)} min`;
+}
+
+/** What `status` shows above the table: the chain, pause, sync, and a journal set aside. */
+export interface ManagerSummary {
+  paused: boolean;
+  synced: boolean;
+  chain: {
+    healthy: boolean;
+    height: number;
+    lastError: string | null;
+    lastBlockAt?: string | null;
+  };
+  journal?: { setAside: { to: string; reason: string } | null };
+}
+
+/** The lines above `status`'s table. */
+export function summaryLines(summary: ManagerSummary, now: number): string[] {
+  const { chain } = summary;
+  const parts: string[] = [];
+  if (!chain.healthy && chain.height < 0)
+    parts.push(`chain not reachable (${chain.lastError ?? 'no answer yet'})`);
+  else {
+    const at = chain.lastBlockAt == null ? undefined : Date.parse(chain.lastBlockAt);
+    parts.push(
+      `chain height ${chain.height}` +
+        (at === undefined || Number.isNaN(at) ? '' : `, last block ${ageText(now - at)} ago`) +
+        (chain.healthy ? '' : ` (not answering: ${chain.lastError ?? '?'})`),
+    );
+  }
+  parts.push(
+    summary.paused
+      ? 'PAUSED: no action is taken (cluster-manager resume)'
+      : summary.synced
+        ? 'manager acting'
+        : 'manager not synced yet',
+  );
+  const lines = [parts.join(' · ')];
+  const aside = summary.journal?.setAside;
+  if (aside != null)
+    lines.push(`journal of another chain set aside at start: ${aside.to} (${aside.reason})`);
+  return lines;
+}

@@ -1,7 +1,7 @@
 // `cluster-manager run` wiring: one flag per setting of config.ts; the service itself is loaded
 // only when the command runs (it pulls in client-node, fastify and the rest).
 import type { Command } from 'commander';
-import { CliError, ExitCode } from '../../cli/program.ts';
+import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import { ConfigError, SETTINGS } from '../config.ts';
 
 export function registerRunCommand(program: Command): void {
@@ -10,6 +10,16 @@ export function registerRunCommand(program: Command): void {
     .description(
       'Run the manager: keep the staked validator set in step with the cluster (config from CM_* env vars or flags).',
     );
+  run.addHelpText(
+    'after',
+    examples([
+      ['CM_CHAIN_RPC_URL=http://full-node:50832 cluster-manager run', 'config from CM_* env'],
+      [
+        'node_modules/.bin/node --env-file=.devnet/manager.env src/bin/cluster-manager.ts run',
+        'a manager for a --no-manager devnet',
+      ],
+    ]),
+  );
   for (const setting of SETTINGS) {
     run.option(
       `--${setting.flag} <value>`,

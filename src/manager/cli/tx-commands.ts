@@ -1,7 +1,7 @@
 // `cluster-manager tx build|decode`: offline tools to make and read V1 transactions.
 import type { Command } from 'commander';
 import { readStdin, readSecretArgument, stripFinalNewline } from '../../cli/input.ts';
-import { UsageError } from '../../cli/program.ts';
+import { examples, UsageError } from '../../cli/program.ts';
 import {
   describeTransaction,
   hexToBytes,
@@ -29,7 +29,14 @@ interface BuildOptions {
 export function registerTxCommands(program: Command): void {
   const tx = program
     .command('tx')
-    .description('Build and decode Pocket V1 transactions (offline).');
+    .description('Build and decode Pocket V1 transactions (offline).')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager tx build unstake --key - < key.hex', 'a signed unstake, as hex'],
+        ['cluster-manager tx decode <hex>', 'what a transaction holds'],
+      ]),
+    );
 
   tx.command('build')
     .description(
@@ -44,6 +51,16 @@ export function registerTxCommands(program: Command): void {
     .option('--chains <ids>', 'comma-separated relay chain ids (stake only)', DEFAULT_CHAINS)
     .option('--service-url <host:port>', "the validator's service URL (stake only; required)")
     .option('--nonce <uint64>', 'decimal nonce (random when omitted)')
+    .addHelpText(
+      'after',
+      examples([
+        [
+          'cluster-manager tx build stake --key - --service-url 10.0.0.5:42069 < key.hex',
+          'a stake',
+        ],
+        ['cluster-manager tx build unstake --key ./key.hex', 'an unstake'],
+      ]),
+    )
     .action(async (kind: string, options: BuildOptions) => {
       if (kind !== 'stake' && kind !== 'unstake')
         throw new UsageError(`<kind> must be stake or unstake, got ${JSON.stringify(kind)}`);
@@ -81,6 +98,13 @@ export function registerTxCommands(program: Command): void {
       'Print a transaction (hex) as JSON: type, message, nonce, signer, signature validity, hash.',
     )
     .argument('<hex>', 'the transaction as hex, or `-` to read it from standard input')
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager tx decode 0a4c0a…', 'from the command line'],
+        ['cluster-manager tx build unstake --key k.hex | cluster-manager tx decode -', 'piped'],
+      ]),
+    )
     .action(async (source: string) => {
       const text = source === '-' ? stripFinalNewline(await readStdin()).trim() : source;
       if (text === '' || !isHex(text))

@@ -1,7 +1,7 @@
 // The action journal (node:sqlite): every action is written before it is sent and updated as it
 // progresses, so a restarted manager resumes what was in flight instead of sending it again.
 // At most one open (prepared or sent) action per validator, enforced by a unique index.
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Clock } from '../clock.ts';
@@ -35,6 +35,34 @@ CREATE UNIQUE INDEX IF NOT EXISTS actions_one_open ON actions (validator_id) WHE
 CREATE INDEX IF NOT EXISTS actions_by_validator ON actions (validator_id, seq);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
+
+/**
+ * The journal file's schema version (`PRAGMA user_version`). 0: the first files, which did not
+ * say which chain they were written for; 1: the chain is recorded in `settings` (`chain.id`,
+ * `chain.genesis-hash`). Opening migrates an older file in place; a newer one is refused.
+ */
+export const JOURNAL_SCHEMA_VERSION = 1;
+
+/** The chain a journal was written for. */
+export interface ChainIdentity {
+  /** The chain's id (V1: a block header's `network_id`). */
+  chainId: string;
+  /** The hash the first block builds on (V1: block 1's `prev_state_hash`). */
+  genesisHash: string;
+}
+
+/** A journal file this code cannot use (written by a newer version). */
+export class JournalVersionError extends Error {
+  constructor(path: string, version: number) {
+    super(
+      `the journal ${path} has schema version ${version}, newer than this cluster-manager's ${JOURNAL_SCHEMA_VERSION}; use a newer cluster-manager or another CM_JOURNAL_PATH`,
+    );
+    this.name = 'JournalVersionError';
+  }
+}
+
+const CHAIN_ID_SETTING = 'chain.id';
+const GENESIS_HASH_SETTING = 'chain.genesis-hash';
 
 interface Row {
   seq: number;
@@ -116,16 +144,22 @@ export interface WriteOptions {
  * the end of the current turn of the event loop.
  */
 export class Journal {
-  readonly #db: DatabaseSync;
+  #db: DatabaseSync;
+  readonly #path: string;
   readonly #clock: Clock;
   readonly #statements = new Map<string, StatementSync>();
   #group:
     { committed: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
   readonly #groupFailureListeners: ((error: unknown) => void)[] = [];
 
-  private constructor(db: DatabaseSync, clock: Clock) {
+  private constructor(db: DatabaseSync, path: string, clock: Clock) {
     this.#db = db;
+    this.#path = path;
     this.#clock = clock;
+  }
+
+  get path(): string {
+    return this.#path;
   }
 
   /** A compiled statement, compiled once per journal. */
@@ -181,13 +215,52 @@ export class Journal {
     this.#groupFailureListeners.push(listener);
   }
 
-  /** Opens (creating if needed) the journal at `path`; `:memory:` for a throw-away one. */
+  /**
+   * Opens (creating if needed) the journal at `path`; `:memory:` for a throw-away one. An older
+   * file is migrated to JOURNAL_SCHEMA_VERSION; a newer one throws JournalVersionError.
+   */
   static open(path: string, clock: Clock): Journal {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-    const db = new DatabaseSync(path);
-    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
-    db.exec(SCHEMA);
-    return new Journal(db, clock);
+    return new Journal(openDatabase(path), path, clock);
+  }
+
+  /** The chain this journal was written for; undefined until it is known. */
+  chain(): ChainIdentity | undefined {
+    const chainId = this.getSetting(CHAIN_ID_SETTING);
+    const genesisHash = this.getSetting(GENESIS_HASH_SETTING);
+    return chainId === undefined || genesisHash === undefined
+      ? undefined
+      : { chainId, genesisHash };
+  }
+
+  /** Records the chain this journal is written for. */
+  bindChain(chain: ChainIdentity): void {
+    this.flush();
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      this.setSetting(CHAIN_ID_SETTING, chain.chainId);
+      this.setSetting(GENESIS_HASH_SETTING, chain.genesisHash);
+      this.#db.exec('COMMIT');
+    } catch (error: unknown) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
+  /**
+   * Sets this journal's file aside — renamed to `<path>.<label>-<time>` (with its -wal and -shm,
+   * if any) — and continues on a new, empty file at the same path. Returns the new name.
+   */
+  setAside(label: string): string {
+    if (this.#path === ':memory:') throw new Error('an in-memory journal has no file to set aside');
+    this.flush();
+    this.#db.close(); // checkpoints the WAL into the file
+    this.#statements.clear();
+    const stamp = new Date(this.#clock.now()).toISOString().replace(/[:.]/g, '-');
+    const aside = `${this.#path}.${label}-${stamp}`;
+    for (const suffix of ['', '-wal', '-shm'])
+      if (existsSync(this.#path + suffix)) renameSync(this.#path + suffix, aside + suffix);
+    this.#db = openDatabase(this.#path);
+    return aside;
   }
 
   close(): void {
@@ -402,4 +475,22 @@ export class Journal {
       ).run(name, value),
     );
   }
+}
+
+/** Opens the database, applies the schema, and migrates an older file (see JOURNAL_SCHEMA_VERSION). */
+function openDatabase(path: string): DatabaseSync {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+  const version = (db.prepare('PRAGMA user_version').get() as { user_version: number })
+    .user_version;
+  if (version > JOURNAL_SCHEMA_VERSION) {
+    db.close();
+    throw new JournalVersionError(path, version);
+  }
+  db.exec(SCHEMA);
+  // 0 → 1: the tables are unchanged; the chain is recorded in `settings` once known (a file of
+  // version 0 has none, and is checked against the chain by its committed actions).
+  if (version < JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
+  return db;
 }

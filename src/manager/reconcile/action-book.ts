@@ -38,6 +38,11 @@ export class ActionBook {
     }
   }
 
+  /** Reads the indexes from the journal again (after the journal was replaced by a new file). */
+  reload(): void {
+    this.#load();
+  }
+
   get open(): ReadonlyMap<ValidatorId, ActionRecord> {
     return this.#open;
   }

@@ -1,6 +1,7 @@
 // What the control RPC needs from the manager, as a narrow interface, and its implementation
 // over a running Manager. Routes depend on this, not on the Manager class.
 import type { EventEmitter } from 'node:events';
+import { parseChainTime } from '../chain/block-clock.ts';
 import type { Manager, ManagerEvents } from '../manager.ts';
 import { Phase, type Decision } from '../planner/plan.ts';
 import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
@@ -17,9 +18,20 @@ export interface Readiness {
   leader: boolean;
   leaderIdentity: string | null;
   paused: boolean;
-  chain: { healthy: boolean; height: number; lastError: string | null };
+  chain: {
+    healthy: boolean;
+    height: number;
+    lastError: string | null;
+    /** When the newest block read was made, per its header (ISO 8601); null before block 1. */
+    lastBlockAt: string | null;
+  };
   informers: { name: string; synced: boolean; restarts: number; lastError: string | null }[];
   queueDepth: number;
+  /** The chain the journal is bound to; a journal of another chain set aside at start. */
+  journal: {
+    chain: { chainId: string; genesisHash: string } | null;
+    setAside: { to: string; reason: string } | null;
+  };
 }
 
 export interface PlanView {
@@ -68,6 +80,12 @@ export function planView(
   };
 }
 
+/** A header timestamp as ISO 8601, or null when there is none or it cannot be read. */
+function isoTime(text: string | undefined): string | null {
+  const ms = text === undefined ? undefined : parseChainTime(text);
+  return ms === undefined ? null : new Date(ms).toISOString();
+}
+
 const TRIGGER_WAIT_MS = 5_000;
 const TRIGGER_POLL_MS = 50;
 
@@ -90,6 +108,7 @@ export class ManagerControlPlane implements ControlPlane {
 
   readiness(): Readiness {
     const m = this.#manager;
+    const journal = m.journalState();
     return {
       ready: m.isReady(),
       synced: m.isSynced(),
@@ -100,9 +119,14 @@ export class ManagerControlPlane implements ControlPlane {
         healthy: m.chain.healthy,
         height: m.chain.height,
         lastError: m.chain.lastError ?? null,
+        lastBlockAt: isoTime(m.chain.lastBlockTime),
       },
       informers: m.informerStatus().map((i) => ({ ...i, lastError: i.lastError ?? null })),
       queueDepth: m.queueDepth,
+      journal: {
+        chain: journal.chain ?? null,
+        setAside: journal.setAside ?? null,
+      },
     };
   }
 

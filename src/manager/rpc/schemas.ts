@@ -99,6 +99,10 @@ export const readinessSchema = {
         healthy: { type: 'boolean' },
         height: { type: 'integer' },
         lastError: nullable({ type: 'string' }),
+        lastBlockAt: nullable({
+          type: 'string',
+          description: "When the newest block read was made, per its header's timestamp",
+        }),
       },
     },
     informers: {
@@ -114,6 +118,21 @@ export const readinessSchema = {
       },
     },
     queueDepth: { type: 'integer' },
+    journal: {
+      type: 'object',
+      description:
+        'The chain the journal is bound to, and a journal of another chain set aside at start',
+      properties: {
+        chain: nullable({
+          type: 'object',
+          properties: { chainId: { type: 'string' }, genesisHash: { type: 'string' } },
+        }),
+        setAside: nullable({
+          type: 'object',
+          properties: { to: { type: 'string' }, reason: { type: 'string' } },
+        }),
+      },
+    },
   },
 } as const;
 

@@ -9,6 +9,7 @@ import { apiStatus, describeApiError } from '../kube/client.ts';
 import type { Manager } from '../manager.ts';
 import { Annotations, ChainStatus, type DesiredValidator, type ValidatorId } from '../model.ts';
 import { hasProvenItself, Phase } from '../planner/plan.ts';
+import { BlockerWatch } from './scale-blockers.ts';
 
 export const WaitFor = { none: 'none', staked: 'staked', active: 'active' } as const;
 export type WaitFor = (typeof WaitFor)[keyof typeof WaitFor];
@@ -151,11 +152,19 @@ export class Scaler {
           missing: [],
         });
       }
+      // Fails fast (SCALE_BLOCKED) when the wait cannot end by itself: scale-blockers.ts.
+      const watch = new BlockerWatch(
+        this.#manager,
+        request,
+        () => this.#missingAfter(name, request),
+        signal,
+      );
       const done = await this.#waitUntil(() => this.#missingAfter(name, request).length === 0, {
         deadline,
         drive: request.drive,
-        signal,
-      });
+        signal: watch.signal,
+      }).finally(() => watch.stop());
+      watch.throwIfBlocked({ statefulSet: name, previous });
       return this.#result({
         name,
         previous,

@@ -29,13 +29,19 @@ const BASE_ENV = (): Record<string, string> => ({
   NO_COLOR: '1',
 });
 
-export function startCli(
-  args: readonly string[],
-  options: { env?: Record<string, string>; bin?: string; timeoutMs?: number } = {},
-): CliProcess {
+export interface CliOptions {
+  env?: Record<string, string>;
+  bin?: string;
+  timeoutMs?: number;
+  /** The working folder (a devnet in `<cwd>/.devnet` is found there). */
+  cwd?: string;
+}
+
+export function startCli(args: readonly string[], options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, [options.bin ?? BIN.clusterManager, ...args], {
     env: { ...BASE_ENV(), ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
   let stdout = '';
   let stderr = '';
@@ -63,7 +69,7 @@ export function startCli(
 /** Runs a CLI command to its end. */
 export async function runCli(
   args: readonly string[],
-  options: { env?: Record<string, string>; bin?: string; timeoutMs?: number } = {},
+  options: CliOptions = {},
 ): Promise<CliResult> {
   return startCli(args, options).exited;
 }

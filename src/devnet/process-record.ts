@@ -1,0 +1,111 @@
+// `<dir>/processes.json`: the processes a running devnet has started (the manager, every node
+// process of every pod), kept current while it runs, so that `cluster-manager devnet reset` can
+// stop the ones a devnet killed with SIGKILL left behind.
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { readFile, readlink, rename, writeFile } from 'node:fs/promises';
+import { join, sep } from 'node:path';
+import { asStamp, isSameProcess, stampOf, type ProcessStamp } from './process-stamp.ts';
+
+export const PROCESSES_FILE = 'processes.json';
+
+/** Every live process below `root` (children, grandchildren…), from /proc. */
+export function descendantsOf(root: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const text = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
+      if (fields[0] === 'Z') continue;
+      const ppid = Number(fields[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(entry));
+      children.set(ppid, list);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const out: number[] = [];
+  const stack = [...(children.get(root) ?? [])];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    out.push(pid);
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return out.sort((a, b) => a - b);
+}
+
+/** Processes whose working folder is inside `dir` (a devnet's pods run in `<dir>/emulator/…`). */
+export async function processesInside(dir: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    const cwd = await readlink(`/proc/${entry}/cwd`).catch(() => '');
+    if (cwd === dir || cwd.startsWith(`${dir}${sep}`)) found.push(Number(entry));
+  }
+  return found;
+}
+
+/**
+ * Keeps `<dir>/processes.json` equal to the descendants of this process while started: scanned
+ * every `intervalMs` and on `poke()` (a pod changed), written only when the set changed.
+ */
+export class ProcessRecorder {
+  readonly #path: string;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | undefined;
+  #written = '';
+  #writing: Promise<void> = Promise.resolve();
+
+  constructor(dir: string, intervalMs = 2_000) {
+    this.#path = join(dir, PROCESSES_FILE);
+    this.#intervalMs = intervalMs;
+  }
+
+  start(): void {
+    this.poke();
+    this.#timer = setInterval(() => this.poke(), this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  /** Scans now (soon after a pod started or stopped). */
+  poke(): void {
+    this.#writing = this.#writing.then(() => this.#record()).catch(() => undefined);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#writing;
+  }
+
+  async #record(): Promise<void> {
+    const stamps = descendantsOf(process.pid)
+      .map(stampOf)
+      .filter((s): s is ProcessStamp => s !== undefined);
+    const text = `${JSON.stringify({ devnet: stampOf(process.pid), processes: stamps }, null, 2)}\n`;
+    const key = stamps.map((s) => `${s.pid}:${s.startTime}`).join(',');
+    if (key === this.#written) return;
+    const aside = `${this.#path}.${randomBytes(4).toString('hex')}`;
+    await writeFile(aside, text, { mode: 0o600 });
+    await rename(aside, this.#path);
+    this.#written = key;
+  }
+}
+
+/** The processes `<dir>/processes.json` names that still run as recorded (checked, never guessed). */
+export async function recordedProcesses(dir: string): Promise<ProcessStamp[]> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(await readFile(join(dir, PROCESSES_FILE), 'utf8'));
+  } catch {
+    return [];
+  }
+  const list = (parsed as { processes?: unknown } | null)?.processes;
+  if (!Array.isArray(list)) return [];
+  return list
+    .map(asStamp)
+    .filter((s): s is ProcessStamp => s !== undefined)
+    .filter(isSameProcess);
+}

@@ -1,0 +1,176 @@
+// `cluster-manager logs <validator|pod> [-f]`: a validator's node log, read through the
+// Kubernetes API (`GET /api/v1/namespaces/{ns}/pods/{pod}/log`, the `pods/log` subresource
+// kubectl logs uses), so it works on a real cluster as on the devnet. The validator's pod comes
+// from the manager's status; the kubeconfig and namespace from the devnet or the flags.
+import { PassThrough } from 'node:stream';
+import { InvalidArgumentError, type Command } from 'commander';
+import { CliError, examples, ExitCode } from '../../cli/program.ts';
+import type { ValidatorStatus } from '../status.ts';
+import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
+
+interface LogsFlags {
+  follow?: boolean;
+  tail?: number;
+  previous?: boolean;
+  timestamps?: boolean;
+  container?: string;
+  kubeconfig?: string;
+  namespace?: string;
+}
+
+function count(value: string): number {
+  if (!/^\d+$/.test(value) || Number(value) > 1_000_000)
+    throw new InvalidArgumentError('--tail must be an integer from 0 to 1000000');
+  return Number(value);
+}
+
+export function registerLogsCommand(program: Command): void {
+  program
+    .command('logs')
+    .description(
+      "Print a validator's node log (by id, e.g. 005, or pod name) through the Kubernetes API; -f follows it.",
+    )
+    .argument('<validator>', 'a validator id (005) or a pod name (validator-4)')
+    .option('-f, --follow', 'keep printing new lines until Ctrl-C')
+    .option('--tail <lines>', 'only the last lines', count)
+    .option('-p, --previous', 'the log of the previous, terminated container')
+    .option('--timestamps', 'prefix each line with its time')
+    .option('-c, --container <name>', 'the container (default: the pod has one)')
+    .option(
+      '--kubeconfig <file>',
+      "kubeconfig (default: the devnet's, else KUBECONFIG or ~/.kube/config)",
+    )
+    .option(
+      '-n, --namespace <ns>',
+      "namespace (default: the devnet's, else the kubeconfig context's)",
+    )
+    .addHelpText(
+      'after',
+      examples([
+        ['cluster-manager logs 005', "validator 005's node log"],
+        ['cluster-manager logs 005 -f --tail 20', 'the last 20 lines, then follow'],
+        ['cluster-manager logs validator-4 -n devnet', 'by pod name'],
+      ]),
+    )
+    .action(async (validator: string, options: LogsFlags, command: Command) => {
+      const target = await targetOf(command);
+      const { KubeConfig } = await import('@kubernetes/client-node');
+      const kc = new KubeConfig();
+      const file = options.kubeconfig ?? target.devnet?.info.kubeconfig;
+      try {
+        if (file === undefined) kc.loadFromDefault();
+        else kc.loadFromFile(file);
+      } catch (error: unknown) {
+        throw new CliError(
+          `cannot load the kubeconfig ${file ?? '(default)'}: ${error instanceof Error ? error.message : String(error)}`,
+        );
+      }
+      const namespace =
+        options.namespace ??
+        target.devnet?.info.namespace ??
+        kc.getContextObject(kc.getCurrentContext())?.namespace ??
+        'default';
+      const pod = await podOf(validator, target);
+      await printLog(kc, { namespace, pod, ...options });
+    });
+}
+
+/** The pod of a validator id (asked of the manager; by ordinal on a devnet) or a pod name. */
+export async function podOf(validator: string, target: ServerTarget): Promise<string> {
+  if (!/^\d{1,3}$/.test(validator)) {
+    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(validator))
+      throw new CliError(
+        `${JSON.stringify(validator)} is neither a validator id (005) nor a pod name`,
+        ExitCode.usage,
+      );
+    return validator;
+  }
+  const id = validator.padStart(3, '0');
+  let reason: string;
+  try {
+    const answer = await clientOf(target, 10_000).get<{ validators: ValidatorStatus[] }>(
+      '/v1/validators',
+    );
+    const row = answer.body.validators.find((v) => v.id === id);
+    if (answer.status === 200 && row?.pod != null) return row.pod;
+    reason =
+      answer.status !== 200
+        ? `the manager answered HTTP ${answer.status}`
+        : row === undefined
+          ? `the manager knows no validator ${id}`
+          : `validator ${id} has no pod now`;
+  } catch (error: unknown) {
+    reason = error instanceof Error ? error.message : String(error);
+  }
+  // On a devnet the pod of id N is <statefulSet>-(N-1), whatever the manager says.
+  const devnet = target.devnet?.info;
+  if (devnet !== undefined && Number(id) >= 1) return `${devnet.statefulSet}-${Number(id) - 1}`;
+  throw new CliError(`cannot tell the pod of validator ${id} (${reason}); pass the pod name`);
+}
+
+async function printLog(
+  kc: import('@kubernetes/client-node').KubeConfig,
+  options: LogsFlags & { namespace: string; pod: string },
+): Promise<void> {
+  const { ApiException, CoreV1Api, Log } = await import('@kubernetes/client-node');
+  const core = kc.makeApiClient(CoreV1Api);
+  const where = `pod ${options.pod} in namespace ${options.namespace}`;
+  const explain = (error: unknown): CliError => {
+    if (error instanceof ApiException) {
+      const body = error.body as unknown;
+      const message =
+        typeof body === 'string'
+          ? ((JSON.parse(body) as { message?: string } | null)?.message ?? body)
+          : typeof (body as { message?: unknown } | null)?.message === 'string'
+            ? (body as { message: string }).message
+            : `HTTP ${error.code}`;
+      return new CliError(`cannot read the log of ${where}: ${message.replace(/\s*\n\s*/g, ' ')}`);
+    }
+    const reason =
+      error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
+    return new CliError(`cannot read the log of ${where}: ${reason}`);
+  };
+  let container = options.container;
+  try {
+    // The container must be named when following (client-node sends `container=` always).
+    container ??= (
+      await core.readNamespacedPod({ name: options.pod, namespace: options.namespace })
+    ).spec?.containers[0]?.name;
+    if (options.follow !== true) {
+      const text = await core.readNamespacedPodLog({
+        name: options.pod,
+        namespace: options.namespace,
+        ...(container === undefined ? {} : { container }),
+        ...(options.tail === undefined ? {} : { tailLines: options.tail }),
+        ...(options.previous === true ? { previous: true } : {}),
+        ...(options.timestamps === true ? { timestamps: true } : {}),
+      });
+      process.stdout.write(text);
+      return;
+    }
+  } catch (error: unknown) {
+    throw explain(error);
+  }
+  // Following: the body is streamed to stdout until the container stops or Ctrl-C.
+  const sink = new PassThrough();
+  sink.on('data', (chunk: Buffer) => process.stdout.write(chunk));
+  const ended = new Promise<void>((resolve) => sink.once('end', resolve));
+  let controller: AbortController;
+  try {
+    controller = await new Log(kc).log(options.namespace, options.pod, container ?? '', sink, {
+      follow: true,
+      ...(options.tail === undefined ? {} : { tailLines: options.tail }),
+      ...(options.previous === true ? { previous: true } : {}),
+      ...(options.timestamps === true ? { timestamps: true } : {}),
+    });
+  } catch (error: unknown) {
+    throw explain(error);
+  }
+  const stop = (): void => {
+    controller.abort();
+    sink.end();
+  };
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await ended;
+}

@@ -1,0 +1,179 @@
+// Why a scale's wait cannot end, found while it waits: a validator whose state only a person can
+// change (a key missing, duplicated or malformed, a pod conflict, a terminal failure, a hold),
+// a manager paused meanwhile, or a chain that makes no blocks while nobody drives it (a manual
+// pacemaker without --drive). The scaler stops waiting with SCALE_BLOCKED and the reason instead
+// of waiting out its timeout; the manager itself goes on.
+import { blockClockOf } from '../chain/block-clock.ts';
+import { ManagerError } from '../errors.ts';
+import type { Manager } from '../manager.ts';
+import { Phase } from '../planner/plan.ts';
+import type { Missing, ScaleRequest } from './scaler.ts';
+
+/** A reason the wait cannot end by itself. */
+export interface Blocker {
+  code: 'VALIDATOR_STUCK' | 'PAUSED' | 'NO_BLOCKS';
+  message: string;
+}
+
+/** A chain is "making no blocks" once its last block is older than this (and 5 block gaps). */
+export const MIN_STALL_MS = 10_000;
+/**
+ * A validator counts as stuck once it has been so for this long: the Secret and the pods are
+ * read through caches, and a key added together with the scale may arrive a moment later.
+ */
+export const STUCK_FOR_MS = 1_000;
+const STALL_GAPS = 5;
+const CHECK_MS = 500;
+
+export interface BlockerInput {
+  paused: boolean;
+  drive: boolean;
+  /** Who is not there yet, with the planner's phase and reason. */
+  missing: readonly Missing[];
+  /** The manager's clock now, and when it last saw the height move (or the wait began). */
+  now: number;
+  quietSince: number;
+  /** The chain's own gap between its last two blocks (header times), when known. */
+  blockGapMs: number | undefined;
+}
+
+/**
+ * True for a phase and reason that stay as they are until someone changes the cluster: a key
+ * problem, a conflict, a terminal failure, a hold. A service URL that cannot be filled yet (no
+ * pod IP) is not one of them: it fills itself.
+ */
+export function isStuck(missing: Missing): boolean {
+  if (missing.phase === Phase.held) return true;
+  return missing.phase === Phase.failed && !missing.reason.startsWith('cannot fill');
+}
+
+/** The first reason the wait cannot end, or undefined while it still can. */
+export function findBlocker(input: BlockerInput): Blocker | undefined {
+  if (input.missing.length === 0) return undefined;
+  const stuck = input.missing.filter(isStuck);
+  if (stuck.length > 0)
+    return {
+      code: 'VALIDATOR_STUCK',
+      message: stuck.map((m) => `${m.id} is ${m.phase}: ${m.reason}`).join('; '),
+    };
+  if (input.paused)
+    return {
+      code: 'PAUSED',
+      message: 'the manager was paused meanwhile; `cluster-manager resume` lets it go on',
+    };
+  if (!input.drive) {
+    // Both times are the manager's (the chain's clock may be off); the chain's own pace, from
+    // two of its headers, only widens the window for a chain that is slow by design.
+    const stallMs = Math.max(MIN_STALL_MS, (input.blockGapMs ?? 0) * STALL_GAPS);
+    const quiet = input.now - input.quietSince;
+    if (quiet >= stallMs)
+      return {
+        code: 'NO_BLOCKS',
+        message:
+          `the chain has made no block in the last ${Math.round(quiet / 1000)} s and this scale needs blocks; ` +
+          'a chain with a manual pacemaker makes them only when driven: pass --drive (or run trigger-view)',
+      };
+  }
+  return undefined;
+}
+
+/**
+ * Watches a scale's wait for a blocker: `signal` aborts when one is found (or when `outer`
+ * aborts); `throwIfBlocked` then raises SCALE_BLOCKED naming it.
+ */
+export class BlockerWatch {
+  readonly #manager: Manager;
+  readonly #request: ScaleRequest;
+  readonly #missing: () => Missing[];
+  readonly #controller = new AbortController();
+  #height: number;
+  #quietSince: number;
+  #stuckSince: number | undefined;
+  #blocker: Blocker | undefined;
+  #cancel: (() => void) | undefined;
+  #stopped = false;
+
+  constructor(
+    manager: Manager,
+    request: ScaleRequest,
+    missing: () => Missing[],
+    outer: AbortSignal,
+  ) {
+    this.#manager = manager;
+    this.#request = request;
+    this.#missing = missing;
+    this.#height = manager.chain.height;
+    this.#quietSince = manager.clock.now();
+    if (outer.aborted) this.#controller.abort(outer.reason);
+    else
+      outer.addEventListener('abort', () => this.#controller.abort(outer.reason), { once: true });
+    this.#schedule(0);
+  }
+
+  /** Aborts when a blocker is found or the outer signal aborts. */
+  get signal(): AbortSignal {
+    return this.#controller.signal;
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    this.#cancel?.();
+  }
+
+  /** Raises SCALE_BLOCKED when the wait ended because of a blocker. */
+  throwIfBlocked(scale: { statefulSet: string; previous: number }): void {
+    const blocker = this.#blocker;
+    if (blocker === undefined) return;
+    const { replicas } = this.#request;
+    throw new ManagerError(
+      'SCALE_BLOCKED',
+      `${scale.statefulSet} is set to ${replicas} replicas, but the wait cannot end: ${blocker.message}`,
+      {
+        details: {
+          reason: blocker.code,
+          statefulSet: scale.statefulSet,
+          previous: scale.previous,
+          replicas,
+          missing: this.#missing(),
+        },
+      },
+    );
+  }
+
+  #schedule(ms: number): void {
+    if (this.#stopped || this.#controller.signal.aborted) return;
+    this.#cancel = this.#manager.clock.setTimer(() => void this.#check(), ms);
+  }
+
+  async #check(): Promise<void> {
+    const m = this.#manager;
+    const height = m.chain.height;
+    if (height !== this.#height) {
+      this.#height = height;
+      this.#quietSince = m.clock.now();
+    }
+    let blockGapMs: number | undefined;
+    if (!this.#request.drive) {
+      const blocks = blockClockOf(m.rpc);
+      const [last, before] = await Promise.all([blocks.timeOf(height), blocks.timeOf(height - 1)]);
+      if (last !== undefined && before !== undefined) blockGapMs = Math.max(0, last - before);
+    }
+    if (this.#stopped || this.#controller.signal.aborted) return;
+    const blocker = findBlocker({
+      paused: m.paused,
+      drive: this.#request.drive,
+      missing: this.#missing(),
+      now: m.clock.now(),
+      quietSince: this.#quietSince,
+      blockGapMs,
+    });
+    if (blocker?.code === 'VALIDATOR_STUCK') {
+      this.#stuckSince ??= m.clock.now();
+      if (m.clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
+    } else this.#stuckSince = undefined;
+    if (blocker === undefined) return this.#schedule(CHECK_MS);
+    this.#blocker = blocker;
+    m.logger.info({ component: 'scale', blocker: blocker.code }, 'the scale cannot finish');
+    this.#controller.abort(new Error(blocker.message));
+  }
+}

@@ -1,0 +1,90 @@
+// What a started devnet suggests (issue 17, items 3 and 7): every hint works as printed — a scale
+// that changes something, `--drive` when the pacemaker is manual, the folder flag when the devnet
+// is not ./.devnet — and `devnet env` exports what a shell needs, quoted.
+import { describe, expect, it } from 'vitest';
+import type { DevnetInfo } from '../../src/cli/devnet-file.ts';
+import { envLines, readyHints, shellQuote, suggestedScale } from '../../src/devnet/hints.ts';
+
+const info: DevnetInfo = {
+  kubeApi: 'http://127.0.0.1:1001',
+  kubeconfig: '/repo/.devnet/kubeconfig',
+  namespace: 'devnet',
+  statefulSet: 'validator',
+  validators: 4,
+  keys: 32,
+  pacemaker: 'auto',
+  blockIntervalMs: 1000,
+  txMode: 'rpc',
+  chainRpcUrl: 'http://127.0.0.1:1002',
+  managerUrl: 'http://127.0.0.1:8080',
+  token: 'tok',
+  managerLog: '/repo/.devnet/manager.log',
+  dir: '/repo/.devnet',
+  managerRpcUrl: 'http://127.0.0.1:8080',
+};
+const run = { node: '/repo/node_modules/node/bin/node', entry: '/repo/src/bin/cluster-manager.ts' };
+
+describe('the hints of a ready devnet', () => {
+  it('suggest two more validators, with nothing to export first', () => {
+    expect(readyHints(info, '/repo', run)).toEqual([
+      'npx cluster-manager scale 6 --wait active',
+      'npx cluster-manager status',
+      'kubectl --kubeconfig .devnet/kubeconfig get pods',
+    ]);
+  });
+
+  it('scale to a number that changes something: --validators 6 suggests 8, a full set scales down', () => {
+    expect(readyHints({ ...info, validators: 6 }, '/repo', run)[0]).toBe(
+      'npx cluster-manager scale 8 --wait active',
+    );
+    expect(suggestedScale(6, 7)).toBe(7);
+    expect(suggestedScale(7, 7)).toBe(6);
+    expect(suggestedScale(1, 1)).toBeUndefined();
+  });
+
+  it('add --drive when the pacemaker is manual', () => {
+    expect(readyHints({ ...info, pacemaker: 'manual' }, '/repo', run)[0]).toBe(
+      'npx cluster-manager scale 6 --wait active --drive',
+    );
+  });
+
+  it('name the folder when it is not ./.devnet of the shell that typed npm start', () => {
+    const elsewhere = { ...info, dir: '/tmp/net 2', kubeconfig: '/tmp/net 2/kubeconfig' };
+    expect(readyHints(elsewhere, '/repo', run)).toEqual([
+      "npx cluster-manager --devnet '/tmp/net 2' scale 6 --wait active",
+      "npx cluster-manager --devnet '/tmp/net 2' status",
+      "kubectl --kubeconfig '/tmp/net 2/kubeconfig' get pods",
+    ]);
+    expect(readyHints(info, '/repo/src', run)[1]).toBe(
+      'npx cluster-manager --devnet /repo/.devnet status',
+    );
+  });
+
+  it('without a manager: a manager of your own that is the process itself (SIGTERM stops it)', () => {
+    expect(readyHints({ ...info, managerUrl: null }, '/repo', run)).toEqual([
+      'kubectl --kubeconfig .devnet/kubeconfig get pods',
+      'node_modules/node/bin/node --env-file=.devnet/manager.env src/bin/cluster-manager.ts run   # a manager of your own; Ctrl-C or SIGTERM stops it',
+      'npx cluster-manager status',
+    ]);
+  });
+});
+
+describe('devnet env', () => {
+  it("exports the manager's URL (its own, or the one manager.env will listen at), the token, KUBECONFIG and the chain", () => {
+    expect(envLines({ ...info, managerUrl: null, managerRpcUrl: 'http://127.0.0.1:9090' })).toEqual(
+      [
+        'export CLUSTER_MANAGER_URL=http://127.0.0.1:9090',
+        'export CLUSTER_MANAGER_TOKEN=tok',
+        'export KUBECONFIG=/repo/.devnet/kubeconfig',
+        'export POCKET_REMOTE_CLI_URL=http://127.0.0.1:1002',
+      ],
+    );
+  });
+
+  it('quotes what a shell would split or expand', () => {
+    expect(shellQuote('/tmp/a b')).toBe("'/tmp/a b'");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+    expect(shellQuote('$HOME')).toBe("'$HOME'");
+    expect(shellQuote('http://127.0.0.1:8080')).toBe('http://127.0.0.1:8080');
+  });
+});

@@ -1,0 +1,87 @@
+// When a scale's wait cannot end (issue 17, items 3 and 4): the rule that makes `scale` fail fast
+// with the named reason instead of waiting out its timeout.
+import { describe, expect, it } from 'vitest';
+import { findBlocker, isStuck, MIN_STALL_MS } from '../../src/manager/scale/scale-blockers.ts';
+import type { Missing } from '../../src/manager/scale/scaler.ts';
+
+const waiting: Missing = {
+  id: '005',
+  phase: 'staked',
+  reason: 'staked; waiting for its first signature',
+};
+const base = {
+  paused: false,
+  drive: false,
+  missing: [waiting],
+  now: 100_000,
+  quietSince: 99_000,
+  blockGapMs: 1_000 as number | undefined,
+};
+
+describe('a scale that cannot finish', () => {
+  it.each([
+    [
+      'KEY_MISSING',
+      { id: '006', phase: 'failed', reason: 'KEY_MISSING: no key "006" in the keys Secret' },
+    ],
+    [
+      'KEY_DUPLICATE',
+      { id: '006', phase: 'failed', reason: 'KEY_DUPLICATE: the key of "006" is also "002"' },
+    ],
+    [
+      'KEY_INVALID',
+      { id: '006', phase: 'failed', reason: 'KEY_INVALID: key "006" is malformed (x)' },
+    ],
+    [
+      'a pod conflict',
+      { id: '006', phase: 'failed', reason: 'conflict: pods a and b both map to 006' },
+    ],
+    [
+      'a terminal failure',
+      { id: '006', phase: 'failed', reason: 'INSUFFICIENT_FUNDS: …; fix the inputs to retry' },
+    ],
+    [
+      'a hold',
+      {
+        id: '006',
+        phase: 'held',
+        reason: 'pod validator-5 is held by annotation; nothing is done',
+      },
+    ],
+  ] as const)('is blocked at once by %s, naming the validator and the reason', (_what, missing) => {
+    const blocker = findBlocker({ ...base, missing: [waiting, missing] });
+    expect(blocker?.code).toBe('VALIDATOR_STUCK');
+    expect(blocker?.message).toBe(`${missing.id} is ${missing.phase}: ${missing.reason}`);
+  });
+
+  it('is not blocked by a service URL that will fill itself (no pod IP yet) or by progress', () => {
+    expect(
+      isStuck({
+        id: '006',
+        phase: 'failed',
+        reason: 'cannot fill the service-URL template for pod x',
+      }),
+    ).toBe(false);
+    expect(findBlocker(base)).toBeUndefined();
+    expect(findBlocker({ ...base, missing: [] })).toBeUndefined();
+  });
+
+  it('is blocked when the manager is paused meanwhile', () => {
+    expect(findBlocker({ ...base, paused: true })).toMatchObject({ code: 'PAUSED' });
+  });
+
+  it('is blocked when no block came for 10 s while not driven, and the reason names --drive', () => {
+    const quiet = { ...base, quietSince: base.now - MIN_STALL_MS };
+    const blocker = findBlocker(quiet);
+    expect(blocker?.code).toBe('NO_BLOCKS');
+    expect(blocker?.message).toMatch(/no block in the last 10 s.*pass --drive/);
+    expect(findBlocker({ ...quiet, quietSince: quiet.quietSince + 1 })).toBeUndefined();
+    expect(findBlocker({ ...quiet, drive: true })).toBeUndefined();
+  });
+
+  it('waits longer on a chain that is slow by design: five of its own block gaps', () => {
+    const slow = { ...base, blockGapMs: 30_000 };
+    expect(findBlocker({ ...slow, quietSince: base.now - 100_000 })).toBeUndefined();
+    expect(findBlocker({ ...slow, quietSince: base.now - 150_000 })?.code).toBe('NO_BLOCKS');
+  });
+});
