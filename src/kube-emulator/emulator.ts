@@ -10,14 +10,17 @@ import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceDefaults } from './namespace-defaults.ts';
 import { ContainerLogs } from './container-logs.ts';
+import { EventRecorder } from './event-recorder.ts';
 import { extraRoute } from './extra-routes.ts';
 import { ApiServer, type LoggedRequest } from './http-server.ts';
 import { kindOf } from './kinds.ts';
 import type { KubeletBase, KubeletControl } from './kubelet.ts';
 import { ProcessKubelet, type ProcessKubeletOptions } from './kubelet-process.ts';
 import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simulated.ts';
+import { PodEvents } from './pod-events.ts';
 import { SimulatedLogs } from './simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { ReplicaSetController } from './replicaset-controller.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
 import { StatefulSetController } from './statefulset-controller.ts';
@@ -126,6 +129,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   const connections = { drop: (): void => undefined };
   const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
+  const events = new EventRecorder({ api, clock });
+  const podEvents = new PodEvents(events);
   const gc = new GarbageCollector({ api, clock });
   // The CA every namespace's kube-root-ca.crt carries: the serving certificate over HTTPS, a
   // certificate of its own otherwise (nothing verifies with it over plain HTTP).
@@ -134,8 +139,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     caCert: (tls ?? createSelfSignedCertificate(new Date(clock.now()))).cert,
   });
-  const statefulSets = new StatefulSetController({ api, clock });
-  const deployments = new DeploymentController({ api, clock });
+  const statefulSets = new StatefulSetController({ api, clock, events });
+  const deployments = new DeploymentController({ api, clock, events });
+  const replicaSets = new ReplicaSetController({ api, clock, events });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   const logs = new ContainerLogs({ dir, clock });
   let url = '';
@@ -159,6 +165,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             clock,
             settings: kubeletSettings,
             logs: new SimulatedLogs(logs),
+            events: podEvents,
           })
         : new ProcessKubelet({
             api,
@@ -167,6 +174,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             settings: kubeletSettings,
             kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
             logs,
+            events: podEvents,
           });
   const kubeletControl: KubeletControl = kubelet ?? {
     setReady: () => undefined,
@@ -203,6 +211,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     hub.endAll();
     statefulSets.stop();
     deployments.stop();
+    replicaSets.stop();
     gc.stop();
     namespaceDefaults.stop();
     upgrades.closeAll();
