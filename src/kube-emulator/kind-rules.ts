@@ -1,5 +1,6 @@
 // Per-kind server-side defaults and validation (the part of a real apiserver's strategies we need).
 import { child, isObject, objects, type JsonObject } from './json.ts';
+import { coreEventDefaults } from './event-conversion.ts';
 import { fromStructured, matchesLabels } from './label-selector.ts';
 import type { StatusCause } from './status-errors.ts';
 import type { KubeObject } from './types.ts';
@@ -335,6 +336,7 @@ const lease: KindRules = {
 const event: KindRules = {
   defaults(object) {
     microTimes(object, ['eventTime']);
+    coreEventDefaults(object);
   },
 };
 
