@@ -14,7 +14,11 @@ import { waitFor } from '../../src/harness/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
-const versions = kubectlVersions();
+// The wire of each version is checked in test/conformance/kubectl-streams.test.ts; here the
+// oldest (SPDY) and the newest (WebSocket) kubectl.
+const versions = [...new Set([kubectlVersions()[0], kubectlVersions().at(-1)])].filter(
+  (binary): binary is KubectlBinary => binary !== undefined,
+);
 
 async function echoHarness(): Promise<Harness> {
   const h = await startHarness({
