@@ -189,6 +189,9 @@ export class StreamUpgrades {
     );
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));
+    // The HTTP server's sockets allow half-open connections: a client that is gone (its end
+    // sent, or killed) is the end of the session.
+    socket.once('end', () => socket.destroy());
     const transport: ByteTransport = {
       write: (chunk) => socket.write(chunk),
       close: () => socket.end(),

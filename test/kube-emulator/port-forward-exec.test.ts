@@ -254,6 +254,48 @@ describe('kubectl exec', () => {
     },
   );
 
+  it.each(versions)(
+    "kubectl $version killed mid-command: the command's process group is killed too",
+    async (binary) => {
+      const h = await echoHarness();
+      const child = spawn(
+        binary.path,
+        [
+          `--kubeconfig=${h.kubeconfigPath}`,
+          'exec',
+          'web',
+          '--',
+          'sh',
+          '-c',
+          'echo $$; exec sleep 60',
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'ignore'],
+          env: { PATH: process.env.PATH ?? '', HOME: h.emulator.dir },
+        },
+      );
+      onTestFinished(() => {
+        child.kill('SIGKILL');
+      });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const pid = Number(
+        await waitFor(() => /^(\d+)\n/.exec(out)?.[1], { what: "the command's pid" }),
+      );
+      const alive = (): boolean => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(alive()).toBe(true);
+      child.kill('SIGKILL');
+      await waitFor(() => !alive(), { what: `process ${pid} gone` });
+    },
+  );
+
   it('runs through client-node Exec (WebSocket v5), and refuses a simulated pod and attach', async () => {
     const h = await echoHarness();
     let out = '';
