@@ -99,7 +99,7 @@ function nodeImage(): ImageCommand {
   return {
     command: process.execPath,
     args: [BIN.localnetNode],
-    exec: { p1: cli, 'localnet-cli': cli },
+    binaries: { p1: cli, 'localnet-cli': cli },
   };
 }
 

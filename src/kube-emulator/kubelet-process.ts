@@ -32,10 +32,10 @@ export interface ImageCommand {
   args?: string[];
   env?: Record<string, string>;
   /**
-   * The programs the image provides to `kubectl exec`, by the name typed after `--` (e.g.
-   * `localnet-cli`); other names are looked up on the container's PATH.
+   * The programs the image provides, by name (the command's first word or its base name, e.g.
+   * `localnet-cli`), for `kubectl exec`; other names are looked up on the container's PATH.
    */
-  exec?: Record<string, ExecProgram>;
+  binaries?: Record<string, ExecProgram>;
 }
 
 /** A program an image provides to `kubectl exec`; `$(VAR)` in `env` values is the container's. */

@@ -28,7 +28,7 @@ async function echoHarness(): Promise<Harness> {
         echo: {
           command: process.execPath,
           args: [join(fixtures, 'echo-server.mjs')],
-          exec: {
+          binaries: {
             greet: {
               command: '/bin/sh',
               args: ['-c', 'echo "hello on $PORT"'],
