@@ -30,6 +30,8 @@ function patchOf(set: KubeObject): Record<string, unknown> {
 
 export class StatefulSetRevisions {
   readonly #api: ResourceApi;
+  /** The revision found for a set at a generation (its template changes only with it), by uid. */
+  readonly #known = new Map<string, { generation: number; name: string }>();
 
   constructor(api: ResourceApi) {
     this.#api = api;
@@ -45,6 +47,22 @@ export class StatefulSetRevisions {
 
   /** The name of the revision of the set's current template, created or renumbered as needed. */
   sync(set: KubeObject): string {
+    const namespace = set.metadata.namespace ?? '';
+    const uid = set.metadata.uid ?? '';
+    const generation = set.metadata.generation ?? 0;
+    const known = this.#known.get(uid);
+    if (
+      known?.generation === generation &&
+      this.#api.peek(controllerRevisions, namespace, known.name) !== undefined
+    ) {
+      return known.name;
+    }
+    const name = this.#find(set);
+    this.#known.set(uid, { generation, name });
+    return name;
+  }
+
+  #find(set: KubeObject): string {
     const namespace = set.metadata.namespace ?? '';
     const data = patchOf(set);
     const history = this.history(set);
@@ -95,11 +113,17 @@ export class StatefulSetRevisions {
     }
   }
 
-  /** Deletes the oldest unused revisions beyond the set's revisionHistoryLimit (default 10). */
-  truncate(set: KubeObject, live: ReadonlySet<string>): void {
+  /**
+   * Deletes the oldest unused revisions beyond the set's revisionHistoryLimit (default 10);
+   * `live` (the revisions in use) is asked for only when there are more than that.
+   */
+  truncate(set: KubeObject, live: () => ReadonlySet<string>): void {
     const spec = isObject(set.spec) ? set.spec : {};
     const limit = typeof spec.revisionHistoryLimit === 'number' ? spec.revisionHistoryLimit : 10;
-    const unused = this.history(set).filter((cr) => !live.has(cr.metadata.name ?? ''));
+    const history = this.history(set);
+    if (history.length <= limit) return;
+    const used = live();
+    const unused = history.filter((cr) => !used.has(cr.metadata.name ?? ''));
     for (const cr of unused.slice(0, Math.max(0, unused.length - limit))) {
       this.#api.delete(controllerRevisions, cr.metadata.namespace ?? '', cr.metadata.name ?? '');
     }

@@ -143,7 +143,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const deployments = new DeploymentController({ api, clock, events });
   const replicaSets = new ReplicaSetController({ api, clock, events });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
-  const logs = new ContainerLogs({ dir, clock });
+  // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
+  const logs = new ContainerLogs({
+    dir,
+    clock,
+    memory: kubeletSettings !== false && kubeletSettings.mode === 'simulated',
+  });
   let url = '';
   const kubeconfigFor = (
     account?: ServiceAccountRef,

@@ -5,7 +5,7 @@
 // dangling references are removed instead. References to kinds the emulator does not serve are
 // left alone, as the real collector leaves what it cannot resolve.
 import type { Clock } from './clock.ts';
-import { clone } from './json.ts';
+import { clone, deepEqual } from './json.ts';
 import { kindNamed, storageKind } from './kinds.ts';
 import { FOREGROUND_FINALIZER, Propagation, type ResourceApi } from './resource-api.ts';
 import type { StoreEvent } from './store.ts';
@@ -33,7 +33,12 @@ export class GarbageCollector {
   #observe(event: StoreEvent): void {
     const meta = event.object.metadata;
     const uid = meta.uid ?? '';
-    if (event.type !== 'DELETED' && (meta.ownerReferences?.length ?? 0) > 0) {
+    // Owners are checked when an object's references appear or change (not on every write).
+    if (
+      event.type !== 'DELETED' &&
+      (meta.ownerReferences?.length ?? 0) > 0 &&
+      !deepEqual(meta.ownerReferences, event.previous?.metadata.ownerReferences)
+    ) {
       this.#queue.add(`owners|${event.storage}|${meta.namespace ?? ''}|${meta.name ?? ''}`);
     }
     if (event.type === 'DELETED') {

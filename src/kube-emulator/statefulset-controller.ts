@@ -77,9 +77,11 @@ export class StatefulSetController {
       if (failed(pod) && !terminating(pod)) this.#deletePod(pod);
     this.#scale({ set, replicas, parallel, revision, byOrdinal });
     const currentRevision = this.#writeStatus(set, revision, replicas);
-    const live = new Set([revision, ...(currentRevision === undefined ? [] : [currentRevision])]);
-    for (const pod of byOrdinal.values()) live.add(pod.metadata.labels?.[REVISION_LABEL] ?? '');
-    this.#revisions.truncate(set, live);
+    this.#revisions.truncate(set, () => {
+      const live = new Set([revision, ...(currentRevision === undefined ? [] : [currentRevision])]);
+      for (const pod of byOrdinal.values()) live.add(pod.metadata.labels?.[REVISION_LABEL] ?? '');
+      return live;
+    });
   }
 
   #scale(options: {
