@@ -103,7 +103,7 @@ function nodeImage(): ImageCommand {
   return {
     command: process.execPath,
     args: [BIN.localnetNode],
-    exec: { p1: cli, 'localnet-cli': cli },
+    binaries: { p1: cli, 'localnet-cli': cli },
   };
 }
 

@@ -87,10 +87,14 @@ export class ContainerLogs {
   readonly #dir: string;
   readonly #clock: Clock;
   readonly #live = new Map<string, Live>();
+  /** The logs themselves when kept in memory (the simulated kubelet's few lines), by path. */
+  readonly #memory: Map<string, string> | undefined;
 
-  constructor(options: { dir: string; clock: Clock }) {
+  /** `memory`: keep the logs in memory instead of files (for short, synthetic logs). */
+  constructor(options: { dir: string; clock: Clock; memory?: boolean }) {
     this.#dir = join(options.dir, 'pod-logs');
     this.#clock = options.clock;
+    this.#memory = options.memory === true ? new Map() : undefined;
   }
 
   #podFolder(ref: Pick<ContainerInstance, 'namespace' | 'pod' | 'uid'>): string {
@@ -109,10 +113,18 @@ export class ContainerLogs {
    */
   open(ref: ContainerInstance): LogWriter {
     const path = this.pathOf(ref);
-    mkdirSync(join(this.#podFolder(ref), ref.container), { recursive: true, mode: 0o700 });
-    if (ref.instance >= 2)
-      rmSync(this.pathOf({ ...ref, instance: ref.instance - 2 }), { force: true });
-    const fd = openSync(path, 'a', 0o600);
+    const memory = this.#memory;
+    const older =
+      ref.instance >= 2 ? this.pathOf({ ...ref, instance: ref.instance - 2 }) : undefined;
+    let fd: number | undefined;
+    if (memory === undefined) {
+      mkdirSync(join(this.#podFolder(ref), ref.container), { recursive: true, mode: 0o700 });
+      if (older !== undefined) rmSync(older, { force: true });
+      fd = openSync(path, 'a', 0o600);
+    } else {
+      if (older !== undefined) memory.delete(older);
+      memory.set(path, memory.get(path) ?? '');
+    }
     const live: Live = { listeners: new Set(), ended: false };
     this.#live.set(path, live);
     const pending: Record<LogStream, string> = { stdout: '', stderr: '' };
@@ -121,8 +133,9 @@ export class ContainerLogs {
     };
     const append = (stream: LogStream, text: string, partial: boolean): void => {
       if (live.ended) return;
-      const time = nanoTime(this.#clock.now());
-      writeSync(fd, `${time} ${stream} ${partial ? 'P' : 'F'} ${text}\n`);
+      const record = `${nanoTime(this.#clock.now())} ${stream} ${partial ? 'P' : 'F'} ${text}\n`;
+      if (fd !== undefined) writeSync(fd, record);
+      else memory?.set(path, (memory.get(path) ?? '') + record);
     };
     return {
       write: (stream, chunk) => {
@@ -148,7 +161,7 @@ export class ContainerLogs {
           pending[stream] = '';
         }
         live.ended = true;
-        closeSync(fd);
+        if (fd !== undefined) closeSync(fd);
         this.#live.delete(path);
         notify();
       },
@@ -162,7 +175,53 @@ export class ContainerLogs {
 
   /** Removes every log of a pod (the kubelet's clean-up once the pod is gone). */
   async removePod(ref: Pick<ContainerInstance, 'namespace' | 'pod' | 'uid'>): Promise<void> {
-    await rm(this.#podFolder(ref), { recursive: true, force: true });
+    const folder = this.#podFolder(ref);
+    if (this.#memory === undefined) await rm(folder, { recursive: true, force: true });
+    else
+      for (const path of [...this.#memory.keys()])
+        if (path.startsWith(`${folder}/`)) this.#memory.delete(path);
+  }
+
+  /** What has been appended to a log since the last call, read from its file or memory. */
+  #source(path: string): { next: () => string; close: () => void } | undefined {
+    const memory = this.#memory;
+    if (memory !== undefined) {
+      if (!memory.has(path)) return undefined;
+      let offset = 0;
+      return {
+        next: () => {
+          const text = memory.get(path) ?? '';
+          const fresh = text.slice(offset);
+          offset = text.length;
+          return fresh;
+        },
+        close: () => undefined,
+      };
+    }
+    let fd: number;
+    try {
+      fd = openSync(path, 'r');
+    } catch {
+      return undefined;
+    }
+    let offset = 0;
+    let bytes = Buffer.alloc(0);
+    return {
+      next: () => {
+        const size = fstatSync(fd).size;
+        if (size <= offset) return '';
+        const buffer = Buffer.alloc(size - offset);
+        const read = readSync(fd, buffer, 0, buffer.length, offset);
+        offset += read;
+        // A UTF-8 character cut at the end waits for the rest of its bytes.
+        bytes = Buffer.concat([bytes, buffer.subarray(0, read)]);
+        const end = bytes.lastIndexOf(0x0a) + 1;
+        const text = bytes.subarray(0, end).toString('utf8');
+        bytes = bytes.subarray(end);
+        return text;
+      },
+      close: () => closeSync(fd),
+    };
   }
 
   /**
@@ -175,13 +234,8 @@ export class ContainerLogs {
     out: (text: string) => void,
   ): Promise<void> {
     const path = this.pathOf(ref);
-    let fd: number;
-    try {
-      fd = openSync(path, 'r');
-    } catch {
-      return;
-    }
-    let offset = 0;
+    const source = this.#source(path);
+    if (source === undefined) return;
     let carry = '';
     let budget = options.limitBytes ?? Number.POSITIVE_INFINITY;
     const emit = (record: LogRecord): boolean => {
@@ -195,12 +249,7 @@ export class ContainerLogs {
     };
     /** Reads what was appended since the last call: complete records only. */
     const fresh = (): LogRecord[] => {
-      const size = fstatSync(fd).size;
-      if (size <= offset) return [];
-      const buffer = Buffer.alloc(size - offset);
-      const read = readSync(fd, buffer, 0, buffer.length, offset);
-      offset += read;
-      const lines = (carry + buffer.subarray(0, read).toString('utf8')).split('\n');
+      const lines = (carry + source.next()).split('\n');
       carry = lines.pop() ?? '';
       return lines.flatMap((line) => {
         const record = parseRecord(line);
@@ -234,7 +283,7 @@ export class ContainerLogs {
         else listener(); // anything written between the first read and now
       });
     } finally {
-      closeSync(fd);
+      source.close();
     }
   }
 }

@@ -10,14 +10,18 @@ import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './garbage-collector.ts';
 import { NamespaceDefaults } from './namespace-defaults.ts';
 import { ContainerLogs } from './container-logs.ts';
+import { EventRecorder } from './event-recorder.ts';
 import { extraRoute } from './extra-routes.ts';
+import { decodeBody } from './request-body.ts';
 import { ApiServer, type LoggedRequest } from './http-server.ts';
 import { kindOf } from './kinds.ts';
 import type { KubeletBase, KubeletControl } from './kubelet.ts';
 import { ProcessKubelet, type ProcessKubeletOptions } from './kubelet-process.ts';
 import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simulated.ts';
+import { PodEvents } from './pod-events.ts';
 import { SimulatedLogs } from './simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { ReplicaSetController } from './replicaset-controller.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
 import { StatefulSetController } from './statefulset-controller.ts';
@@ -133,6 +137,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   });
   const connections = { drop: (): void => undefined };
   const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
+  const events = new EventRecorder({ api, clock });
+  const podEvents = new PodEvents(events);
   const gc = new GarbageCollector({ api, clock });
   // The CA every namespace's kube-root-ca.crt carries: the serving certificate over HTTPS, a
   // certificate of its own otherwise (nothing verifies with it over plain HTTP).
@@ -141,10 +147,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     clock,
     caCert: (tls ?? createSelfSignedCertificate(new Date(clock.now()))).cert,
   });
-  const statefulSets = new StatefulSetController({ api, clock });
-  const deployments = new DeploymentController({ api, clock });
+  const statefulSets = new StatefulSetController({ api, clock, events });
+  const deployments = new DeploymentController({ api, clock, events });
+  const replicaSets = new ReplicaSetController({ api, clock, events });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
-  const logs = new ContainerLogs({ dir, clock });
+  // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
+  const logs = new ContainerLogs({
+    dir,
+    clock,
+    memory: kubeletSettings !== false && kubeletSettings.mode === 'simulated',
+  });
   let url = '';
   const kubeconfigFor = (
     account?: ServiceAccountRef,
@@ -166,6 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             clock,
             settings: kubeletSettings,
             logs: new SimulatedLogs(logs),
+            events: podEvents,
           })
         : new ProcessKubelet({
             api,
@@ -174,6 +187,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             settings: kubeletSettings,
             kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
             logs,
+            events: podEvents,
           });
   const kubeletControl: KubeletControl = kubelet ?? {
     setReady: () => undefined,
@@ -200,7 +214,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }),
     requestLogSize: 5_000,
     now: () => clock.now(),
-    extraRoute: (route) => extraRoute({ api, auth, logs }, route),
+    extraRoute: (route) =>
+      extraRoute(
+        { api, auth, logs, decodeProtobuf: (bytes) => decodeBody(bytes, 'protobuf') },
+        route,
+      ),
     upgrade: (request, socket, head) => upgrades.handle(request, socket, head),
   });
   connections.drop = () => apiServer.dropConnections();
@@ -210,6 +228,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     hub.endAll();
     statefulSets.stop();
     deployments.stop();
+    replicaSets.stop();
     gc.stop();
     namespaceDefaults.stop();
     upgrades.closeAll();

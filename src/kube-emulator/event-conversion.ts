@@ -1,4 +1,10 @@
-// events.k8s.io/v1 Events are stored as core/v1 Events: one store, two views (kube-api.md §4.10).
+// events.k8s.io/v1 Events are stored as core/v1 Events: one store, two views, with the field
+// mapping of pkg/apis/events/v1/conversion.go (Convert_v1_Event_To_core_Event and
+// Convert_core_Event_To_v1_Event: regarding↔involvedObject, note↔message,
+// reportingController↔reportingComponent, deprecatedSource↔source,
+// deprecatedFirstTimestamp/LastTimestamp/Count↔firstTimestamp/lastTimestamp/count; related,
+// reason, type, action, reportingInstance, eventTime and series as they are). Fields Go always
+// writes (non-pointer structs and times) come out as Go writes them: `{}` and `null`.
 import type { JsonObject } from './json.ts';
 
 /** Field pairs: events.k8s.io/v1 name → core/v1 name. */
@@ -33,5 +39,24 @@ export function eventToStorage(event: JsonObject): JsonObject {
 }
 
 export function eventFromStorage(event: JsonObject): JsonObject {
-  return { apiVersion: 'events.k8s.io/v1', kind: 'Event', ...copyFields(event, 1) };
+  return {
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    eventTime: null,
+    deprecatedSource: {},
+    deprecatedFirstTimestamp: null,
+    deprecatedLastTimestamp: null,
+    ...copyFields(event, 1),
+  };
+}
+
+/** The core/v1 form as the apiserver writes it: Go's zero values of the non-omitempty fields. */
+export function coreEventDefaults(event: JsonObject): void {
+  event.involvedObject ??= {};
+  event.source ??= {};
+  event.firstTimestamp ??= null;
+  event.lastTimestamp ??= null;
+  event.eventTime ??= null;
+  event.reportingComponent ??= '';
+  event.reportingInstance ??= '';
 }

@@ -1,10 +1,15 @@
-// Garbage collection through ownerReferences: dependents of a deleted owner are deleted, and an
-// owner in Foreground deletion goes once its dependents are gone.
+// Garbage collection through ownerReferences (pkg/controller/garbagecollector): dependents of a
+// deleted owner are deleted, an owner in Foreground deletion goes once its dependents are gone,
+// and an object whose owners are all absent (no object of that name, or one with another uid:
+// `classifyReferences` calls such a reference dangling) is deleted; with a solid owner left, the
+// dangling references are removed instead. References to kinds the emulator does not serve are
+// left alone, as the real collector leaves what it cannot resolve.
 import type { Clock } from './clock.ts';
-import { clone } from './json.ts';
-import { storageKind } from './kinds.ts';
+import { clone, deepEqual } from './json.ts';
+import { kindNamed, storageKind } from './kinds.ts';
 import { FOREGROUND_FINALIZER, Propagation, type ResourceApi } from './resource-api.ts';
 import type { StoreEvent } from './store.ts';
+import type { KubeObject, OwnerReference } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
 export class GarbageCollector {
@@ -28,6 +33,14 @@ export class GarbageCollector {
   #observe(event: StoreEvent): void {
     const meta = event.object.metadata;
     const uid = meta.uid ?? '';
+    // Owners are checked when an object's references appear or change (not on every write).
+    if (
+      event.type !== 'DELETED' &&
+      (meta.ownerReferences?.length ?? 0) > 0 &&
+      !deepEqual(meta.ownerReferences, event.previous?.metadata.ownerReferences)
+    ) {
+      this.#queue.add(`owners|${event.storage}|${meta.namespace ?? ''}|${meta.name ?? ''}`);
+    }
     if (event.type === 'DELETED') {
       this.#queue.add(`collect|${uid}`);
       this.#foreground.delete(uid);
@@ -46,7 +59,48 @@ export class GarbageCollector {
   #handle(key: string): void {
     const [action, uid = ''] = key.split('|');
     if (action === 'collect') this.#collect(uid);
+    else if (action === 'owners') this.#checkOwners(key);
     else this.#finishForeground(uid);
+  }
+
+  /** Whether an owner reference points at a live object: true, false (dangling), or unknown. */
+  #ownerState(ref: OwnerReference, namespace: string): boolean | undefined {
+    const [group, version] = ref.apiVersion.includes('/')
+      ? ref.apiVersion.split('/')
+      : ['', ref.apiVersion];
+    const info = kindNamed(group ?? '', version ?? '', ref.kind);
+    if (info === undefined) return undefined;
+    const owner = this.#api.store.get(info.storage, info.namespaced ? namespace : '', ref.name);
+    return owner !== undefined && owner.metadata.uid === ref.uid;
+  }
+
+  /** `attemptToDeleteItem` for an object whose owners may be gone. */
+  #checkOwners(key: string): void {
+    const [, storage = '', namespace = '', name = ''] = key.split('|');
+    const info = storageKind(storage);
+    const object: KubeObject | undefined = this.#api.store.get(
+      storage,
+      info.namespaced ? namespace : '',
+      name,
+    );
+    const refs = object?.metadata.ownerReferences ?? [];
+    if (
+      object === undefined ||
+      refs.length === 0 ||
+      object.metadata.deletionTimestamp !== undefined
+    )
+      return;
+    const states = refs.map((ref) => this.#ownerState(ref, namespace));
+    if (states.includes(undefined)) return;
+    const dangling = refs.filter((_, i) => states[i] === false);
+    if (dangling.length === 0) return;
+    if (dangling.length < refs.length) {
+      const next = clone(object);
+      next.metadata.ownerReferences = refs.filter((_, i) => states[i] === true);
+      this.#api.write(info, next);
+      return;
+    }
+    this.#api.delete(info, namespace, name, { propagationPolicy: Propagation.background });
   }
 
   /** Deletes (in the background) every dependent whose only owner was `uid`. */

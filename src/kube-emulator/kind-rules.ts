@@ -1,5 +1,6 @@
 // Per-kind server-side defaults and validation (the part of a real apiserver's strategies we need).
 import { child, isObject, objects, type JsonObject } from './json.ts';
+import { coreEventDefaults } from './event-conversion.ts';
 import { fromStructured, matchesLabels } from './label-selector.ts';
 import type { StatusCause } from './status-errors.ts';
 import type { KubeObject } from './types.ts';
@@ -15,12 +16,37 @@ function required(field: string): StatusCause {
   return { reason: 'FieldValueRequired', field, message: 'Required value' };
 }
 
+/** Probe defaults (SetDefaults_Probe, SetDefaults_HTTPGetAction). */
+function defaultProbe(probe: unknown): void {
+  if (!isObject(probe)) return;
+  probe.timeoutSeconds ??= 1;
+  probe.periodSeconds ??= 10;
+  probe.successThreshold ??= 1;
+  probe.failureThreshold ??= 3;
+  if (isObject(probe.httpGet)) {
+    probe.httpGet.path ??= '/';
+    probe.httpGet.scheme ??= 'HTTP';
+  }
+}
+
+/**
+ * A pod spec's defaults, in pods and in workload templates alike: pkg/apis/core/v1/defaults.go
+ * (SetDefaults_PodSpec, _Container, _ContainerPort, _Probe, _SecretVolumeSource,
+ * _ConfigMapVolumeSource, _ProjectedVolumeSource, _DownwardAPIVolumeSource `defaultMode: 420`,
+ * _ObjectFieldSelector `apiVersion: v1`).
+ */
 function defaultPodSpec(spec: JsonObject): void {
   spec.restartPolicy ??= 'Always';
   spec.terminationGracePeriodSeconds ??= 30;
   spec.dnsPolicy ??= 'ClusterFirst';
   spec.schedulerName ??= 'default-scheduler';
   spec.securityContext ??= {};
+  for (const volume of objects(spec.volumes)) {
+    for (const source of ['secret', 'configMap', 'projected', 'downwardAPI']) {
+      const settings = volume[source];
+      if (isObject(settings)) settings.defaultMode ??= 420;
+    }
+  }
   for (const container of [...objects(spec.containers), ...objects(spec.initContainers)]) {
     const image = typeof container.image === 'string' ? container.image : '';
     const tag = /:[^/]+$/.exec(image)?.[0];
@@ -30,6 +56,12 @@ function defaultPodSpec(spec: JsonObject): void {
     container.terminationMessagePolicy ??= 'File';
     container.resources ??= {};
     for (const port of objects(container.ports)) port.protocol ??= 'TCP';
+    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'])
+      defaultProbe(container[probe]);
+    for (const variable of objects(container.env)) {
+      const from = isObject(variable.valueFrom) ? variable.valueFrom : undefined;
+      if (from !== undefined && isObject(from.fieldRef)) from.fieldRef.apiVersion ??= 'v1';
+    }
   }
 }
 
@@ -159,9 +191,31 @@ const deployment: KindRules = {
   },
 };
 
+/**
+ * What only pods get: SetDefaults_Pod (`enableServiceLinks`) and the default admission plugins:
+ * ServiceAccount (`serviceAccountName: default`; its token volume is not added, the process
+ * kubelet gives the pod a kubeconfig instead), Priority (`priority: 0`, `preemptionPolicy`),
+ * DefaultTolerationSeconds (not-ready and unreachable tolerated for 300 s).
+ */
+function admitPod(spec: JsonObject): void {
+  spec.enableServiceLinks ??= true;
+  spec.serviceAccountName ??=
+    typeof spec.serviceAccount === 'string' ? spec.serviceAccount : 'default';
+  spec.serviceAccount ??= spec.serviceAccountName;
+  spec.priority ??= 0;
+  spec.preemptionPolicy ??= 'PreemptLowerPriority';
+  if (!Array.isArray(spec.tolerations)) spec.tolerations = [];
+  const tolerations = spec.tolerations as JsonObject[];
+  for (const key of ['node.kubernetes.io/not-ready', 'node.kubernetes.io/unreachable']) {
+    if (!tolerations.some((t) => t.key === key))
+      tolerations.push({ key, operator: 'Exists', effect: 'NoExecute', tolerationSeconds: 300 });
+  }
+}
+
 const pod: KindRules = {
   defaults(object) {
     defaultPodSpec(child(object, 'spec'));
+    admitPod(child(object, 'spec'));
     const status = child(object, 'status');
     status.phase ??= 'Pending';
     status.qosClass ??= 'BestEffort';
@@ -199,19 +253,37 @@ const secret: KindRules = {
 
 let nextClusterIp = 1;
 
+let nextNodePort = 0;
+
+/**
+ * Service defaults (SetDefaults_Service) and what the service REST strategy allocates: a
+ * cluster IP (IPv4 only: `ipFamilies: [IPv4]`, `ipFamilyPolicy: SingleStack`), node ports for
+ * NodePort and LoadBalancer services from 30000-32767, `internalTrafficPolicy: Cluster`,
+ * `externalTrafficPolicy: Cluster` where it applies.
+ */
 const service: KindRules = {
   defaults(object) {
     const spec = child(object, 'spec');
     spec.type ??= 'ClusterIP';
     spec.sessionAffinity ??= 'None';
-    if (spec.clusterIP === undefined) {
-      const n = nextClusterIp++;
-      spec.clusterIP = `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
-      spec.clusterIPs = [spec.clusterIP];
+    const external = spec.type === 'ExternalName';
+    if (!external) {
+      if (spec.clusterIP === undefined || spec.clusterIP === '') {
+        const n = nextClusterIp++;
+        spec.clusterIP = `10.96.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+      }
+      spec.clusterIPs ??= [spec.clusterIP];
+      spec.ipFamilies ??= ['IPv4'];
+      spec.ipFamilyPolicy ??= 'SingleStack';
+      spec.internalTrafficPolicy ??= 'Cluster';
     }
+    const nodePorts = spec.type === 'NodePort' || spec.type === 'LoadBalancer';
+    if (nodePorts) spec.externalTrafficPolicy ??= 'Cluster';
+    if (spec.type === 'LoadBalancer') spec.allocateLoadBalancerNodePorts ??= true;
     for (const port of objects(spec.ports)) {
       port.protocol ??= 'TCP';
       port.targetPort ??= port.port;
+      if (nodePorts && port.nodePort === undefined) port.nodePort = 30000 + (nextNodePort++ % 2768);
     }
     object.status ??= { loadBalancer: {} };
   },
@@ -264,6 +336,7 @@ const lease: KindRules = {
 const event: KindRules = {
   defaults(object) {
     microTimes(object, ['eventTime']);
+    coreEventDefaults(object);
   },
 };
 
@@ -279,6 +352,31 @@ const byKind: Readonly<Record<string, KindRules>> = {
   RoleBinding: roleBinding,
 };
 
+/**
+ * Rules of every kind's metadata on update (apimachinery validation/objectmeta.go
+ * ValidateObjectMetaUpdate): no new finalizer once the object is being deleted.
+ */
+function metadataUpdate(object: KubeObject, old: KubeObject | undefined): StatusCause[] {
+  if (old?.metadata.deletionTimestamp === undefined) return [];
+  const before = new Set(old.metadata.finalizers ?? []);
+  const added = [...new Set(object.metadata.finalizers ?? [])].filter((f) => !before.has(f)).sort();
+  if (added.length === 0) return [];
+  return [
+    {
+      reason: 'FieldValueForbidden',
+      field: 'metadata.finalizers',
+      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
+    },
+  ];
+}
+
 export function kindRules(kind: string): KindRules {
-  return byKind[kind] ?? {};
+  const rules = byKind[kind] ?? {};
+  return {
+    ...rules,
+    validate: (object, old) => [
+      ...metadataUpdate(object, old),
+      ...(rules.validate?.(object, old) ?? []),
+    ],
+  };
 }

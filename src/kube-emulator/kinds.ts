@@ -307,6 +307,13 @@ export function findKind(group: string, version: string, resource: string): Kind
   );
 }
 
+/** The kind served as `Kind` in `group/version` (owner references name kinds this way). */
+export function kindNamed(group: string, version: string, kind: string): KindInfo | undefined {
+  return kinds.find(
+    (info) => info.group === group && info.version === version && info.kind === kind,
+  );
+}
+
 /** The kind stored in table `storage` that is served natively (not through a conversion). */
 export function storageKind(storage: string): KindInfo {
   const info = kinds.find(

@@ -19,6 +19,7 @@ import {
   type KubeletBase,
 } from './kubelet.ts';
 import { EnvError, expand, resolveEnv, type EnvSources } from './pod-env.ts';
+import type { PodEvents } from './pod-events.ts';
 import { podStatus, type ContainerReport, type ContainerState } from './pod-status.ts';
 import { mountsOf, rewriteMountPath, writeVolumes, type Mount } from './pod-volumes.ts';
 import type { ResourceApi } from './resource-api.ts';
@@ -31,10 +32,10 @@ export interface ImageCommand {
   args?: string[];
   env?: Record<string, string>;
   /**
-   * The programs the image provides to `kubectl exec`, by the name typed after `--` (e.g.
-   * `localnet-cli`); other names are looked up on the container's PATH.
+   * The programs the image provides, by name (the command's first word or its base name, e.g.
+   * `localnet-cli`), for `kubectl exec`; other names are looked up on the container's PATH.
    */
-  exec?: Record<string, ExecProgram>;
+  binaries?: Record<string, ExecProgram>;
 }
 
 /** A program an image provides to `kubectl exec`; `$(VAR)` in `env` values is the container's. */
@@ -84,6 +85,8 @@ interface ContainerRun {
   backoffMs: number;
   startedAt: number;
   restartTimer: Cancel | undefined;
+  /** When the last Unhealthy Event was written (ms). */
+  lastUnhealthyAt: number;
 }
 
 interface PodRun {
@@ -126,17 +129,27 @@ export function portEnvName(name: string): string {
   return `PORT_${name.toUpperCase().replaceAll('-', '_')}`;
 }
 
-async function probe(port: number, path: string, timeoutMs: number): Promise<boolean> {
+/** An HTTP probe: true, or why it failed in the kubelet's words (pkg/probe/http). */
+async function probe(port: number, path: string, timeoutMs: number): Promise<true | string> {
   return new Promise((resolve) => {
     const req = request(
       { host: LOOPBACK, port, path, method: 'GET', timeout: timeoutMs, agent: false },
       (res) => {
         res.resume();
-        resolve((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 400);
+        const code = res.statusCode ?? 0;
+        resolve(code >= 200 && code < 400 ? true : `HTTP probe failed with statuscode: ${code}`);
       },
     );
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy(new Error('context deadline exceeded')));
+    req.on('error', (error: NodeJS.ErrnoException) =>
+      resolve(
+        `Get "http://${LOOPBACK}:${port}${path}": ${
+          error.code === 'ECONNREFUSED'
+            ? `dial tcp ${LOOPBACK}:${port}: connect: connection refused`
+            : error.message
+        }`,
+      ),
+    );
     req.end();
   });
 }
@@ -148,6 +161,7 @@ export class ProcessKubelet implements KubeletBase {
   readonly #settings: ProcessKubeletOptions;
   readonly #kubeconfigFor: (account: { namespace: string; name: string }) => string;
   readonly #logs: ContainerLogs | undefined;
+  readonly #events: PodEvents | undefined;
   readonly #ports: HostPorts;
   readonly #runs = new Map<string, PodRun>();
   readonly #chains = new Map<string, Promise<void>>();
@@ -165,6 +179,8 @@ export class ProcessKubelet implements KubeletBase {
     kubeconfigFor: (account: { namespace: string; name: string }) => string;
     /** Per-container logs for `pods/log` (container-logs.ts). */
     logs?: ContainerLogs;
+    /** The scheduler's and kubelet's Events (pod-events.ts). */
+    events?: PodEvents;
   }) {
     this.#api = options.api;
     this.#clock = options.clock;
@@ -172,6 +188,7 @@ export class ProcessKubelet implements KubeletBase {
     this.#settings = options.settings;
     this.#kubeconfigFor = options.kubeconfigFor;
     this.#logs = options.logs;
+    this.#events = options.events;
     this.#ports = new HostPorts(options.settings.hostPort);
     this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {
@@ -328,7 +345,8 @@ export class ProcessKubelet implements KubeletBase {
       ...bound.metadata.annotations,
       [HOST_PORTS_ANNOTATION]: JSON.stringify(ports),
     };
-    this.#api.write(podInfo, bound);
+    const written = this.#api.write(podInfo, bound);
+    if (spec.nodeName !== NODE_NAME) this.#events?.scheduled(written);
     const folder = join(
       this.#dir,
       'pods',
@@ -356,6 +374,7 @@ export class ProcessKubelet implements KubeletBase {
         backoffMs: backoff,
         startedAt: 0,
         restartTimer: undefined,
+        lastUnhealthyAt: 0,
       })),
       volumes: undefined,
       forcedReady: undefined,
@@ -467,6 +486,7 @@ export class ProcessKubelet implements KubeletBase {
         reason: 'ErrImagePull',
         message: `image ${String(container.spec.image)} is not in the emulator's image table`,
       };
+      this.#events?.pullFailed(pod, container.name, String(container.spec.image));
       return;
     }
     const mounts = mountsOf(container.spec, run.volumes ?? new Map());
@@ -483,6 +503,7 @@ export class ProcessKubelet implements KubeletBase {
       ...this.#containerLog(run, container),
     });
     container.child = child;
+    this.#events?.started(pod, container.name, String(container.spec.image));
     container.startedAt = this.#clock.now();
     container.state = { type: 'running', startedAt: container.startedAt };
     container.ready = false;
@@ -529,6 +550,7 @@ export class ProcessKubelet implements KubeletBase {
       const initial = this.#settings.restartBackoffMs ?? 500;
       if (now - container.startedAt > 10_000) container.backoffMs = initial;
       container.restartCount++;
+      if (pod !== undefined) this.#events?.backOff(pod, container.name);
       container.state = {
         type: 'waiting',
         reason: 'CrashLoopBackOff',
@@ -592,15 +614,32 @@ export class ProcessKubelet implements KubeletBase {
     const port = this.#probePort(run, container, httpGet.port);
     if (port === undefined) return false;
     const path = typeof httpGet.path === 'string' ? httpGet.path : '/';
-    const ok = await probe(port, path, 1000);
-    if (ok) {
+    const outcome = await probe(port, path, 1000);
+    if (outcome === true) {
       container.probeFailures = 0;
       return true;
     }
     container.probeFailures++;
+    this.#unhealthy(run, container, outcome, probeSpec);
     const threshold =
       typeof probeSpec?.failureThreshold === 'number' ? probeSpec.failureThreshold : 3;
     return container.ready && container.probeFailures < threshold;
+  }
+
+  /** An Unhealthy Event, at most once per probe period (the real kubelet probes every period). */
+  #unhealthy(
+    run: PodRun,
+    container: ContainerRun,
+    why: string,
+    probeSpec: JsonObject | undefined,
+  ): void {
+    const periodMs =
+      (typeof probeSpec?.periodSeconds === 'number' ? probeSpec.periodSeconds : 10) * 1000;
+    const now = this.#clock.now();
+    if (container.child === undefined || now - container.lastUnhealthyAt < periodMs) return;
+    container.lastUnhealthyAt = now;
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    if (pod !== undefined) this.#events?.unhealthy(pod, container.name, why);
   }
 
   /** The host port a probe's port (a name or a container port number) maps to. */
@@ -665,6 +704,10 @@ export class ProcessKubelet implements KubeletBase {
     for (const container of run.containers) {
       container.restartTimer?.();
       container.restartTimer = undefined;
+      if (container.child !== undefined) {
+        const pod = this.#api.peek(podInfo, run.namespace, run.name);
+        if (pod !== undefined && !this.#stopped) this.#events?.killing(pod, container.name);
+      }
       container.child?.signal('SIGTERM');
     }
     const children = run.containers.flatMap((c) => (c.child === undefined ? [] : [c.child]));

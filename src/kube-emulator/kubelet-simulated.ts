@@ -1,10 +1,11 @@
 // The simulated kubelet: pods go Pending → Running → Ready after set delays; tests flip
 // readiness, crash containers and slow terminations down.
 import type { Cancel, Clock } from './clock.ts';
-import { clone } from './json.ts';
+import { clone, objects, type JsonObject } from './json.ts';
 import { bindPod, podInfo, podKey, splitKey, terminationMs, type KubeletBase } from './kubelet.ts';
 import { containerNames, podStatus, type ContainerReport } from './pod-status.ts';
 import type { ResourceApi } from './resource-api.ts';
+import type { PodEvents } from './pod-events.ts';
 import type { SimulatedLogs } from './simulated-logs.ts';
 import type { KubeObject } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -45,6 +46,7 @@ export class SimulatedKubelet implements KubeletBase {
   readonly #queue: WorkQueue;
   readonly #unsubscribe: () => void;
   readonly #logs: SimulatedLogs | undefined;
+  readonly #events: PodEvents | undefined;
   #nextIp = 2;
 
   constructor(options: {
@@ -53,9 +55,12 @@ export class SimulatedKubelet implements KubeletBase {
     settings: SimulatedKubeletOptions;
     /** A plausible log per container for `pods/log` (simulated-logs.ts). */
     logs?: SimulatedLogs;
+    /** The scheduler's and kubelet's Events (pod-events.ts). */
+    events?: PodEvents;
   }) {
     this.#api = options.api;
     this.#logs = options.logs;
+    this.#events = options.events;
     this.#clock = options.clock;
     this.#pendingMs = options.settings.pendingMs ?? 20;
     this.#readyMs = options.settings.readyMs ?? 20;
@@ -92,6 +97,9 @@ export class SimulatedKubelet implements KubeletBase {
     const state = this.#state(namespace, pod);
     state.crashing = true;
     state.restarts++;
+    const current = this.#api.peek(podInfo, namespace, pod);
+    if (current !== undefined)
+      for (const container of containerNames(current)) this.#events?.backOff(current, container);
     this.#writeStatus(namespace, pod);
   }
 
@@ -130,6 +138,7 @@ export class SimulatedKubelet implements KubeletBase {
     if (state !== undefined) return;
     const spec = pod.spec as Record<string, unknown>;
     const bound = spec.nodeName === undefined ? bindPod(this.#api, pod) : pod;
+    if (bound !== pod) this.#events?.scheduled(bound);
     const n = this.#nextIp++;
     const created: PodState = {
       uid: bound.metadata.uid ?? '',
@@ -146,6 +155,11 @@ export class SimulatedKubelet implements KubeletBase {
     this.#writeStatus(namespace, name);
     created.timer = this.#clock.setTimeout(() => {
       created.stage = 'running';
+      const running = this.#api.peek(podInfo, namespace, name);
+      if (running !== undefined) {
+        for (const c of objects((running.spec as JsonObject | undefined)?.containers))
+          this.#events?.started(running, String(c.name), String(c.image));
+      }
       this.#writeStatus(namespace, name);
       created.timer = this.#clock.setTimeout(() => {
         created.stage = 'ready';
@@ -158,6 +172,8 @@ export class SimulatedKubelet implements KubeletBase {
   #terminate(key: string, pod: KubeObject, state: PodState | undefined): void {
     if (state?.removing === true) return;
     state?.timer?.();
+    if (state !== undefined && state.stage !== 'scheduled')
+      for (const container of containerNames(pod)) this.#events?.killing(pod, container);
     const delay = terminationMs(pod, this.#terminationByPod.get(key) ?? this.#terminationMs);
     this.#logs?.stop(pod);
     const remove = (): void => {

@@ -1,13 +1,13 @@
 // `kubectl exec`: the command runs as a child process on this machine with the container's
 // environment, in the pod's private folder (the process kubelet's "container"), as a process group
 // of its own that is killed when the client goes away. A program the image provides
-// (`ImageCommand.exec`) is run as the image table says; other names are found on the container's
+// (`ImageCommand.binaries`) is run as the image table says; other names are found on the container's
 // PATH. The final Status is the one the kubelet writes (pkg/kubelet/cri/streaming/remotecommand:
 // Success, NonZeroExitCode with an ExitCode cause, or InternalError). There is no terminal: with
 // `-t` the output is still a pipe and stderr joins stdout.
 import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { optionBool } from './connect-params.ts';
 import type { JsonObject } from './json.ts';
@@ -84,7 +84,7 @@ interface Program {
 /** The program, arguments and environment for `argv`, or why it cannot run. */
 function program(target: ExecTarget, argv: readonly string[]): Program | string {
   const [name = '', ...rest] = argv;
-  const provided = target.image?.exec?.[name];
+  const provided = target.image?.binaries?.[name] ?? target.image?.binaries?.[basename(name)];
   if (provided !== undefined) {
     const env = { ...target.env };
     for (const [key, value] of Object.entries(provided.env ?? {}))

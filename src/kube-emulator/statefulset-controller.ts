@@ -2,13 +2,14 @@
 // (Parallel), removed from the highest ordinal, recreated when deleted, rolled on template
 // changes, with a status `kubectl rollout status` understands.
 import type { Clock } from './clock.ts';
+import type { EventRecorder } from './event-recorder.ts';
 import { clone, isObject, type JsonObject } from './json.ts';
 import { kindOf } from './kinds.ts';
 import { podInfo, splitKey } from './kubelet.ts';
-import { ownedPods, ownerKeyOf, podFromTemplate, templateOf } from './owned-pods.ts';
+import { controllerOf, ownedPods, ownerKeyOf, podFromTemplate, templateOf } from './owned-pods.ts';
 import { isPodReady } from './pod-status.ts';
 import type { ResourceApi } from './resource-api.ts';
-import { templateHash } from './template-hash.ts';
+import { StatefulSetRevisions } from './controller-revisions.ts';
 import type { KubeObject } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -34,11 +35,15 @@ function failed(pod: KubeObject): boolean {
 
 export class StatefulSetController {
   readonly #api: ResourceApi;
+  readonly #events: EventRecorder | undefined;
+  readonly #revisions: StatefulSetRevisions;
   readonly #queue: WorkQueue;
   readonly #unsubscribe: () => void;
 
-  constructor(options: { api: ResourceApi; clock: Clock }) {
+  constructor(options: { api: ResourceApi; clock: Clock; events?: EventRecorder }) {
     this.#api = options.api;
+    this.#events = options.events;
+    this.#revisions = new StatefulSetRevisions(options.api);
     this.#queue = new WorkQueue({ handle: (key) => this.#reconcile(key), clock: options.clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {
       const key = ownerKeyOf(event, statefulSets.storage, 'StatefulSet');
@@ -61,7 +66,7 @@ export class StatefulSetController {
     const spec = isObject(set.spec) ? set.spec : {};
     const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
     const parallel = spec.podManagementPolicy === 'Parallel';
-    const revision = `${name}-${templateHash(templateOf(set).template)}`;
+    const revision = this.#revisions.sync(set);
     const byOrdinal = new Map<number, KubeObject>();
     for (const pod of ownedPods(this.#api, set)) {
       const ordinal = ordinalOf(name, pod);
@@ -71,7 +76,12 @@ export class StatefulSetController {
     for (const pod of byOrdinal.values())
       if (failed(pod) && !terminating(pod)) this.#deletePod(pod);
     this.#scale({ set, replicas, parallel, revision, byOrdinal });
-    this.#writeStatus(set, revision, replicas);
+    const currentRevision = this.#writeStatus(set, revision, replicas);
+    this.#revisions.truncate(set, () => {
+      const live = new Set([revision, ...(currentRevision === undefined ? [] : [currentRevision])]);
+      for (const pod of byOrdinal.values()) live.add(pod.metadata.labels?.[REVISION_LABEL] ?? '');
+      return live;
+    });
   }
 
   #scale(options: {
@@ -155,19 +165,39 @@ export class StatefulSetController {
     });
     if (this.#api.peek(podInfo, set.metadata.namespace ?? '', podName) !== undefined) return;
     this.#api.create(podInfo, set.metadata.namespace ?? '', pod);
+    this.#podEvent(set, 'Create', podName);
   }
 
   #deletePod(pod: KubeObject): void {
     this.#api.delete(podInfo, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+    const owner = controllerOf(pod);
+    const set =
+      owner === undefined
+        ? undefined
+        : this.#api.peek(statefulSets, pod.metadata.namespace ?? '', owner.name);
+    if (set !== undefined) this.#podEvent(set, 'Delete', pod.metadata.name ?? '');
   }
 
-  #writeStatus(set: KubeObject, revision: string, replicas: number): void {
+  /** The Event of stateful_pod_control.go `recordPodEvent` for a pod created or deleted. */
+  #podEvent(set: KubeObject, verb: 'Create' | 'Delete', podName: string): void {
+    this.#events?.record({
+      object: set,
+      info: statefulSets,
+      source: { component: 'statefulset-controller' },
+      type: 'Normal',
+      reason: `Successful${verb}`,
+      message: `${verb.toLowerCase()} Pod ${podName} in StatefulSet ${set.metadata.name ?? ''} successful`,
+    });
+  }
+
+  /** Writes the status; returns the current revision. */
+  #writeStatus(set: KubeObject, revision: string, replicas: number): string | undefined {
     const current = this.#api.peek(
       statefulSets,
       set.metadata.namespace ?? '',
       set.metadata.name ?? '',
     );
-    if (current === undefined) return;
+    if (current === undefined) return undefined;
     const pods = ownedPods(this.#api, current).filter(
       (pod) => ordinalOf(current.metadata.name ?? '', pod) !== undefined,
     );
@@ -195,5 +225,6 @@ export class StatefulSetController {
     const next = clone(current);
     next.status = status;
     this.#api.write(statefulSets, next, 'status');
+    return currentRevision;
   }
 }

@@ -29,6 +29,8 @@ const PORTFORWARD_SPDY = ['portforward.k8s.io'];
 const EXEC_WEBSOCKET = ['v5.channel.k8s.io', 'v4.channel.k8s.io'];
 const TUNNEL = 'SPDY/3.1+portforward.k8s.io';
 const PORTFORWARD_WEBSOCKET = [TUNNEL, 'v4.channel.k8s.io'];
+/** How long a WebSocket exec waits before it writes anything (see `#websocket`). */
+const WEBSOCKET_SETTLE_MS = 100;
 /** How long an exec client has to open its streams (the kubelet's stream creation timeout). */
 const STREAMS_TIMEOUT_MS = 30_000;
 
@@ -189,6 +191,9 @@ export class StreamUpgrades {
     );
     this.#sockets.add(socket);
     socket.once('close', () => this.#sockets.delete(socket));
+    // The HTTP server's sockets allow half-open connections: a client that is gone (its end
+    // sent, or killed) is the end of the session.
+    socket.once('end', () => socket.destroy());
     const transport: ByteTransport = {
       write: (chunk) => socket.write(chunk),
       close: () => socket.end(),
@@ -226,7 +231,15 @@ export class StreamUpgrades {
     this.#websockets.handleUpgrade(request, socket, head, (ws) => {
       ws.on('error', () => ws.terminate());
       if (purpose.kind === 'exec') {
-        this.#exec(purpose, websocketChannels(ws, purpose.options, protocol === EXEC_WEBSOCKET[0]));
+        // kubectl up to 1.33 starts reading the connection while it still registers its streams
+        // (client-go v0.33 tools/remotecommand/websocket.go runs readDemuxLoop beside
+        // stream(); later versions wait on readyChan) and drops a message for a stream not
+        // registered yet ("Unknown stream id"). Behind a real apiserver the kubelet's round
+        // trip hides that race; this wait stands for it.
+        const channels = websocketChannels(ws, purpose.options, protocol === EXEC_WEBSOCKET[0]);
+        setTimeout(() => {
+          if (ws.readyState === ws.OPEN) this.#exec(purpose, channels);
+        }, WEBSOCKET_SETTLE_MS);
       } else if (protocol === TUNNEL) {
         const transport: ByteTransport = {
           write: (chunk) => {

@@ -25,12 +25,12 @@ describe.skipIf(pythonReason !== '')('the Python client', () => {
       `${prelude}
 def create_later():
     time.sleep(0.5)
-    core.create_namespaced_config_map('default', {'metadata': {'name': 'late'}, 'data': {'k': 'v'}})
-core.create_namespaced_config_map('default', {'metadata': {'name': 'early'}})
+    core.create_namespaced_config_map('default', {'metadata': {'name': 'late', 'labels': {'watched': 'yes'}}, 'data': {'k': 'v'}})
+core.create_namespaced_config_map('default', {'metadata': {'name': 'early', 'labels': {'watched': 'yes'}}})
 threading.Thread(target=create_later).start()
 seen = []
 w = watch.Watch()
-for event in w.stream(core.list_namespaced_config_map, 'default', timeout_seconds=20):
+for event in w.stream(core.list_namespaced_config_map, 'default', label_selector='watched=yes', timeout_seconds=20):
     seen.append((event['type'], event['object'].metadata.name))
     if event['object'].metadata.name == 'late':
         w.stop()

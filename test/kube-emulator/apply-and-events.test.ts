@@ -139,7 +139,15 @@ describe('events', () => {
       'json',
     ]);
     const items = (JSON.parse(listed.stdout) as { items: { reason: string }[] }).items;
-    expect(items.map((e) => e.reason).sort()).toEqual(['Staked', 'Synced']);
+    // Beside the two written here, the scheduler's and the kubelet's (as on a real node).
+    expect(items.map((e) => e.reason).sort()).toEqual([
+      'Created',
+      'Pulled',
+      'Scheduled',
+      'Staked',
+      'Started',
+      'Synced',
+    ]);
     const newStyle = await h.events.listNamespacedEvent({ namespace: 'default' });
     expect(newStyle.items.find((e) => e.reason === 'Staked')?.note).toBe('validator 001 staked');
   });

@@ -14,7 +14,11 @@ import { waitFor } from '../../src/harness/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
-const versions = kubectlVersions();
+// The wire of each version is checked in test/conformance/kubectl-streams.test.ts; here the
+// oldest (SPDY) and the newest (WebSocket) kubectl.
+const versions = [...new Set([kubectlVersions()[0], kubectlVersions().at(-1)])].filter(
+  (binary): binary is KubectlBinary => binary !== undefined,
+);
 
 async function echoHarness(): Promise<Harness> {
   const h = await startHarness({
@@ -24,7 +28,7 @@ async function echoHarness(): Promise<Harness> {
         echo: {
           command: process.execPath,
           args: [join(fixtures, 'echo-server.mjs')],
-          exec: {
+          binaries: {
             greet: {
               command: '/bin/sh',
               args: ['-c', 'echo "hello on $PORT"'],
@@ -247,6 +251,48 @@ describe('kubectl exec', () => {
       expect(missing.stderr).toContain(
         'error executing command in container: exec: "no-such-program": executable file not found in $PATH',
       );
+    },
+  );
+
+  it.each(versions)(
+    "kubectl $version killed mid-command: the command's process group is killed too",
+    async (binary) => {
+      const h = await echoHarness();
+      const child = spawn(
+        binary.path,
+        [
+          `--kubeconfig=${h.kubeconfigPath}`,
+          'exec',
+          'web',
+          '--',
+          'sh',
+          '-c',
+          'echo $$; exec sleep 60',
+        ],
+        {
+          stdio: ['ignore', 'pipe', 'ignore'],
+          env: { PATH: process.env.PATH ?? '', HOME: h.emulator.dir },
+        },
+      );
+      onTestFinished(() => {
+        child.kill('SIGKILL');
+      });
+      let out = '';
+      child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+      const pid = Number(
+        await waitFor(() => /^(\d+)\n/.exec(out)?.[1], { what: "the command's pid" }),
+      );
+      const alive = (): boolean => {
+        try {
+          process.kill(pid, 0);
+          return true;
+        } catch {
+          return false;
+        }
+      };
+      expect(alive()).toBe(true);
+      child.kill('SIGKILL');
+      await waitFor(() => !alive(), { what: `process ${pid} gone` });
     },
   );
 

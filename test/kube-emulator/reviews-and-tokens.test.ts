@@ -184,25 +184,24 @@ describe('access reviews', () => {
     );
   });
 
-  it.each(kubectlVersions().filter((k) => k.minor < 32))(
-    'kubectl $version: auth can-i, --as and --list',
-    async (binary) => {
-      const h = await startHarness({ rbac: true, kubelet: false });
-      await seedRbac(h);
-      const run = (args: string[]) => h.kubectl(args, { binary });
-      expect((await run(['auth', 'can-i', 'delete', 'nodes'])).stdout).toBe('yes\n');
-      const as = ['--as', 'system:serviceaccount:default:manager'];
-      expect((await run(['auth', 'can-i', 'list', 'pods', ...as])).stdout).toBe('yes\n');
-      const no = await run(['auth', 'can-i', 'delete', 'pods', ...as]);
-      expect(no).toMatchObject({ code: 1, stdout: 'no\n' });
-      const list = await run(['auth', 'can-i', '--list', ...as]);
-      expect(list.code).toBe(0);
-      expect(list.stdout).toMatch(/^pods\/log\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
-      expect(list.stdout).toMatch(
-        /^statefulsets\.apps\/scale\s+\[\]\s+\[validator\]\s+\[patch\]$/m,
-      );
-    },
-  );
+  it.each(
+    kubectlVersions()
+      .filter((k) => k.minor < 32)
+      .slice(-1),
+  )('kubectl $version: auth can-i, --as and --list', async (binary) => {
+    const h = await startHarness({ rbac: true, kubelet: false });
+    await seedRbac(h);
+    const run = (args: string[]) => h.kubectl(args, { binary });
+    expect((await run(['auth', 'can-i', 'delete', 'nodes'])).stdout).toBe('yes\n');
+    const as = ['--as', 'system:serviceaccount:default:manager'];
+    expect((await run(['auth', 'can-i', 'list', 'pods', ...as])).stdout).toBe('yes\n');
+    const no = await run(['auth', 'can-i', 'delete', 'pods', ...as]);
+    expect(no).toMatchObject({ code: 1, stdout: 'no\n' });
+    const list = await run(['auth', 'can-i', '--list', ...as]);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toMatch(/^pods\/log\s+\[\]\s+\[\]\s+\[get list watch\]$/m);
+    expect(list.stdout).toMatch(/^statefulsets\.apps\/scale\s+\[\]\s+\[validator\]\s+\[patch\]$/m);
+  });
 });
 
 describe('TokenRequest', () => {
@@ -301,23 +300,24 @@ describe('TokenRequest', () => {
     expect(await listPods(foreign.status?.token ?? '')).toBe(401);
   });
 
-  it.each(kubectlVersions().filter((k) => k.minor < 32))(
-    'kubectl $version create token: the printed token works for the account',
-    async (binary) => {
-      // Over HTTPS: kubectl sends no bearer token to a plain-HTTP server.
-      const h = await startHarness({ https: true, rbac: true, kubelet: false });
-      await seedRbac(h);
-      const created = await h.kubectl(['create', 'token', 'manager', '--duration=15m'], {
-        binary,
-      });
-      expect(created.code).toBe(0);
-      const token = created.stdout.trim();
-      const pods = await h.kubectl(['get', 'pods', `--token=${token}`, '-o', 'name'], { binary });
-      expect(pods.code).toBe(0);
-      const secrets = await h.kubectl(['get', 'secrets', `--token=${token}`], { binary });
-      expect(secrets.stderr).toContain(
-        'User "system:serviceaccount:default:manager" cannot list resource "secrets"',
-      );
-    },
-  );
+  it.each(
+    kubectlVersions()
+      .filter((k) => k.minor < 32)
+      .slice(-1),
+  )('kubectl $version create token: the printed token works for the account', async (binary) => {
+    // Over HTTPS: kubectl sends no bearer token to a plain-HTTP server.
+    const h = await startHarness({ https: true, rbac: true, kubelet: false });
+    await seedRbac(h);
+    const created = await h.kubectl(['create', 'token', 'manager', '--duration=15m'], {
+      binary,
+    });
+    expect(created.code).toBe(0);
+    const token = created.stdout.trim();
+    const pods = await h.kubectl(['get', 'pods', `--token=${token}`, '-o', 'name'], { binary });
+    expect(pods.code).toBe(0);
+    const secrets = await h.kubectl(['get', 'secrets', `--token=${token}`], { binary });
+    expect(secrets.stderr).toContain(
+      'User "system:serviceaccount:default:manager" cannot list resource "secrets"',
+    );
+  });
 });

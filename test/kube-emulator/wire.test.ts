@@ -242,7 +242,8 @@ describe('content negotiation', () => {
     });
     const list = json(
       await send(h.emulator.url, {
-        path: '/api/v1/namespaces/default/configmaps',
+        // every namespace also holds kube-root-ca.crt, as on a real cluster
+        path: '/api/v1/namespaces/default/configmaps?labelSelector=a%3Db',
         headers: { accept: 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1' },
       }),
     );
@@ -275,7 +276,7 @@ describe('content negotiation', () => {
       'you requested PartialObjectMetadata, but the requested object is a list (*core.ConfigMapList)',
     );
     const watch = await send(h.emulator.url, {
-      path: '/api/v1/namespaces/default/configmaps?watch=1',
+      path: '/api/v1/namespaces/default/configmaps?watch=1&labelSelector=a%3Db',
       headers: { accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1' },
       untilBytes: 1,
     });

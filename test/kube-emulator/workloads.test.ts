@@ -191,7 +191,7 @@ describe('StatefulSet controller', () => {
     expect((await h.kubectl(['rollout', 'status', 'sts/web', '--timeout=20s'])).code).toBe(0);
     const pods = await h.kubectl(['get', 'pods', '-o', 'wide']);
     const lines = pods.stdout.trim().split('\n');
-    expect(lines[0]?.split(/\s+/)).toEqual([
+    expect(lines[0]?.split(/\s{2,}/)).toEqual([
       'NAME',
       'READY',
       'STATUS',
@@ -199,9 +199,11 @@ describe('StatefulSet controller', () => {
       'AGE',
       'IP',
       'NODE',
+      'NOMINATED NODE',
+      'READINESS GATES',
     ]);
     expect(lines[1]).toMatch(
-      /^web-0\s+1\/1\s+Running\s+0\s+\d+s\s+10\.244\.\d+\.\d+\s+kube-emulator$/,
+      /^web-0\s+1\/1\s+Running\s+0\s+\d+s\s+10\.244\.\d+\.\d+\s+kube-emulator\s+<none>\s+<none>$/,
     );
     const sets = await h.kubectl(['get', 'sts']);
     expect(sets.stdout).toMatch(/^NAME\s+READY\s+AGE\nweb\s+2\/2\s+\d+s\n$/);
