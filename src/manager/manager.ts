@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { PocketRpcClient } from '../pocket/index.ts';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { ChainView } from './chain/chain-view.ts';
+import { ChainView, type HighWater } from './chain/chain-view.ts';
 import { CliChainAdapter } from './chain/cli-adapter.ts';
 import { RpcChainAdapter } from './chain/rpc-adapter.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -23,8 +23,9 @@ import { ResilientInformer } from './kube/resilient-informer.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import type { ActionRecord, DesiredState, ValidatorId } from './model.ts';
-import { Phase, type Decision, type PlanSettings } from './planner/plan.ts';
+import { Annotations, type ActionRecord, type DesiredState, type ValidatorId } from './model.ts';
+import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
+import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -51,9 +52,17 @@ export interface ManagerEvents {
   phase: [PhaseChange];
   action: [ActionRecord];
   paused: [boolean];
+  /** The chain stopped or started again being trusted (with the reason while not). */
+  trust: [ChainTrust];
 }
 
 const PAUSED_SETTING = 'paused';
+/** The highest chain height seen and its block's state hash, kept across restarts. */
+const HIGH_WATER_SETTING = 'chain.highWater';
+/** The high-water mark is written at most this often (a restart may lose this much of it). */
+const HIGH_WATER_WRITE_MS = 2_000;
+/** A staked row votes while it signed a certificate of the last this many heights. */
+const VOTING_WINDOW = 20;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
 const RECOMPUTE_SPACING = 3;
 
@@ -95,6 +104,9 @@ export class Manager {
   #started = false;
   #stopping = false;
   #cancelResync: (() => void) | undefined;
+  #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
+  /** Ids whose KEY_MISSING was logged (once, until it changes). */
+  readonly #reportedMissing = new Set<ValidatorId>();
 
   constructor(options: ManagerOptions) {
     const { config, logger, kube } = options;
@@ -163,12 +175,17 @@ export class Manager {
       clock: this.clock,
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
+      highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
+      readGenesisSet: config.minValidators === 'auto',
       listener: {
         onBlocks: (txs) => this.#reconciler.onBlocks(txs),
         onHeight: (height, changed) => this.#onHeight(height, changed),
         onHealth: () => this.#schedulePhaseRefresh(),
+        onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
+        onHighWater: (mark) => this.#onHighWater(mark),
       },
     });
+    this.metrics.chainTrusted.set(1);
 
     const settings: PlanSettings = {
       readyDebounceMs: config.readyDebounceMs,
@@ -178,6 +195,7 @@ export class Manager {
       stakeAmount: config.stakeAmount,
       stakeChains: config.stakeChains,
       nodeHeightMaxAgeMs: Math.max(2_000, config.chainPollIntervalMs * 4),
+      votingWindow: VOTING_WINDOW,
     };
     const world: WorldView = {
       desired: () => this.desired(),
@@ -187,6 +205,8 @@ export class Manager {
       nodeHeights: this.nodeHeights,
       isSynced: () => this.isSynced(),
       isPaused: () => this.#paused,
+      trust: () => this.trust,
+      minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
     };
     this.#reconciler = new Reconciler({
@@ -321,6 +341,29 @@ export class Manager {
 
   get paused(): boolean {
     return this.#paused;
+  }
+
+  /** Whether the chain view can be acted on (see ChainView: it went back or forked). */
+  get trust(): ChainTrust {
+    return { trusted: this.chain.trusted, reason: this.chain.untrustedReason };
+  }
+
+  /**
+   * The minimum validator set in force: CM_MIN_VALIDATORS (auto: a quorum of the genesis set, once
+   * read), lowered by a forced scale recorded on the validator StatefulSet.
+   */
+  minimumSet(): MinimumSet | undefined {
+    let forced: number | undefined;
+    for (const sts of this.statefulSets()) {
+      const raw = sts.metadata?.annotations?.[Annotations.minimumSet];
+      if (raw !== undefined && /^\d+$/.test(raw))
+        forced = Math.min(forced ?? Number.POSITIVE_INFINITY, Number(raw));
+    }
+    return resolveMinimumSet({
+      configured: this.config.minValidators,
+      genesisCount: this.chain.genesisCount,
+      forced,
+    });
   }
 
   get queueDepth(): number {
@@ -481,10 +524,11 @@ export class Manager {
     for (const id of changed) this.#queue.add(id);
     this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
     for (const problem of newProblems) {
-      this.logger.warn(
-        { validator: problem.id, code: problem.code },
-        `key "${problem.id}" in Secret ${this.config.keysSecret} is malformed: ${problem.message}`,
-      );
+      const duplicate = problem.code === 'KEY_DUPLICATE';
+      const text = duplicate
+        ? `key "${problem.id}" in Secret ${this.config.keysSecret} is ${problem.message}`
+        : `key "${problem.id}" in Secret ${this.config.keysSecret} is malformed: ${problem.message}`;
+      this.logger.warn({ validator: problem.id, code: problem.code }, text);
       if (secret?.metadata?.uid !== undefined) {
         void this.#recorder.record(
           {
@@ -495,8 +539,10 @@ export class Manager {
             uid: secret.metadata.uid,
           },
           'Warning',
-          'KeyInvalid',
-          `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
+          duplicate ? 'KeyDuplicate' : 'KeyInvalid',
+          duplicate
+            ? `key "${problem.id}" is ${problem.message}`
+            : `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
         );
       }
     }
@@ -515,6 +561,45 @@ export class Manager {
     for (const id of this.#reconciler.waiting) this.#queue.add(id);
     this.#checkSynced();
     this.#schedulePhaseRefresh();
+  }
+
+  #onTrust(trusted: boolean, reason: string | undefined): void {
+    this.metrics.chainTrusted.set(trusted ? 1 : 0);
+    if (!trusted) this.metrics.chainDistrusts.inc();
+    this.events.emit('trust', { trusted, reason });
+    for (const sts of this.statefulSets()) {
+      const meta = sts.metadata;
+      if (meta?.uid === undefined || meta.name === undefined) continue;
+      void this.#recorder.record(
+        {
+          kind: 'StatefulSet',
+          apiVersion: 'apps/v1',
+          name: meta.name,
+          namespace: meta.namespace ?? this.kube.namespace,
+          uid: meta.uid,
+        },
+        trusted ? 'Normal' : 'Warning',
+        trusted ? 'ChainTrusted' : 'ChainUntrusted',
+        trusted
+          ? 'the chain is back past the highest height seen; actions resume'
+          : `chain not trusted: ${reason ?? ''}`,
+      );
+    }
+    // Back to normal: everything deferred is looked at again.
+    if (trusted) this.enqueueAll();
+    this.#schedulePhaseRefresh();
+  }
+
+  /** Keeps the highest height seen in the journal, so a restarted manager is not fooled either. */
+  #onHighWater(mark: HighWater): void {
+    const now = this.clock.now();
+    if (now - this.#highWaterWrittenAt < HIGH_WATER_WRITE_MS) return;
+    this.#highWaterWrittenAt = now;
+    try {
+      this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
+    } catch (error: unknown) {
+      this.logger.warn({ error: describeError(error) }, 'could not record the chain height');
+    }
   }
 
   #checkSynced(): void {
@@ -558,6 +643,23 @@ export class Manager {
     return undefined;
   }
 
+  /** A wanted validator without a key: logged and an Event, once until that changes. */
+  #reportKeyMissing(decision: Decision): void {
+    const id = decision.id;
+    if (id === undefined) return;
+    const missing = decision.phase === Phase.failed && decision.reason.startsWith('KEY_MISSING');
+    if (!missing) {
+      this.#reportedMissing.delete(id);
+      return;
+    }
+    if (this.#reportedMissing.has(id)) return;
+    this.#reportedMissing.add(id);
+    this.logger.warn({ validator: id, code: 'KEY_MISSING' }, decision.reason);
+    const target = this.#eventTarget(id);
+    if (target !== undefined)
+      void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
+  }
+
   #schedulePhaseRefresh(): void {
     if (this.#phaseRefreshScheduled) return;
     this.#phaseRefreshScheduled = true;
@@ -584,16 +686,8 @@ export class Manager {
           to: decision.phase,
           reason: decision.reason,
         });
-        if (
-          decision.phase === Phase.failed &&
-          decision.id !== undefined &&
-          decision.reason.startsWith('KEY_MISSING')
-        ) {
-          const target = this.#eventTarget(decision.id);
-          if (target !== undefined)
-            void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
-        }
       }
+      this.#reportKeyMissing(decision);
     }
     for (const key of this.#phases.keys()) {
       if (!next.has(key))
@@ -606,6 +700,7 @@ export class Manager {
         });
     }
     this.#phases = next;
+    for (const id of this.#reportedMissing) if (!next.has(id)) this.#reportedMissing.delete(id);
     for (const phase of Object.values(Phase))
       this.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
     this.metrics.validators.set(
@@ -614,5 +709,18 @@ export class Manager {
     );
     this.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
     this.metrics.queueDepth.set(this.#queue.depth);
+    this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }
+}
+
+function readHighWater(raw: string | undefined): HighWater | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as Partial<HighWater>;
+    if (typeof parsed.height === 'number' && typeof parsed.stateHash === 'string')
+      return { height: parsed.height, stateHash: parsed.stateHash };
+  } catch {
+    // an unreadable mark is no mark
+  }
+  return undefined;
 }
