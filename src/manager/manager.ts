@@ -352,6 +352,15 @@ export class Manager {
    * The minimum validator set in force: CM_MIN_VALIDATORS (auto: a quorum of the genesis set, once
    * read), lowered by a forced scale recorded on the validator StatefulSet.
    */
+  /** The minimum set as configured (auto: a quorum of the genesis set), before any forced scale. */
+  baseMinimumSet(): MinimumSet | undefined {
+    return resolveMinimumSet({
+      configured: this.config.minValidators,
+      genesisCount: this.chain.genesisCount,
+      forced: undefined,
+    });
+  }
+
   minimumSet(): MinimumSet | undefined {
     let forced: number | undefined;
     for (const sts of this.statefulSets()) {

@@ -17,6 +17,8 @@ export const Annotations = {
    * the drain gives way to them.
    */
   scaleFrom: 'cluster-manager.dev/scale-from',
+  /** On a StatefulSet, beside `scaleTarget`: `"true"` when the drain was forced (`force: true`). */
+  scaleForced: 'cluster-manager.dev/scale-forced',
   /** On a StatefulSet: the minimum validator set as lowered by a forced scale (`force: true`). */
   minimumSet: 'cluster-manager.dev/minimum-set',
   /** Published by the emulator's process kubelet: container port name → loopback host port. */

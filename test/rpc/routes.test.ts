@@ -356,7 +356,7 @@ describe('POST /v1/scale with a bad body', () => {
     ['an unknown wait', '{"replicas": 2, "wait": "forever"}'],
     ['a zero timeout', '{"replicas": 2, "timeoutSeconds": 0}'],
     ['drive as a string', '{"replicas": 2, "drive": "yes"}'],
-    ['an unknown field', '{"replicas": 2, "force": true}'],
+    ['an unknown field', '{"replicas": 2, "turbo": true}'],
     ['an array', '[2]'],
     ['null', 'null'],
     ['not JSON', '{replicas: 2}'],
@@ -448,8 +448,35 @@ describe('POST /v1/scale', () => {
     expect(await fixture.replicas()).toBe(3);
   });
 
+  it('refuses to drain a validator whose key is missing (it may be staked), naming KEY_MISSING', async () => {
+    // 003 has no key: whether it is staked cannot be known, so its pod is not removed for it.
+    const { status, body } = await post<ErrorBody & { error: { details?: unknown } }>('/v1/scale', {
+      replicas: 1,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+    });
+    expect(status).toBe(409);
+    expect(body.error.code).toBe('KEY_MISSING');
+    expect(body.error.message).toMatch(/cannot drain 003/);
+    expect(body.error.details).toEqual({ validators: [{ id: '003', code: 'KEY_MISSING' }] });
+    expect(await fixture.replicas()).toBe(3);
+    const pod = await fixture.core.readNamespacedPod({
+      name: `${STATEFULSET}-1`,
+      namespace: 'default',
+    });
+    expect(pod.metadata?.annotations?.['cluster-manager.dev/draining']).toBeUndefined();
+  });
+
   it('scales down by draining first: the leaving validator is unstaked before the replicas drop', async () => {
-    const { status, body } = await scaleActive<{ done: boolean; drained: string[] }>(1);
+    // Forced past 003's missing key (the operator knows it was never staked).
+    const { status, body } = await post<{ done: boolean; drained: string[] }>('/v1/scale', {
+      replicas: 1,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+      force: true,
+    });
     expect(status).toBe(200);
     expect(body.drained).toEqual(['002', '003']);
     expect(await fixture.replicas()).toBe(1);

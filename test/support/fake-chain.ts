@@ -20,10 +20,13 @@ export class FakeChain implements ChainReader {
   servedHeight: number | undefined;
   calls = 0;
 
-  constructor(
-    readonly signers: string[],
-    private readonly branch = 'main',
-  ) {}
+  readonly signers: string[];
+  readonly #branch: string;
+
+  constructor(signers: string[], branch = 'main') {
+    this.signers = signers;
+    this.#branch = branch;
+  }
 
   /** Commits `n` blocks signed by `signers`. */
   grow(n: number, txs: (height: number) => IndexedTransaction[] = () => []): this {
@@ -31,7 +34,7 @@ export class FakeChain implements ChainReader {
       const height = this.blocks.length + 1;
       const prevStateHash = this.blocks.at(-1)?.stateHash ?? 'genesis';
       this.blocks.push({
-        stateHash: `${this.branch}-${height}`,
+        stateHash: `${this.#branch}-${height}`,
         prevStateHash,
         signers: [...this.signers],
         txs: txs(height),

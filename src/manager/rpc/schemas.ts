@@ -140,6 +140,12 @@ export const scaleBodySchema = {
       default: false,
       description: 'Trigger views while waiting (manual pacemaker).',
     },
+    force: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Go ahead over the safety refusals: below the minimum validator set (lowering it), over a running drain (superseding it), past validators whose key problem hides whether they are staked.',
+    },
   },
 } as const;
 

@@ -281,7 +281,13 @@ export async function buildServer(deps: ServerDeps) {
   );
 
   app.post<{
-    Body: { replicas: number; wait?: WaitFor; timeoutSeconds?: number; drive?: boolean };
+    Body: {
+      replicas: number;
+      wait?: WaitFor;
+      timeoutSeconds?: number;
+      drive?: boolean;
+      force?: boolean;
+    };
   }>(
     '/v1/scale',
     {
@@ -311,6 +317,7 @@ export async function buildServer(deps: ServerDeps) {
         wait: body.wait ?? 'none',
         timeoutSeconds: body.timeoutSeconds ?? 300,
         drive: body.drive ?? false,
+        force: body.force ?? false,
       };
       const gone = clientGone(reply.raw);
       let result: ScaleResult;
