@@ -175,7 +175,7 @@ export class Scaler {
             });
           }
         } else {
-          drained = await this.#drain(name, request, previous, deadline, signal);
+          drained = await this.#drain(name, request, { from: previous, deadline, signal });
           if (!this.#gone(drained, request.force)) {
             return this.#result({
               name,
@@ -290,9 +290,7 @@ export class Scaler {
   async #drain(
     name: string,
     request: ScaleRequest,
-    from: number,
-    deadline: number,
-    signal: AbortSignal,
+    { from, deadline, signal }: { from: number; deadline: number; signal: AbortSignal },
   ): Promise<ValidatorId[]> {
     const ids = await this.#markLeaving(name, request, from);
     if (ids.length === 0) return ids;
@@ -353,7 +351,8 @@ export class Scaler {
       const drain = recordedDrain(sts.metadata?.annotations, DRAIN_ANNOTATIONS);
       const log = this.#manager.logger.child({ component: 'scale', statefulSet: name });
       if (drain === undefined) {
-        if (this.#inFlight) return;
+        // A scale may have started while the StatefulSet was read: its marks are its own.
+        if (this.inFlight) return;
         await this.#unmarkBelow(name, replicas);
         return;
       }
