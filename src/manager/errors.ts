@@ -34,6 +34,7 @@ export const ErrorCatalogue = {
   SCALE_UNSUPPORTED: { status: 501, retryable: false },
   SCALE_TIMEOUT: { status: 504, retryable: false },
   BAD_REQUEST: { status: 400, retryable: false },
+  HEADERS_TOO_LARGE: { status: 431, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   NOT_FOUND: { status: 404, retryable: false },
   INTERNAL: { status: 500, retryable: true },

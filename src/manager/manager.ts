@@ -12,8 +12,9 @@ import { RpcChainAdapter } from './chain/rpc-adapter.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { TxMode, type Config } from './config.ts';
 import { computeDesiredState, DiscoveryMemory } from './discovery/desired-state.ts';
-import { createIdMapper, type IdMapper } from './discovery/id-mapping.ts';
+import { createIdMapper, ordinalOf, type IdMapper } from './discovery/id-mapping.ts';
 import { describeError } from './errors.ts';
+import { apiStatus } from './kube/client.ts';
 import { Journal } from './journal/journal.ts';
 import type { KubeClients } from './kube/client.ts';
 import { EventRecorder, type EventTarget } from './kube/event-recorder.ts';
@@ -63,6 +64,8 @@ const HIGH_WATER_SETTING = 'chain.highWater';
 const HIGH_WATER_WRITE_MS = 2_000;
 /** A staked row votes while it signed a certificate of the last this many heights. */
 const VOTING_WINDOW = 20;
+/** A StatefulSet read directly stands in for the cache's copy at most this long. */
+const FRESH_READ_TTL_MS = 30_000;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
 const RECOMPUTE_SPACING = 3;
 
@@ -107,6 +110,13 @@ export class Manager {
   #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
   /** Ids whose KEY_MISSING was logged (once, until it changes). */
   readonly #reportedMissing = new Set<ValidatorId>();
+  /**
+   * StatefulSets read from the API server directly (undefined: gone), standing in for the cache's
+   * copy until the informer has caught up: a scale-down seen on a terminating pod is acted on at
+   * once, not when a lagging informer delivers it.
+   */
+  readonly #freshSets = new Map<string, { sts: V1StatefulSet | undefined; at: number }>();
+  readonly #confirming = new Map<string, Promise<void>>();
 
   constructor(options: ManagerOptions) {
     const { config, logger, kube } = options;
@@ -151,7 +161,10 @@ export class Manager {
       path: `/api/v1/namespaces/${ns}/pods`,
       labelSelector: config.podSelector,
       list: () => kube.core.listNamespacedPod({ namespace: ns, labelSelector: config.podSelector }),
-      onChange: () => this.#scheduleRecompute(),
+      onChange: (pod) => {
+        this.#scheduleRecompute();
+        if (pod !== undefined) this.#confirmIfLeaving(pod);
+      },
     });
     this.#statefulSets = new ResilientInformer<V1StatefulSet>({
       ...common,
@@ -402,11 +415,92 @@ export class Manager {
     return this.#reconciler.plan();
   }
 
-  /** The validator StatefulSets currently known. */
+  /** One validator's decision now (as a reconcile of it would decide). */
+  planOne(id: ValidatorId): Decision | undefined {
+    return this.#reconciler.planOne(id);
+  }
+
+  /** True when the manager's pod selector selects this pod. */
+  selectsPod(pod: V1Pod): boolean {
+    return this.#isValidatorTemplate(pod.metadata?.labels);
+  }
+
+  /** The validator StatefulSets currently known (a direct read stands in for a lagging cache). */
   statefulSets(): readonly V1StatefulSet[] {
-    return this.#statefulSets
-      .list()
-      .filter((sts) => this.#isValidatorTemplate(sts.spec?.template.metadata?.labels));
+    return this.#effectiveStatefulSets().filter((sts) =>
+      this.#isValidatorTemplate(sts.spec?.template.metadata?.labels),
+    );
+  }
+
+  /**
+   * Reads a StatefulSet from the API server now and lets that copy stand in for the cache's until
+   * the informer catches up (a 404 stands for "gone"). Concurrent calls share one read.
+   */
+  async confirmStatefulSet(name: string): Promise<void> {
+    const running = this.#confirming.get(name);
+    if (running !== undefined) return running;
+    const read = (async () => {
+      try {
+        const sts = await this.kube.apps.readNamespacedStatefulSet({
+          name,
+          namespace: this.kube.namespace,
+        });
+        this.#freshSets.set(name, { sts, at: this.clock.now() });
+      } catch (error: unknown) {
+        if (apiStatus(error) === 404)
+          this.#freshSets.set(name, { sts: undefined, at: this.clock.now() });
+        else
+          this.logger.debug(
+            { statefulSet: name, error: describeError(error) },
+            'direct read failed',
+          );
+        return;
+      } finally {
+        this.#confirming.delete(name);
+      }
+      if (!this.#stopping) this.#recompute();
+    })();
+    this.#confirming.set(name, read);
+    return read;
+  }
+
+  /** A terminating pod whose ordinal the cache still wants: is the StatefulSet scaled down? */
+  #confirmIfLeaving(pod: V1Pod): void {
+    if (pod.metadata?.deletionTimestamp === undefined) return;
+    const owner = pod.metadata.ownerReferences?.find(
+      (ref) => ref.controller === true && ref.kind === 'StatefulSet',
+    )?.name;
+    if (owner === undefined) return;
+    const sts = this.statefulSets().find((s) => s.metadata?.name === owner);
+    const ordinal = ordinalOf(pod.metadata.name ?? '', owner);
+    if (sts === undefined || ordinal === undefined || ordinal >= (sts.spec?.replicas ?? 1)) return;
+    void this.confirmStatefulSet(owner);
+  }
+
+  /** The informer's StatefulSets, with newer direct reads in their place. */
+  #effectiveStatefulSets(): V1StatefulSet[] {
+    const cached = this.#statefulSets.list();
+    if (this.#freshSets.size === 0) return [...cached];
+    const now = this.clock.now();
+    const out: V1StatefulSet[] = [];
+    for (const sts of cached) {
+      const name = sts.metadata?.name ?? '';
+      const fresh = this.#freshSets.get(name);
+      if (fresh === undefined) {
+        out.push(sts);
+        continue;
+      }
+      const newer =
+        now - fresh.at < FRESH_READ_TTL_MS &&
+        (fresh.sts === undefined || isNewerVersion(fresh.sts, sts));
+      if (!newer) {
+        this.#freshSets.delete(name); // the informer has caught up (or the read is too old)
+        out.push(sts);
+      } else if (fresh.sts !== undefined) out.push(fresh.sts);
+    }
+    for (const name of this.#freshSets.keys())
+      if (!cached.some((sts) => sts.metadata?.name === name)) this.#freshSets.delete(name);
+    return out;
   }
 
   pods(): readonly V1Pod[] {
@@ -469,7 +563,7 @@ export class Manager {
     return computeDesiredState(
       {
         namespace: this.kube.namespace,
-        statefulSets: this.#statefulSets.list(),
+        statefulSets: this.#effectiveStatefulSets(),
         pods: this.#pods.list(),
         isValidatorTemplate: this.#isValidatorTemplate,
         mapper: this.#mapper,
@@ -720,6 +814,17 @@ export class Manager {
     this.metrics.queueDepth.set(this.#queue.depth);
     this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }
+}
+
+/**
+ * True when `a` is a newer version of the object than `b`. resourceVersions are opaque, but both
+ * etcd's and the emulator's are increasing integers; anything else counts as newer when different.
+ */
+function isNewerVersion(a: V1StatefulSet, b: V1StatefulSet): boolean {
+  const ra = a.metadata?.resourceVersion ?? '';
+  const rb = b.metadata?.resourceVersion ?? '';
+  if (/^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) > BigInt(rb);
+  return ra !== rb;
 }
 
 function readHighWater(raw: string | undefined): HighWater | undefined {

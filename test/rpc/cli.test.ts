@@ -59,7 +59,11 @@ describe('reading', () => {
     const json = await runCli(['status', '--json'], { env });
     expect(json.code).toBe(0);
     const parsed = JSON.parse(json.stdout) as { validators: { id: string; address: string }[] };
-    const fromApi = (await (await fetch(`${env.CLUSTER_MANAGER_URL}/v1/validators`)).json()) as {
+    const fromApi = (await (
+      await fetch(`${env.CLUSTER_MANAGER_URL}/v1/validators`, {
+        headers: { authorization: `Bearer ${env.CLUSTER_MANAGER_TOKEN}` },
+      })
+    ).json()) as {
       validators: { id: string; address: string }[];
     };
     expect(parsed.validators.map((v) => [v.id, v.address])).toEqual(
@@ -146,8 +150,15 @@ describe('acting', () => {
     expect(await fixture.replicas()).toBe(3);
   });
 
-  it('`scale 1` (no wait) returns 0 at once while the drain goes on, then the replicas drop', async () => {
+  it('`scale 1` is refused while a leaving validator has no key (it may be staked): exit 1, KEY_MISSING', async () => {
     const result = await runCli(['scale', '1'], { env });
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr).at(-1)).toMatch(/^error: KEY_MISSING: cannot drain 003/);
+    expect(await fixture.replicas()).toBe(3);
+  });
+
+  it('`scale 1 --force` (no wait) returns 0 at once while the drain goes on, then the replicas drop', async () => {
+    const result = await runCli(['scale', '1', '--force'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stderr).at(-1)).toMatch(/^validator: draining 002, 003; the replicas drop/);
     expect(await fixture.replicas()).toBe(3);

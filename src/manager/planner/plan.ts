@@ -93,6 +93,8 @@ export interface ChainTrust {
 export interface KeyLookup {
   get(id: ValidatorId): KeyEntry | undefined;
   idOfAddress(address: string): ValidatorId | undefined;
+  /** The key's address now, or the one it had when last valid. */
+  addressOf(id: ValidatorId): string | undefined;
 }
 
 export interface PlanInput {

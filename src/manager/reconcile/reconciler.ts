@@ -108,8 +108,13 @@ export class Reconciler {
     return plan(this.planInput());
   }
 
-  #decide(id: ValidatorId): Decision | undefined {
+  /** One validator's decision now. */
+  planOne(id: ValidatorId): Decision | undefined {
     return planOne(this.planInput(), id);
+  }
+
+  #decide(id: ValidatorId): Decision | undefined {
+    return this.planOne(id);
   }
 
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
