@@ -741,7 +741,7 @@ describe('GET /v1/departures/{pod}', () => {
 
   it.each([
     'Bad_Name',
-    `${'a'.repeat(254)}`,
+    'a'.repeat(254),
     'validator-0?timeoutSeconds=301',
     'validator-0?timeoutSeconds=-1',
     'validator-0?other=1',
