@@ -27,7 +27,7 @@ import { Peers } from './peers.ts';
 import type { ValidatorSet } from './validator-set.ts';
 import { VoteGuard } from './vote-guard.ts';
 import type { Vote } from './votes.ts';
-import { parseConsensusMessage } from './wire.ts';
+import { parseBlock, parseConsensusMessage, parseVote } from './wire.ts';
 
 export interface LocalnetNodeOptions {
   genesis: Genesis;
@@ -369,6 +369,13 @@ export class LocalnetNode {
         },
         requestSync: () => void this.#sync.request(),
         requestRoundState: () => this.#pullRoundState(false),
+        restoreMessage: (value) => parseConsensusMessage(value),
+        restoreLock: (lock) => {
+          const block = parseBlock(lock.block);
+          const polVotes = (Array.isArray(lock.polVotes) ? lock.polVotes : []).map(parseVote);
+          if (block === undefined || polVotes.includes(undefined)) return undefined;
+          return { block, polVotes: polVotes as Vote[] };
+        },
         onLateVote: (vote: Vote) => {
           if (this.#chain.addLateSignature(vote))
             this.#storage?.signatureAdded(vote.height, vote.validator, vote.signature);
