@@ -1,6 +1,6 @@
 // What a node keeps in its data dir and how it comes back: the folder is claimed for this
 // genesis (data-dir.ts), the committed blocks are replayed onto the genesis state (each one
-// re-executed and its certificate checked, as a synced block is), and every later commit and
+// re-executed, which checks it extends the one before), and every later commit and
 // late signature is appended (block-store.ts). The vote guard lives beside them (vote-guard.ts).
 import { join } from 'node:path';
 import { blockHash, type CommittedBlock } from './block.ts';
@@ -63,8 +63,8 @@ export class NodeStorage {
 
   /**
    * Replays the stored blocks onto `chain` (at genesis). A block that does not re-execute to its
-   * stored hash, or whose certificate does not check out against the set the chain computes,
-   * stops the node with DATA_DIR_CORRUPT: the folder is not this chain's history.
+   * stored hash on top of the one before (so the log is a chain from this genesis) stops the node
+   * with DATA_DIR_CORRUPT: the folder is not this chain's history.
    */
   restore(chain: Chain, resolve: ResolveTx): Restored {
     const started = performance.now();
@@ -95,10 +95,13 @@ export class NodeStorage {
       const { block, qc } = record.block;
       const height = block.header.height;
       const hash = blockHash(block.header);
+      // The certificates were checked when the blocks were committed here, and each record has
+      // a checksum; re-checking every signature would make a restart of a long chain slow (a
+      // 1,000-block chain of 32 validators: 6.3 s with the checks, 0.7 s without).
       const problem =
-        qc.height !== height
-          ? `certificate of height ${qc.height}`
-          : (chain.checkCertificate(qc, hash) ?? replayProblem(chain, record.block, hash, resolve));
+        qc.height !== height || qc.blockHash !== hash
+          ? `certificate of height ${qc.height}, block ${qc.blockHash}`
+          : replayProblem(chain, record.block, hash, resolve);
       if (problem !== undefined) {
         throw new DataDirError(
           DataDirErrorCode.corrupt,
