@@ -90,7 +90,7 @@ export class PvcController {
     const bound = clone(written);
     bound.status = {
       phase: 'Bound',
-      accessModes: Array.isArray(spec.accessModes) ? [...spec.accessModes] : [],
+      accessModes: Array.isArray(spec.accessModes) ? spec.accessModes.map(String) : [],
       capacity: { storage: requests.storage },
     };
     this.#api.write(claimInfo, bound, 'status');
