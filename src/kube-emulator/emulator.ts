@@ -14,6 +14,7 @@ import type { KubeletBase, KubeletControl } from './kubelet.ts';
 import { ProcessKubelet, type ProcessKubeletOptions } from './kubelet-process.ts';
 import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simulated.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { PvcController } from './pvc-controller.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
 import { StatefulSetController } from './statefulset-controller.ts';
@@ -119,6 +120,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const gc = new GarbageCollector({ api, clock });
   const statefulSets = new StatefulSetController({ api, clock });
   const deployments = new DeploymentController({ api, clock });
+  const claims = new PvcController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   let url = '';
   const kubeconfigFor = (
@@ -176,6 +178,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     hub.endAll();
     statefulSets.stop();
     deployments.stop();
+    claims.stop();
     gc.stop();
     await kubelet?.stop();
     hub.endAll();

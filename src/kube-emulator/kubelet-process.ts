@@ -17,6 +17,7 @@ import {
   terminationMs,
   type KubeletBase,
 } from './kubelet.ts';
+import { ClaimFolders } from './pod-claims.ts';
 import { EnvError, expand, resolveEnv, type EnvSources } from './pod-env.ts';
 import { podStatus, type ContainerReport, type ContainerState } from './pod-status.ts';
 import { mountsOf, rewriteMountPath, writeVolumes, type Mount } from './pod-volumes.ts';
@@ -75,6 +76,8 @@ interface PodRun {
   readonly ports: Record<string, number>;
   readonly containers: ContainerRun[];
   volumes: Map<string, string> | undefined;
+  /** Claim folders this run mounted, released once its processes are gone. */
+  claimFolders: string[];
   forcedReady: boolean | undefined;
   terminating: boolean;
   probing: boolean;
@@ -133,6 +136,7 @@ export class ProcessKubelet implements KubeletBase {
   readonly #queue: WorkQueue;
   readonly #unsubscribe: () => void;
   readonly #terminationByPod = new Map<string, number>();
+  readonly #claims: ClaimFolders;
   #terminationMs = 0;
   #stopped = false;
 
@@ -149,6 +153,7 @@ export class ProcessKubelet implements KubeletBase {
     this.#settings = options.settings;
     this.#kubeconfigFor = options.kubeconfigFor;
     this.#ports = new HostPorts(options.settings.hostPort);
+    this.#claims = new ClaimFolders({ api: this.#api, dir: this.#dir });
     this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {
       if (event.storage === podInfo.storage) {
@@ -197,6 +202,7 @@ export class ProcessKubelet implements KubeletBase {
     await Promise.all([...this.#runs.values()].map((run) => this.#teardown(run, grace)));
     await Promise.allSettled([...this.#chains.values()]);
     this.#runs.clear();
+    await this.#claims.stop();
   }
 
   /** Runs the sync of one pod after its previous sync, so a pod's steps never overlap. */
@@ -305,6 +311,7 @@ export class ProcessKubelet implements KubeletBase {
         restartTimer: undefined,
       })),
       volumes: undefined,
+      claimFolders: [],
       forcedReady: undefined,
       terminating: false,
       probing: false,
@@ -325,7 +332,10 @@ export class ProcessKubelet implements KubeletBase {
 
   /** Writes the pod's volumes and, for a ServiceAccount, its kubeconfig into its folder. */
   async #prepareFolder(run: PodRun, pod: KubeObject, sources: EnvSources): Promise<void> {
-    run.volumes ??= await writeVolumes({ pod, folder: run.folder, sources });
+    if (run.volumes === undefined) {
+      const written = await writeVolumes({ pod, folder: run.folder, sources });
+      run.volumes = new Map([...written, ...(await this.#mountClaims(run, pod))]);
+    }
     const spec = isObject(pod.spec) ? pod.spec : {};
     if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
       const account = { namespace: run.namespace, name: spec.serviceAccountName };
@@ -333,6 +343,28 @@ export class ProcessKubelet implements KubeletBase {
         mode: 0o600,
       });
     }
+  }
+
+  /**
+   * Mounts the pod's claims (their folders outlive the pod). On a failure, what was mounted for
+   * this attempt is released again and the EnvError retries the start later.
+   */
+  async #mountClaims(run: PodRun, pod: KubeObject): Promise<Map<string, string>> {
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    const mounted = new Map<string, string>();
+    try {
+      for (const volume of objects(spec.volumes)) {
+        const source = isObject(volume.persistentVolumeClaim) ? volume.persistentVolumeClaim : {};
+        if (typeof source.claimName !== 'string') continue;
+        const folder = await this.#claims.mount(run.namespace, source.claimName);
+        run.claimFolders.push(folder);
+        mounted.set(String(volume.name), folder);
+      }
+    } catch (error: unknown) {
+      for (const folder of run.claimFolders.splice(0)) this.#claims.release(folder);
+      throw error;
+    }
+    return mounted;
   }
 
   /** Starts every container that is waiting to be created; a missing reference retries later. */
@@ -613,6 +645,7 @@ export class ProcessKubelet implements KubeletBase {
       for (const child of children) child.signal('SIGKILL');
       await all;
     }
+    for (const folder of run.claimFolders.splice(0)) this.#claims.release(folder);
     await rm(run.folder, { recursive: true, force: true, maxRetries: 3 });
   }
 }

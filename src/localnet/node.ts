@@ -1,7 +1,6 @@
 // One localnet node: its chain, mempool and consensus, admission of transactions, gossip, block
 // sync, the pacemaker and the debug actions. The RPC and p2p servers are thin views of this.
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
   admitTransaction,
@@ -21,13 +20,14 @@ import { Consensus, type ConsensusMessage, type Decision, type Step } from './co
 import { buildBlock, executeBlock, type Execution, type ResolveTx } from './execute.ts';
 import type { Genesis } from './genesis.ts';
 import { Mempool } from './mempool.ts';
+import { NodeStorage } from './node-storage.ts';
 import { PacemakerMode, Pacemaker } from './pacemaker.ts';
 import { PeerClient } from './p2p-client.ts';
 import { Peers } from './peers.ts';
 import type { ValidatorSet } from './validator-set.ts';
 import { VoteGuard } from './vote-guard.ts';
 import type { Vote } from './votes.ts';
-import { parseConsensusMessage } from './wire.ts';
+import { parseBlock, parseConsensusMessage, parseVote } from './wire.ts';
 
 export interface LocalnetNodeOptions {
   genesis: Genesis;
@@ -40,7 +40,10 @@ export interface LocalnetNodeOptions {
   roundTimeoutMs?: number;
   /** Extra peers, `host:port` of their p2p servers. */
   peers?: readonly string[];
-  /** Where the vote guard is kept across restarts; in memory when omitted. */
+  /**
+   * Where the vote guard and the committed blocks are kept across restarts (a StatefulSet volume
+   * per ordinal); in memory when omitted. Throws DataDirError when the folder is unusable.
+   */
   dataDir?: string | undefined;
   /** How often to compare heights with peers. */
   syncIntervalMs?: number;
@@ -71,6 +74,7 @@ export class LocalnetNode {
   readonly #mempool = new Mempool();
   readonly #pacemaker: Pacemaker;
   readonly #sync: BlockSync;
+  readonly #storage: NodeStorage | undefined;
   #chain: Chain;
   #guard: VoteGuard;
   #consensus: Consensus<Block>;
@@ -87,6 +91,11 @@ export class LocalnetNode {
     this.#log = options.logger;
     this.#client = new PeerClient({ timeoutMs: 3000, nodeId: this.nodeId });
     this.#chain = new Chain(options.genesis, verifyEd25519Native);
+    if (options.dataDir !== undefined) {
+      this.#storage = NodeStorage.open(options.dataDir, this.#chain, this.#log);
+      const restored = this.#storage.restore(this.#chain, this.#resolve);
+      if (restored.height > 0) this.#log.info(restored, 'resumed from the data dir');
+    }
     this.#guard = this.#newGuard();
     this.#consensus = this.#newConsensus();
     this.#peers = new Peers({
@@ -133,6 +142,7 @@ export class LocalnetNode {
     this.#client.close();
     for (const waiter of this.#waiters) waiter.resolve(false);
     this.#waiters.clear();
+    this.#storage?.close();
   }
 
   get chain(): Chain {
@@ -276,6 +286,7 @@ export class LocalnetNode {
     this.#mempool.clear();
     this.#executions.clear();
     this.#guard.clear();
+    this.#storage?.clear();
     this.#chain = new Chain(this.genesis, verifyEd25519Native);
     this.#guard = this.#newGuard();
     this.#consensus = this.#newConsensus();
@@ -335,10 +346,9 @@ export class LocalnetNode {
   // --- consensus host ---------------------------------------------------------------------
 
   #newGuard(): VoteGuard {
-    const dir = this.#options.dataDir;
     return new VoteGuard({
       chain: this.#chain.genesisHash,
-      file: dir === undefined ? undefined : join(dir, 'vote-guard.json'),
+      file: this.#storage?.voteGuardFile,
     });
   }
 
@@ -359,7 +369,17 @@ export class LocalnetNode {
         },
         requestSync: () => void this.#sync.request(),
         requestRoundState: () => this.#pullRoundState(false),
-        onLateVote: (vote: Vote) => this.#chain.addLateSignature(vote),
+        restoreMessage: (value) => parseConsensusMessage(value),
+        restoreLock: (lock) => {
+          const block = parseBlock(lock.block);
+          const polVotes = (Array.isArray(lock.polVotes) ? lock.polVotes : []).map(parseVote);
+          if (block === undefined || polVotes.includes(undefined)) return undefined;
+          return { block, polVotes: polVotes as Vote[] };
+        },
+        onLateVote: (vote: Vote) => {
+          if (this.#chain.addLateSignature(vote))
+            this.#storage?.signatureAdded(vote.height, vote.validator, vote.signature);
+        },
       },
       chainTag: this.#chain.genesisHash,
       signer: this.#key,
@@ -456,6 +476,8 @@ export class LocalnetNode {
 
   #afterCommit(execution: Execution, qc: QuorumCert): void {
     const { header } = execution.block;
+    const committed = this.#chain.block(header.height);
+    if (committed !== undefined) this.#storage?.blockCommitted(committed);
     this.#mempool.remove([...execution.txs.map((t) => t.tx.hash), ...execution.block.dropped]);
     this.#executions.clear();
     this.#log.info(

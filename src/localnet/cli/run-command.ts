@@ -5,8 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
-import { UsageError } from '../../cli/program.ts';
+import { CliError, ExitCode, UsageError } from '../../cli/program.ts';
 import { parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
+import { DataDirError } from '../data-dir.ts';
 import { parseGenesis, type Genesis } from '../genesis.ts';
 import { isPacemakerMode, type PacemakerMode } from '../pacemaker.ts';
 import { startNode } from '../server.ts';
@@ -245,7 +246,10 @@ export function runCommand(): Command {
       '--peers <list>',
       'extra peers, host:port of their p2p servers, comma-separated (env LOCALNET_PEERS)',
     )
-    .option('--data-dir <dir>', 'keeps the vote guard across restarts (env LOCALNET_DATA_DIR)')
+    .option(
+      '--data-dir <dir>',
+      'keeps the vote guard and the committed blocks across restarts (env LOCALNET_DATA_DIR)',
+    )
     .option('--log-level <level>', 'pino level (env LOG_LEVEL, default info)')
     .option(
       '--shutdown-drain-ms <ms>',
@@ -255,6 +259,12 @@ export function runCommand(): Command {
       const config = resolveRunConfig(flags, process.env);
       delete process.env.POCKET_PRIVATE_KEY;
       delete process.env.POCKET_PRIVATE_KEY_FILE_TEMPLATE;
-      await runNode(config);
+      try {
+        await runNode(config);
+      } catch (error: unknown) {
+        // A data dir that is not this chain's history, or cannot be used: a named reason, exit 2.
+        if (error instanceof DataDirError) throw new CliError(error.message, ExitCode.usage);
+        throw error;
+      }
     });
 }
