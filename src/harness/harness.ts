@@ -5,7 +5,7 @@
 // which height.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readFile, readlink } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   AppsV1Api,
@@ -89,6 +89,9 @@ export interface ManagerReplica {
 }
 
 export type HarnessOptions = Partial<Omit<DevnetOptions, 'dir' | 'log'>> & { dir: string };
+
+/** The devnet's full node, whose RPC is the chain RPC the manager and the harness read. */
+export const CHAIN_RPC_POD = 'full-node-0';
 
 export class Harness {
   readonly info: DevnetInfo;
@@ -713,7 +716,61 @@ export class Harness {
 
   /** Freezes (SIGSTOP) or thaws (SIGCONT) the full node that serves the chain RPC. */
   setChainRpcFrozen(frozen: boolean): void {
-    this.kubelet.kill(this.info.namespace, 'full-node-0', frozen ? 'SIGSTOP' : 'SIGCONT');
+    this.kubelet.kill(this.info.namespace, CHAIN_RPC_POD, frozen ? 'SIGSTOP' : 'SIGCONT');
+  }
+
+  /** The pid of the node process of `pod` (found by its folder under the emulator's). */
+  async podPid(pod: string): Promise<number | undefined> {
+    const folder = `/pods/${this.info.namespace}_${pod}_`;
+    for (const pid of descendants()) {
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+      if (cwd.startsWith(this.info.dir) && cwd.includes(folder)) return pid;
+    }
+    return undefined;
+  }
+
+  /** The host folder the node of `pod` keeps its data in (its `--data-dir`). */
+  async dataDirOf(pod: string): Promise<string> {
+    const pid = await this.podPid(pod);
+    if (pid === undefined) throw new Error(`no node process for pod ${pod}`);
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    const at = argv.indexOf('--data-dir');
+    const dir = at < 0 ? undefined : argv[at + 1];
+    if (dir === undefined) throw new Error(`the node of ${pod} runs without --data-dir`);
+    return dir;
+  }
+
+  /**
+   * A copy of the chain RPC node's data dir as it is now (its block log is append-only, so a copy
+   * taken while it runs is a consistent older state): to restart it from later.
+   */
+  async snapshotChainRpcNode(): Promise<{ dir: string; height: number }> {
+    const height = await this.chain.height();
+    const dir = await mkdtemp(join(this.info.dir, 'snapshot-'));
+    await cp(await this.dataDirOf(CHAIN_RPC_POD), dir, { recursive: true });
+    return { dir, height };
+  }
+
+  /**
+   * Restarts the node that serves the chain RPC from an old snapshot of its data dir, as a node
+   * restored from an old backup (or a volume of yesterday) comes back: at the snapshot's height.
+   * It catches up from its peers if they answer.
+   */
+  async restartChainRpcNodeFrom(snapshot: { dir: string }): Promise<void> {
+    const dataDir = await this.dataDirOf(CHAIN_RPC_POD);
+    const before = await this.podPid(CHAIN_RPC_POD);
+    this.kubelet.kill(this.info.namespace, CHAIN_RPC_POD, 'SIGSTOP');
+    await rm(dataDir, { recursive: true, force: true });
+    await cp(snapshot.dir, dataDir, { recursive: true });
+    this.kubelet.kill(this.info.namespace, CHAIN_RPC_POD, 'SIGKILL');
+    await waitFor(
+      async () => {
+        const pid = await this.podPid(CHAIN_RPC_POD);
+        if (pid === undefined || pid === before) return pending('the old process is still there');
+        return (await this.chain.isHealthy().catch(() => false)) || pending('not answering yet');
+      },
+      { what: 'the chain RPC node to restart from the snapshot', timeoutMs: 30_000 },
+    );
   }
 
   // ---- secrets hygiene ----

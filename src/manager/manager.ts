@@ -551,10 +551,8 @@ export class Manager {
 
   #allIds(): Set<ValidatorId> {
     const ids = new Set(this.desired().validators.keys());
-    for (const address of this.chain.validators.keys()) {
-      const id = this.keys.idOfAddress(address);
-      if (id !== undefined) ids.add(id);
-    }
+    for (const address of this.chain.validators.keys())
+      for (const id of this.keys.idsOfAddress(address)) ids.add(id);
     for (const id of this.book.open.keys()) ids.add(id);
     return ids;
   }

@@ -73,6 +73,18 @@ export class KeyStore {
     return entry?.address ?? this.#lastAddress.get(id);
   }
 
+  /** Every id whose key has this address (several for a duplicate), sorted. */
+  idsOfAddress(address: string): ValidatorId[] {
+    const first = this.#byAddress.get(address);
+    if (first === undefined) return [];
+    const entry = this.#entries.get(first);
+    if (entry === undefined || entry.ok) return [first];
+    return [...this.#entries.values()]
+      .filter((e) => !e.ok && e.address === address)
+      .map((e) => e.id)
+      .sort();
+  }
+
   entries(): IterableIterator<KeyEntry> {
     return this.#entries.values();
   }

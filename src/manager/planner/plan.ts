@@ -93,6 +93,8 @@ export interface ChainTrust {
 export interface KeyLookup {
   get(id: ValidatorId): KeyEntry | undefined;
   idOfAddress(address: string): ValidatorId | undefined;
+  /** Every id whose key has this address (several when they share it: KEY_DUPLICATE). */
+  idsOfAddress(address: string): ValidatorId[];
   /** The key's address now, or the one it had when last valid. */
   addressOf(id: ValidatorId): string | undefined;
 }
@@ -196,9 +198,11 @@ export function plan(input: PlanInput): Decision[] {
 export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined {
   const entry = input.keys.get(id);
   const address = entry?.ok === true ? entry.key.address : entry?.address;
-  // plan() lists an on-chain row under the id its address maps to (the lowest of duplicates).
+  // plan() lists an on-chain row under every id whose key has its address (all of duplicates).
   const onChain =
-    address !== undefined && input.chain.has(address) && input.keys.idOfAddress(address) === id;
+    address !== undefined &&
+    input.chain.has(address) &&
+    input.keys.idsOfAddress(address).includes(id);
   if (!input.desired.validators.has(id) && !onChain) return undefined;
   const draft = decideOne(id, input);
   if (draft.action === 'none' || draft.waitingFor !== undefined) return draft;
@@ -229,11 +233,10 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
 /** Every validator id `plan` decides, sorted. */
 function planIds(input: PlanInput): ValidatorId[] {
   const ids = new Set<ValidatorId>(input.desired.validators.keys());
-  // Keys whose validator is on chain are managed even when no pod or ordinal names them.
-  for (const address of input.chain.keys()) {
-    const id = input.keys.idOfAddress(address);
-    if (id !== undefined) ids.add(id);
-  }
+  // Keys whose validator is on chain are managed even when no pod or ordinal names them; a key
+  // shared by several ids shows its problem on each of them.
+  for (const address of input.chain.keys())
+    for (const id of input.keys.idsOfAddress(address)) ids.add(id);
   return [...ids].sort();
 }
 
