@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import { OPENAPI_DOC, renderOpenApi } from '../../scripts/openapi-docs.ts';
 import { registerDevnetCommand } from '../../src/devnet/command.ts';
+import { registerAwaitDepartureCommand } from '../../src/manager/cli/await-departure.ts';
 import { registerDebugCommands } from '../../src/manager/cli/debug-commands.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
 
@@ -16,6 +17,7 @@ const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 
 const program = new Command('cluster-manager');
 registerDebugCommands(program);
+registerAwaitDepartureCommand(program);
 registerDevnetCommand(program);
 const command = (name: string): Command => program.commands.find((c) => c.name() === name)!;
 const DEBUG_COMMANDS = [
@@ -27,6 +29,7 @@ const DEBUG_COMMANDS = [
   'resume',
   'trigger-view',
   'watch',
+  'await-departure',
 ];
 
 describe('docs/openapi.json', () => {
