@@ -4,10 +4,12 @@
 // SIGTERM; SIGKILL when the grace period ends (at least 2 s after the hook); a failed hook is a
 // FailedPreStopHook event and termination goes on; a shorter second delete cuts it short.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Container, V1Lifecycle } from '@kubernetes/client-node';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, onTestFinished } from 'vitest';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import type { KubeObject } from '../../src/kube-emulator/types.ts';
 import { startHarness, type Harness } from './harness.ts';
@@ -300,5 +302,103 @@ describe('postStart hooks (process kubelet)', { timeout: 60_000 }, () => {
     expect(restarted).toBeGreaterThanOrEqual(1);
     expect(lines('events')).toContain('poststart node-0');
     expect((await eventsAbout(h)).map((e) => e.reason)).toContain('FailedPostStartHook');
+  });
+});
+
+describe('graceful termination in the simulated kubelet', { timeout: 60_000 }, () => {
+  async function simulated(terminationMs: number): Promise<{ h: Harness; finals: KubeObject[] }> {
+    const h = await startHarness({
+      kubelet: { mode: 'simulated', pendingMs: 0, readyMs: 0, terminationMs },
+    });
+    const finals: KubeObject[] = [];
+    const unsubscribe = h.emulator.store.subscribe((event) => {
+      const status = event.object.status as { phase?: string } | undefined;
+      if (
+        event.storage === '/pods' &&
+        (status?.phase === 'Failed' || status?.phase === 'Succeeded')
+      )
+        finals.push(event.object);
+    });
+    onTestFinished(unsubscribe);
+    return { h, finals };
+  }
+
+  async function simplePod(h: Harness, grace: number, lifecycle?: V1Lifecycle): Promise<void> {
+    await h.core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: { name: 'node-0' },
+        spec: {
+          terminationGracePeriodSeconds: grace,
+          containers: [
+            { name: 'node', image: 'x', ...(lifecycle === undefined ? {} : { lifecycle }) },
+          ],
+        },
+      },
+    });
+    await waitFor(
+      async () => {
+        const pod = await h.core.readNamespacedPod({ name: 'node-0', namespace: NS });
+        return pod.status?.containerStatuses?.[0]?.ready === true ? pod : pending('not ready');
+      },
+      { what: 'node-0 ready' },
+    );
+  }
+
+  it('kills containers that outlast the grace period (exit 137) and lets quick ones finish (exit 0)', async () => {
+    const slow = await simulated(30_000);
+    await simplePod(slow.h, 3);
+    let started = Date.now();
+    await slow.h.core.deleteNamespacedPod({ name: 'node-0', namespace: NS });
+    await gone(slow.h);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(2_900);
+    expect(slow.finals.at(-1)?.status).toMatchObject({
+      phase: 'Failed',
+      containerStatuses: [{ state: { terminated: { exitCode: 137, reason: 'Error' } } }],
+    });
+
+    const quick = await simulated(200);
+    await simplePod(quick.h, 30);
+    started = Date.now();
+    await quick.h.core.deleteNamespacedPod({ name: 'node-0', namespace: NS });
+    await gone(quick.h);
+    expect(Date.now() - started).toBeLessThan(2_000);
+    expect(quick.finals.at(-1)?.status).toMatchObject({
+      phase: 'Succeeded',
+      containerStatuses: [{ state: { terminated: { exitCode: 0, reason: 'Completed' } } }],
+    });
+  });
+
+  it('holds a pod while its httpGet preStop hook to an explicit host has not answered', async () => {
+    const { h } = await simulated(20);
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const calls: string[] = [];
+    const server = createServer((request, response) => {
+      calls.push(request.url ?? '');
+      void released.then(() => response.writeHead(200).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      await simplePod(h, 30, {
+        preStop: { httpGet: { host: '127.0.0.1', port, path: '/v1/departures/node-0' } },
+      });
+      await h.core.deleteNamespacedPod({ name: 'node-0', namespace: NS });
+      await waitFor(() => (calls.length > 0 ? true : pending('no call')), {
+        what: 'the hook call',
+      });
+      expect(calls).toEqual(['/v1/departures/node-0']);
+      // A window to show what does not happen: the pod is still there, terminating, well after
+      // the 20 ms its container needs to stop.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const pod = await h.core.readNamespacedPod({ name: 'node-0', namespace: NS });
+      expect(pod.metadata?.deletionTimestamp).toBeDefined();
+      release();
+      await gone(h);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
   });
 });
