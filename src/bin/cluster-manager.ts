@@ -2,6 +2,7 @@
 // Entry point of `cluster-manager`: wires the commands of each part into one program.
 import { createProgram, runProgram } from '../cli/program.ts';
 import { registerDevnetCommand } from '../devnet/command.ts';
+import { registerAwaitDepartureCommand } from '../manager/cli/await-departure.ts';
 import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerTxCommands } from '../manager/cli/tx-commands.ts';
@@ -14,6 +15,7 @@ const program = createProgram(
 );
 registerRunCommand(program);
 registerDebugCommands(program);
+registerAwaitDepartureCommand(program);
 registerDevnetCommand(program);
 registerEmulatorCommand(program);
 registerKeysCommands(program);

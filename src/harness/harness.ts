@@ -230,7 +230,10 @@ export class Harness {
 
   /** GET a control-RPC path as JSON (of the devnet's manager, or of `url`). */
   async manager<T>(path: string, url = this.#managerUrl()): Promise<T> {
-    const response = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${url}${path}`, {
+      headers: { authorization: `Bearer ${this.info.token ?? ''}` },
+      signal: AbortSignal.timeout(10_000),
+    });
     return (await response.json()) as T;
   }
 

@@ -100,6 +100,7 @@ export class ControlClient {
     signal: AbortSignal,
   ): Promise<void> {
     const headers: Record<string, string> = { accept: 'text/event-stream' };
+    if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
     let response: Response;
     try {
       response = await fetch(`${this.#options.server}/v1/events`, { headers, signal });

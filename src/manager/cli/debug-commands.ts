@@ -84,10 +84,15 @@ export function registerDebugCommands(program: Command): void {
       300,
     )
     .option('--drive', 'trigger views while waiting (chains with a manual pacemaker)', false)
+    .option(
+      '--force',
+      'go below the minimum validator set, supersede a running drain, or drain past key problems',
+      false,
+    )
     .action(
       async (
         replicas: number,
-        options: { wait: string; timeout: number; drive: boolean },
+        options: { wait: string; timeout: number; drive: boolean; force: boolean },
         command: Command,
       ) => {
         if (!['none', 'staked', 'active'].includes(options.wait))
@@ -118,6 +123,7 @@ export function registerDebugCommands(program: Command): void {
             wait: options.wait,
             timeoutSeconds: options.timeout,
             drive: options.drive,
+            ...(options.force ? { force: true } : {}),
           });
         } finally {
           follow.abort();

@@ -1,7 +1,7 @@
 // The action journal (node:sqlite): every action is written before it is sent and updated as it
 // progresses, so a restarted manager resumes what was in flight instead of sending it again.
 // At most one open (prepared or sent) action per validator, enforced by a unique index.
-import { mkdirSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Clock } from '../clock.ts';
@@ -183,7 +183,10 @@ export class Journal {
 
   /** Opens (creating if needed) the journal at `path`; `:memory:` for a throw-away one. */
   static open(path: string, clock: Clock): Journal {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    if (path !== ':memory:') {
+      mkdirSync(dirname(path), { recursive: true });
+      restrictToOwner(path);
+    }
     const db = new DatabaseSync(path);
     db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
     db.exec(SCHEMA);
@@ -402,4 +405,15 @@ export class Journal {
       ).run(name, value),
     );
   }
+}
+
+/**
+ * The journal holds signed transactions: only its owner may read it (0600). The file is created
+ * with that mode before SQLite opens it, so SQLite gives its -wal and -shm files the same mode (it
+ * copies the database's permissions); files of an older journal are narrowed too.
+ */
+function restrictToOwner(path: string): void {
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`])
+    if (existsSync(file)) chmodSync(file, 0o600);
 }
