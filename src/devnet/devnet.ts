@@ -12,11 +12,13 @@ import { startEmulator, type Emulator } from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
+  DEFAULT_DEPARTURE_TIMEOUT_SECONDS,
   DEVNET_NAMESPACE,
   FULL_NODE_STATEFULSET,
   fullNodeStatefulSet,
   genesisConfigMap,
   keysSecret,
+  managerTokenSecret,
   namespace,
   NODE_IMAGE,
   services,
@@ -42,6 +44,12 @@ export interface DevnetOptions {
   managerEnv?: Record<string, string>;
   /** `validator_unstaking_blocks` of the genesis (default 2016, V1's). */
   unstakingBlocks?: number;
+  /**
+   * How long a validator pod's preStop hook (`cluster-manager await-departure`) waits for its
+   * validator to leave the set before the pod stops anyway (default 60 s; the grace period is
+   * this + 30 s).
+   */
+  departureTimeoutSeconds?: number;
   /** Where progress lines go (default: nowhere). */
   log?: (line: string) => void;
   /** Aborts the start: whatever was started is stopped again and the start rejects. */
@@ -123,7 +131,16 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     dir: emulatorDir,
     kubelet: {
       mode: 'process',
-      images: { [NODE_IMAGE]: { command: process.execPath, args: [BIN.localnetNode] } },
+      images: {
+        [NODE_IMAGE]: {
+          command: process.execPath,
+          args: [BIN.localnetNode],
+          // The image's binaries a preStop hook runs (the real image links them on its PATH).
+          binaries: {
+            'cluster-manager': { command: process.execPath, args: [BIN.clusterManager] },
+          },
+        },
+      },
       hostPort: (pod, port) => {
         if (pod.namespace !== DEVNET_NAMESPACE) return undefined;
         if (pod.name === `${FULL_NODE_STATEFULSET}-0` && port.name === 'rpc') return fullNodeRpc;
@@ -145,13 +162,22 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     kc.loadFromFile(kubeconfig);
     const objects = KubernetesObjectApi.makeApiClient(kc);
     const settings = { pacemaker: options.pacemaker, blockIntervalMs: options.blockIntervalMs };
+    // A token even without a manager: one started by hand from manager.env uses it. The
+    // validators' preStop hook asks that manager (its URL and token) whether a pod may go.
+    const token = randomBytes(24).toString('hex');
+    const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
+    const departure = {
+      managerUrl: `http://127.0.0.1:${rpcPort}`,
+      hookTimeoutSeconds: options.departureTimeoutSeconds ?? DEFAULT_DEPARTURE_TIMEOUT_SECONDS,
+    };
     const manifests = [
       namespace(),
       keysSecret(new Map([...keys].map(([id, key]) => [id, key.exportPrivateKeyHex()]))),
+      managerTokenSecret(token),
       genesisConfigMap(JSON.stringify(genesis, null, 2)),
       ...services(),
       fullNodeStatefulSet(settings),
-      validatorStatefulSet(options.validators, settings),
+      validatorStatefulSet(options.validators, settings, departure),
     ];
     for (const manifest of manifests) await objects.create(manifest);
     log(
@@ -159,9 +185,6 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
     );
     await waitForPods(kc, options.validators + 1, { timeoutMs: 60_000, signal });
 
-    // A token even without a manager: one started by hand from manager.env uses it.
-    const token = randomBytes(24).toString('hex');
-    const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
     await waitForStaked(chainRpcUrl, options.validators, { timeoutMs: 30_000, signal });
     const managerEnv: Record<string, string> = {

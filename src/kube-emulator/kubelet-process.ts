@@ -3,7 +3,7 @@
 // loopback ports, readiness from its HTTP readiness probe, and restarts with backoff.
 import { request } from 'node:http';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Cancel, Clock } from './clock.ts';
 import { startChild, type Child } from './child-processes.ts';
 import { HostPorts, portKey, type HostPortChooser } from './host-ports.ts';
@@ -17,6 +17,15 @@ import {
   terminationMs,
   type KubeletBase,
 } from './kubelet.ts';
+import { recordPodEvent } from './kubelet-events.ts';
+import {
+  Deadline,
+  graceDeadline,
+  hookOf,
+  MINIMUM_GRACE_MS,
+  runHook,
+  type HookRunners,
+} from './kubelet-lifecycle.ts';
 import { ClaimFolders } from './pod-claims.ts';
 import { EnvError, expand, resolveEnv, type EnvSources } from './pod-env.ts';
 import { podStatus, type ContainerReport, type ContainerState } from './pod-status.ts';
@@ -30,6 +39,12 @@ export interface ImageCommand {
   command: string;
   args?: string[];
   env?: Record<string, string>;
+  /**
+   * Executables the image holds, for exec hooks: a hook command's first word (as written, or its
+   * base name) maps to `command args…`, followed by the rest of the hook's command. Anything else
+   * runs from the PATH of the process env.
+   */
+  binaries?: Record<string, { command: string; args?: string[] }>;
 }
 
 export interface ProcessKubeletOptions {
@@ -65,6 +80,8 @@ interface ContainerRun {
   backoffMs: number;
   startedAt: number;
   restartTimer: Cancel | undefined;
+  /** A postStart hook is running: not ready until it is done. */
+  postStarting: boolean;
 }
 
 interface PodRun {
@@ -85,6 +102,8 @@ interface PodRun {
   /** Volumes being written for a start; teardown waits for it so nothing writes after removal. */
   preparing: Promise<unknown> | undefined;
   startTime: number;
+  /** While the pod terminates: the end of its grace period (a shorter delete moves it). */
+  deadline: Deadline | undefined;
 }
 
 const secrets = kindOf('', 'secrets');
@@ -171,6 +190,11 @@ export class ProcessKubelet implements KubeletBase {
     return join(this.#dir, 'logs', `${namespace}_${pod}.log`);
   }
 
+  /** Where the output of a pod's lifecycle hooks goes (a kubelet shows it nowhere). */
+  hookLogPath(namespace: string, pod: string): string {
+    return join(this.#dir, 'logs', `${namespace}_${pod}.hooks.log`);
+  }
+
   setReady(namespace: string, pod: string, ready: boolean): void {
     const run = this.#runs.get(podKey(namespace, pod));
     if (run === undefined) throw new Error(`no pod ${namespace}/${pod} on this kubelet`);
@@ -207,6 +231,7 @@ export class ProcessKubelet implements KubeletBase {
 
   /** Runs the sync of one pod after its previous sync, so a pod's steps never overlap. */
   #schedule(key: string): void {
+    this.#shortenGrace(key);
     const previous = this.#chains.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => this.#sync(key))
@@ -217,6 +242,21 @@ export class ProcessKubelet implements KubeletBase {
         if (this.#chains.get(key) === next) this.#chains.delete(key);
       });
     this.#chains.set(key, next);
+  }
+
+  /**
+   * A pod already terminating that was deleted again with a shorter grace period (or removed
+   * outright): its deadline moves earlier now, not after the termination under way.
+   */
+  #shortenGrace(key: string): void {
+    const run = this.#runs.get(key);
+    if (run?.deadline === undefined) return;
+    const [namespace, name] = splitKey(key);
+    const pod = this.#api.peek(podInfo, namespace, name);
+    const now = this.#clock.now();
+    if (pod === undefined || pod.metadata.uid !== run.uid) run.deadline.moveEarlier(now);
+    else if (pod.metadata.deletionTimestamp !== undefined)
+      run.deadline.moveEarlier(graceDeadline(pod, now));
   }
 
   #sources(namespace: string): EnvSources {
@@ -240,8 +280,7 @@ export class ProcessKubelet implements KubeletBase {
     if (pod.metadata.deletionTimestamp !== undefined) {
       if (run?.terminating === true) return;
       const started = this.#clock.now();
-      const graceMs = terminationMs(pod, Number.POSITIVE_INFINITY);
-      if (run !== undefined) await this.#teardown(run, graceMs);
+      if (run !== undefined) await this.#terminatePod(run, pod);
       const slowMs = terminationMs(pod, this.#terminationByPod.get(key) ?? this.#terminationMs);
       const remaining = slowMs - (this.#clock.now() - started);
       if (remaining > 0) await sleep(this.#clock, remaining);
@@ -309,6 +348,7 @@ export class ProcessKubelet implements KubeletBase {
         backoffMs: backoff,
         startedAt: 0,
         restartTimer: undefined,
+        postStarting: false,
       })),
       volumes: undefined,
       claimFolders: [],
@@ -318,6 +358,7 @@ export class ProcessKubelet implements KubeletBase {
       probeTimer: undefined,
       preparing: undefined,
       startTime: this.#clock.now(),
+      deadline: undefined,
     };
     this.#runs.set(run.key, run);
     this.#writeStatus(run);
@@ -468,6 +509,70 @@ export class ProcessKubelet implements KubeletBase {
     void child.exited.then(({ code, signal }) =>
       this.#exited(run, container, signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15)),
     );
+    const postStart = hookOf(container.spec, 'postStart');
+    if (postStart !== undefined) void this.#postStart(run, pod, container, postStart);
+  }
+
+  /**
+   * postStart runs beside the new container; until it is done the container is not ready, and a
+   * failure is a `FailedPostStartHook` Warning and the container is killed (then restarted by
+   * its restart policy), as kuberuntime's startContainer does. Bounded to 10 minutes here.
+   */
+  async #postStart(
+    run: PodRun,
+    pod: KubeObject,
+    container: ContainerRun,
+    handler: JsonObject,
+  ): Promise<void> {
+    const child = container.child;
+    container.postStarting = true;
+    const deadline = new Deadline(this.#clock, this.#clock.now() + 600_000);
+    const outcome = await runHook(
+      handler,
+      this.#hookRunners(run, pod, container),
+      deadline,
+      this.#clock,
+    );
+    deadline.dispose();
+    container.postStarting = false;
+    if (outcome.kind === 'done' || container.child !== child || run.terminating) return;
+    recordPodEvent(this.#api, this.#clock, pod, {
+      type: 'Warning',
+      reason: 'FailedPostStartHook',
+      message: outcome.kind === 'failed' ? outcome.message : 'PostStartHook timed out',
+      container: container.name,
+    });
+    child?.signal('SIGKILL');
+  }
+
+  /** How this container's hooks run: its env and mounts, its image's binaries, its ports. */
+  #hookRunners(run: PodRun, pod: KubeObject, container: ContainerRun): HookRunners {
+    return {
+      exec: (command) => {
+        const entry = imageEntry(this.#settings.images, String(container.spec.image));
+        const [first = '', ...rest] = command;
+        const binary = entry?.binaries?.[first] ?? entry?.binaries?.[basename(first)];
+        const mounts = mountsOf(container.spec, run.volumes ?? new Map());
+        const args = rest.map((arg) => rewriteMountPath(arg, mounts));
+        const child = startChild({
+          command: binary?.command ?? rewriteMountPath(first, mounts),
+          args: [...(binary?.args ?? []), ...args],
+          env: this.#environment(run, pod, container, mounts),
+          cwd: run.folder,
+          logPath: this.hookLogPath(run.namespace, run.name),
+        });
+        return {
+          exited: child.exited.then(({ code, signal }) =>
+            signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15),
+          ),
+          kill: () => child.signal('SIGKILL'),
+        };
+      },
+      httpTarget: (port, host) => {
+        const mapped = this.#probePort(run, container, port);
+        return mapped === undefined ? undefined : { host: host ?? LOOPBACK, port: mapped };
+      },
+    };
   }
 
   #exited(run: PodRun, container: ContainerRun, exitCode: number): void {
@@ -549,6 +654,7 @@ export class ProcessKubelet implements KubeletBase {
   }
 
   async #probeContainer(run: PodRun, container: ContainerRun): Promise<boolean> {
+    if (container.postStarting) return false;
     const probeSpec = isObject(container.spec.readinessProbe)
       ? container.spec.readinessProbe
       : undefined;
@@ -613,6 +719,107 @@ export class ProcessKubelet implements KubeletBase {
     const next = clone(pod);
     next.status = podStatus(pod, {
       phase,
+      scheduled: true,
+      containers,
+      podIP: LOOPBACK,
+      hostIP: LOOPBACK,
+      startTime: run.startTime,
+      now: this.#clock.now(),
+    });
+    this.#api.write(podInfo, next, 'status');
+  }
+
+  /**
+   * Terminates a deleted pod as the kubelet does (kubelet-lifecycle.ts): every container at once
+   * runs its preStop hook within the grace period, then gets SIGTERM, then SIGKILL when the grace
+   * period is over (at least 2 s after its hook). Writes the containers' final states, then
+   * releases the pod's claims and removes its private folder.
+   */
+  async #terminatePod(run: PodRun, pod: KubeObject): Promise<void> {
+    run.terminating = true;
+    run.probeTimer?.();
+    await run.preparing?.catch(() => undefined);
+    const deadline = new Deadline(this.#clock, graceDeadline(pod, this.#clock.now()));
+    run.deadline = deadline;
+    for (const container of run.containers) {
+      container.restartTimer?.();
+      container.restartTimer = undefined;
+    }
+    try {
+      await Promise.all(
+        run.containers.map((container) => this.#killContainer(run, pod, container, deadline)),
+      );
+    } finally {
+      deadline.dispose();
+    }
+    this.#writeFinalStatus(run);
+    for (const folder of run.claimFolders.splice(0)) this.#claims.release(folder);
+    await rm(run.folder, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** kuberuntime's killContainer for one running container. */
+  async #killContainer(
+    run: PodRun,
+    pod: KubeObject,
+    container: ContainerRun,
+    deadline: Deadline,
+  ): Promise<void> {
+    const child = container.child;
+    if (child === undefined) return;
+    recordPodEvent(this.#api, this.#clock, pod, {
+      type: 'Normal',
+      reason: 'Killing',
+      message: `Stopping container ${container.name}`,
+      container: container.name,
+    });
+    const preStop = hookOf(container.spec, 'preStop');
+    if (preStop !== undefined && deadline.at > this.#clock.now()) {
+      const outcome = await runHook(
+        preStop,
+        this.#hookRunners(run, pod, container),
+        deadline,
+        this.#clock,
+      );
+      // As executePreStopHook: no hook output in the event, where secrets could leak.
+      if (outcome.kind === 'failed')
+        recordPodEvent(this.#api, this.#clock, pod, {
+          type: 'Warning',
+          reason: 'FailedPreStopHook',
+          message: 'PreStopHook failed',
+          container: container.name,
+        });
+    }
+    const minimumUntil = this.#clock.now() + MINIMUM_GRACE_MS;
+    child.signal('SIGTERM');
+    const graceOver = deadline
+      .reached()
+      .then(() => sleep(this.#clock, Math.max(0, minimumUntil - this.#clock.now())));
+    const outcome = await Promise.race([
+      child.exited.then(() => 'exited' as const),
+      graceOver.then(() => 'killed' as const),
+    ]);
+    if (outcome === 'killed') child.signal('SIGKILL');
+    await child.exited;
+  }
+
+  /** A terminated pod's last status: every container terminated; phase Succeeded or Failed. */
+  #writeFinalStatus(run: PodRun): void {
+    if (this.#stopped) return;
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    if (pod === undefined || pod.metadata.uid !== run.uid) return;
+    const containers: ContainerReport[] = run.containers.map((c) => ({
+      name: c.name,
+      state: c.state,
+      ready: false,
+      restartCount: c.restartCount,
+      ...(c.lastState === undefined ? {} : { lastState: c.lastState }),
+    }));
+    const failed = run.containers.some(
+      (c) => c.state.type !== 'terminated' || c.state.exitCode !== 0,
+    );
+    const next = clone(pod);
+    next.status = podStatus(pod, {
+      phase: failed ? 'Failed' : 'Succeeded',
       scheduled: true,
       containers,
       podIP: LOOPBACK,

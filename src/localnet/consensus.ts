@@ -406,7 +406,7 @@ export class Consensus<B> {
    */
   #accept(message: ConsensusMessage<B>, join = true): boolean {
     const s = this.#s;
-    if (message.type === 'vote') return this.#acceptVote(message.vote);
+    if (message.type === 'vote') return this.#acceptVote(message.vote, join);
     const { proposal, block } = message;
     if (s.proposals.has(proposal.round)) return false;
     const proposer = s.set.proposer(proposal.height, proposal.round);

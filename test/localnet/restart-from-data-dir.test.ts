@@ -70,6 +70,39 @@ describe('restarting localnet nodes with their data dirs', { timeout: 120_000 },
     }
   });
 
+  it('brings back a network stopped in the middle of a height its validators had signed in', async () => {
+    // Two validators die first: the next height cannot commit, the other two have signed their
+    // prevotes of it; then they die too. Their guards hold messages of a height no block
+    // closed — restoring those on start crashed the node before it listened.
+    net = await startNet({ keys, validators: 4, pacemaker: 'auto', blockIntervalMs: 150 });
+    const live = net;
+    const nodes = net.nodes as NetNode[];
+    const [a, b, c, d] = nodes as [NetNode, NetNode, NetNode, NetNode];
+    await heightAtLeast(a.rpcUrl, 4, 'height 4');
+    await Promise.all([live.kill(c.id), live.kill(d.id)]);
+    const stuck = await waitFor(
+      async () => {
+        const state = (await (await fetch(`${a.rpcUrl}/v1/consensus/state`)).json()) as {
+          height: number;
+          step: number;
+        };
+        const committed = await client(a.rpcUrl).height();
+        // Step 3 = prevote: it signed at a height that cannot commit with two of four.
+        return state.step >= 3 && state.height === committed + 1
+          ? state
+          : pending(`step ${state.step} of ${state.height}`);
+      },
+      { what: 'a prevote at a height that cannot commit', timeoutMs: 30_000 },
+    );
+    await Promise.all([live.kill(a.id), live.kill(b.id)]);
+    await Promise.all(nodes.map((node) => live.restart(node.id)));
+    const after = await heightAtLeast(a.rpcUrl, stuck.height + 3, `height ${stuck.height + 3}`);
+    const reference = await blockHashes(a.rpcUrl, after);
+    for (const node of nodes) {
+      expect(await blockHashes(node.rpcUrl, after), node.id).toEqual(reference);
+    }
+  });
+
   it('restarts one killed validator at its own height, before any peer has told it anything', async () => {
     net = await startNet({ keys, validators: 4, pacemaker: 'auto', blockIntervalMs: 150 });
     const [a, , , d] = net.nodes as [NetNode, NetNode, NetNode, NetNode];
