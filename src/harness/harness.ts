@@ -602,6 +602,41 @@ export class Harness {
     );
   }
 
+  /**
+   * Heights at which some node's committed block differs from the chain RPC's (a fork): every
+   * running validator node and the chain RPC node are asked for each height up to the lowest
+   * height they all have (blocks `from`…). Empty when every node agrees.
+   */
+  async forks(from = 1): Promise<string[]> {
+    const urls: { name: string; client: PocketRpcClient }[] = [];
+    const pods = await this.core.listNamespacedPod({ namespace: this.info.namespace });
+    for (const pod of pods.items) {
+      const name = pod.metadata?.name ?? '';
+      const ports = JSON.parse(
+        pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
+      ) as Record<string, number>;
+      if (ports.rpc === undefined || pod.metadata?.deletionTimestamp !== undefined) continue;
+      urls.push({
+        name,
+        client: new PocketRpcClient({ baseUrl: `http://127.0.0.1:${ports.rpc}`, timeoutMs: 5_000 }),
+      });
+    }
+    const heights = await Promise.all(urls.map((u) => u.client.height().catch(() => 0)));
+    const top = Math.min(await this.chain.height(), ...heights);
+    const forks: string[] = [];
+    for (let h = Math.max(1, from); h <= top; h++) {
+      const reference = (await this.block(h)).block_header.state_hash;
+      for (const { name, client } of urls) {
+        const theirs = await client.block(h).catch(() => undefined);
+        if (theirs !== undefined && theirs.block_header.state_hash !== reference)
+          forks.push(
+            `height ${h}: ${name} has ${theirs.block_header.state_hash.slice(0, 12)}, the chain RPC ${reference.slice(0, 12)}`,
+          );
+      }
+    }
+    return forks;
+  }
+
   /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
   async mempool(via?: string): Promise<{ id: string; type: string; hash: string }[]> {
     const client = this.#clientOf(via);

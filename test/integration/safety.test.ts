@@ -300,7 +300,7 @@ describe('safety under faults and bad input (issue 16)', { timeout: 180_000 }, (
     expect(ready.minimumSet?.size).toBe(3);
   });
 
-  it('kubectl scale 0 keeps a quorum of the genesis set staked, held BELOW_MINIMUM_SET', async () => {
+  it('kubectl scale 0 keeps a quorum of the genesis set staked, held BELOW_MINIMUM_SET, and back resumes the same chain', async () => {
     const { h } = devnet;
     const from = await h.height();
     const lastSeq = Math.max(0, ...(await h.actions()).map((a) => a.seq));
@@ -326,5 +326,19 @@ describe('safety under faults and bad input (issue 16)', { timeout: 180_000 }, (
     const mempool = await h.mempool();
     expect(mempool.filter((t) => t.id !== '004')).toEqual([]);
     expect((await txsSince(from)).filter((t) => !t.startsWith('004'))).toEqual([]);
+    // Pods back (their data on their claims): the chain resumes at its height, the same chain.
+    const back = await h.kubectl([
+      'scale',
+      'statefulset',
+      h.info.statefulSet,
+      '-n',
+      ns(),
+      '--replicas=4',
+    ]);
+    expect(back.code, back.stderr).toBe(0);
+    await h.expectStakedSet(['001', '002', '003', '004'], { timeoutMs: 120_000 });
+    await h.expectChainProgress(3, 30_000);
+    expect(await h.forks()).toEqual([]);
+    expect((await h.committedTransactions()).filter((t) => t.resultCode !== 0)).toEqual([]);
   });
 });
