@@ -28,6 +28,7 @@ function ask(s: Scenario, id: ValidatorId, extra: Partial<DepartureInput> = {}) 
     trust: planInput.trust,
     chainHealthy: true,
     height: planInput.height,
+    othersLeaving: false,
     ...extra,
   });
 }
@@ -73,6 +74,20 @@ describe('departures', () => {
       '001',
     );
     expect(d).toMatchObject({ final: true, code: 'BELOW_MINIMUM_SET', departed: false });
+    // While others' unstakes are still to commit, it must vote on: not final yet.
+    const voting = ask(
+      {
+        ...four,
+        desired: GENESIS.map((id) => unwanted(id)),
+        minimumSet: { size: 3, source: 'test' },
+      },
+      '001',
+      { othersLeaving: true },
+    );
+    expect(voting).toMatchObject({ final: false, code: 'BELOW_MINIMUM_SET' });
+    expect(voting.reason).toMatch(
+      /its vote is needed until the leaving validators' unstakes commit/,
+    );
     // While the minimum is not known yet, nothing is final.
     const unknown = ask(
       { ...four, desired: GENESIS.map((id) => unwanted(id)), minimumSet: undefined },

@@ -4,7 +4,7 @@ import type { EventEmitter } from 'node:events';
 import { ManagerError } from '../errors.ts';
 import type { DesiredState, DesiredValidator } from '../model.ts';
 import type { Manager, ManagerEvents } from '../manager.ts';
-import { Phase, type Decision } from '../planner/plan.ts';
+import { Phase, Wait, type Decision } from '../planner/plan.ts';
 import { departureOf, type Departure } from '../scale/departure.ts';
 import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
 import type { MinimumSet } from '../planner/minimum-set.ts';
@@ -206,6 +206,7 @@ export class ManagerControlPlane implements ControlPlane {
       } else {
         const decision = entry === undefined ? undefined : m.planOne(entry.id);
         answer = departureOf({
+          othersLeaving: decision?.waitingFor === Wait.minimumSet && this.#othersLeaving(entry?.id),
           pod,
           entry: entry?.pod === undefined ? undefined : { ...entry, pod: entry.pod },
           decision,
@@ -225,6 +226,18 @@ export class ManagerControlPlane implements ControlPlane {
       if (answer.final || left <= 0 || signal.aborted) return answer;
       await this.#changeOrTimeout(Math.min(left, 1_000), signal);
     }
+  }
+
+  /** True when a validator other than `id` is leaving: its unstake ready, sent or in the mempool. */
+  #othersLeaving(id: string | undefined): boolean {
+    const m = this.#manager;
+    for (const record of m.book.open.values())
+      if (record.kind === 'unstake' && record.validatorId !== id) return true;
+    for (const [address, tx] of m.chain.mempool)
+      if (tx.messageType === 'MessageUnstake' && m.keys.idOfAddress(address) !== id) return true;
+    return m
+      .plan()
+      .some((d) => d.id !== id && d.action === 'unstake' && d.waitingFor !== Wait.minimumSet);
   }
 
   /** True when a pod of that name exists and the manager's pod selector selects it. */

@@ -51,6 +51,11 @@ export interface DepartureInput {
   readonly trust: { trusted: boolean; reason: string | undefined };
   readonly chainHealthy: boolean;
   readonly height: number;
+  /**
+   * Other validators are on their way out (an unstake ready to go, sent, or in the mempool): a
+   * validator kept for the minimum set must vote until their unstakes commit.
+   */
+  readonly othersLeaving: boolean;
 }
 
 export function departureOf(input: DepartureInput): Departure {
@@ -102,7 +107,15 @@ export function departureOf(input: DepartureInput): Departure {
       { final: true },
     );
   if (decision?.waitingFor === Wait.minimumSet && input.view.keys.get(entry.id) !== undefined) {
+    // Kept staked: its pod may go, but not before the validators that do leave are out — their
+    // unstakes need its vote, and a chain left with them staked and their pods gone never resumes.
     const known = !decision.reason.includes('not known yet');
+    if (known && input.othersLeaving)
+      return answer(
+        DepartureCode.belowMinimumSet,
+        `${decision.reason}; its vote is needed until the leaving validators' unstakes commit`,
+        { final: false },
+      );
     return answer(DepartureCode.belowMinimumSet, decision.reason, { final: known });
   }
   if (decision?.phase === Phase.failed)
