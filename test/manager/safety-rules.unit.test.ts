@@ -2,6 +2,7 @@
 // decides"): the minimum validator set, key problems, an untrusted chain, and pacing that counts
 // every silent member and lets a set of one or two grow. Pure: the planner on built inputs.
 import { describe, expect, it } from 'vitest';
+import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { ChainStatus } from '../../src/manager/model.ts';
 import {
   quorumOf,
@@ -159,12 +160,38 @@ describe('key problems', () => {
       expect(d).toMatchObject({ action: 'none', phase: 'failed' });
       expect(d.reason).toMatch(/^KEY_DUPLICATE: key "\d{3}" is the same key as/);
     }
+    // Both show the shared row's state on chain.
+    expect(decision(s, '005').chainStatus).toBe('staked');
+    expect(decision(s, '001').chainStatus).toBe('staked');
     // 001's row is attributed to 001 (not shown as unmanaged), and nothing else changes.
     expect(plan(input(s)).filter((d) => d.phase === 'unmanaged')).toEqual([]);
     // 005 unwanted while its key is 001's: still no unstake of 001's row.
     expect(
       unstakesNow({ ...s, desired: [...GENESIS.map((id) => wanted(id)), unwanted('005')] }),
     ).toEqual([]);
+  });
+});
+
+describe('a key that went missing', () => {
+  it('keeps its row under its id (not unmanaged), shows it staked, and acts on nothing', () => {
+    const base = input({
+      signers: GENESIS,
+      chain: GENESIS.map((id) => row(id)),
+      desired: [...GENESIS.slice(0, 3).map((id) => wanted(id)), unwanted('004')],
+    });
+    const keys = new KeyStore();
+    const all = Object.fromEntries(GENESIS.map((id) => [id, b64(keyOf(id).exportPrivateKeyHex())]));
+    keys.update({ data: all });
+    const { '004': _gone, ...rest } = all;
+    keys.update({ data: rest });
+    const decisions = plan({ ...base, keys });
+    expect(decisions.filter((d) => d.phase === 'unmanaged')).toEqual([]);
+    expect(decisions.find((d) => d.id === '004')).toMatchObject({
+      action: 'none',
+      phase: 'failed',
+      chainStatus: 'staked',
+      address: keyOf('004').address,
+    });
   });
 });
 

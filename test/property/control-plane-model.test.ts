@@ -45,7 +45,7 @@ it(
       { seed: SEED, numRuns: 1, endOnFailure: true },
     );
     const violations = await finalInvariants(real, 5, GENESIS);
-  process.stdout.write(`${lines.join("\n")}\n`);
+    process.stdout.write(`${lines.join('\n')}\n`);
     expect(violations, lines.join('\n')).toEqual([]);
   },
 );

@@ -258,23 +258,31 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   const wanted = desired?.wanted === true;
   const entry = input.keys.get(id);
   const key = entry?.ok === true ? entry.key : undefined;
-  const row = key === undefined ? undefined : input.chain.get(key.address);
+  // A duplicate key's address is the shared one; a key gone missing or bad keeps the address it
+  // had when last valid: its row is shown, never acted on.
+  const address = key?.address ?? input.keys.addressOf(id);
+  const row = address === undefined ? undefined : input.chain.get(address);
   const status = row?.status ?? ChainStatus.absent;
-  const draft = blank({ key: id, id, address: key?.address, wanted, chainStatus: status });
+  const draft = blank({ key: id, id, address, wanted, chainStatus: status });
   const wantedReason = desired?.wantedReason ?? `no validator StatefulSet wants id ${id}`;
 
   if (entry === undefined) {
+    // Unwanted and still staked (its address remembered from before): it cannot be unstaked.
+    const stuck = !wanted && (status === ChainStatus.staked || status === ChainStatus.paused);
     return {
       ...draft,
-      phase: wanted ? Phase.failed : Phase.unstaked,
-      reason: wanted ? `KEY_MISSING: no key "${id}" in the keys Secret` : wantedReason,
+      phase: wanted || stuck ? Phase.failed : Phase.unstaked,
+      reason: wanted
+        ? `KEY_MISSING: no key "${id}" in the keys Secret`
+        : stuck
+          ? `KEY_MISSING: no key "${id}" in the keys Secret, and its validator is still staked; ${wantedReason}`
+          : wantedReason,
     };
   }
   if (!entry.ok) {
     // A key problem: never staked, unstaked or drained, whatever the cluster wants.
     return {
       ...draft,
-      address: entry.address,
       phase: Phase.failed,
       reason:
         entry.code === 'KEY_DUPLICATE'
@@ -555,7 +563,7 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
     reason:
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
-        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, as ${verdict.staked - verdict.leaving} staked validator(s) would otherwise fall under the minimum of ${minimum.size} (${minimum.source}); ${d.reason}`,
+        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since unstaking it would leave ${verdict.staked - verdict.leaving - verdict.allowed.size - 1} staked validator(s), fewer than the minimum of ${minimum.size} (${minimum.source}); ${d.reason}`,
   });
 }
 

@@ -59,7 +59,7 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
       : {
           left: false,
           keyProblem,
-          reason: `${keyProblem}: still staked, and the manager will not unstake a validator with a key problem; fix the key`,
+          reason: `${keyProblem}: still staked, and the manager will not unstake a validator with a key problem`,
         };
   if (view.open.has(id) || view.mempool.has(address))
     return { left: false, keyProblem, reason: 'its transaction is not committed yet' };
