@@ -2,7 +2,6 @@
 // decides"): the minimum validator set, key problems, an untrusted chain, and pacing that counts
 // every silent member and lets a set of one or two grow. Pure: the planner on built inputs.
 import { describe, expect, it } from 'vitest';
-import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { ChainStatus } from '../../src/manager/model.ts';
 import {
   quorumOf,
@@ -169,29 +168,6 @@ describe('key problems', () => {
     expect(
       unstakesNow({ ...s, desired: [...GENESIS.map((id) => wanted(id)), unwanted('005')] }),
     ).toEqual([]);
-  });
-});
-
-describe('a key that went missing', () => {
-  it('keeps its row under its id (not unmanaged), shows it staked, and acts on nothing', () => {
-    const base = input({
-      signers: GENESIS,
-      chain: GENESIS.map((id) => row(id)),
-      desired: [...GENESIS.slice(0, 3).map((id) => wanted(id)), unwanted('004')],
-    });
-    const keys = new KeyStore();
-    const all = Object.fromEntries(GENESIS.map((id) => [id, b64(keyOf(id).exportPrivateKeyHex())]));
-    keys.update({ data: all });
-    const { '004': _gone, ...rest } = all;
-    keys.update({ data: rest });
-    const decisions = plan({ ...base, keys });
-    expect(decisions.filter((d) => d.phase === 'unmanaged')).toEqual([]);
-    expect(decisions.find((d) => d.id === '004')).toMatchObject({
-      action: 'none',
-      phase: 'failed',
-      chainStatus: 'staked',
-      address: keyOf('004').address,
-    });
   });
 });
 

@@ -60,14 +60,7 @@ export class KeyStore {
    * on-chain row is attributed (not reported as unmanaged), and every sharing id is a key problem.
    */
   idOfAddress(address: string): ValidatorId | undefined {
-    return this.#byAddress.get(address) ?? this.#rememberedIdOf(address);
-  }
-
-  /** The id whose key last had this address, when no key has it now (missing or gone bad). */
-  #rememberedIdOf(address: string): ValidatorId | undefined {
-    for (const [id, last] of this.#lastAddress)
-      if (last === address && this.#entries.get(id)?.ok !== true) return id;
-    return undefined;
+    return this.#byAddress.get(address);
   }
 
   /**
@@ -82,7 +75,7 @@ export class KeyStore {
 
   /** Every id whose key has this address (several for a duplicate), sorted. */
   idsOfAddress(address: string): ValidatorId[] {
-    const first = this.idOfAddress(address);
+    const first = this.#byAddress.get(address);
     if (first === undefined) return [];
     const entry = this.#entries.get(first);
     if (entry === undefined || entry.ok) return [first];

@@ -258,25 +258,19 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   const wanted = desired?.wanted === true;
   const entry = input.keys.get(id);
   const key = entry?.ok === true ? entry.key : undefined;
-  // A duplicate key's address is the shared one; a key gone missing or bad keeps the address it
-  // had when last valid: its row is shown, never acted on.
-  const address = key?.address ?? input.keys.addressOf(id);
+  // A duplicate key's address is the shared one: its row is shown, never acted on. (A key gone
+  // missing keeps no row here: its address is reported as unmanaged, as any keyless row.)
+  const address = key?.address ?? (entry?.ok === false ? entry.address : undefined);
   const row = address === undefined ? undefined : input.chain.get(address);
   const status = row?.status ?? ChainStatus.absent;
   const draft = blank({ key: id, id, address, wanted, chainStatus: status });
   const wantedReason = desired?.wantedReason ?? `no validator StatefulSet wants id ${id}`;
 
   if (entry === undefined) {
-    // Unwanted and still staked (its address remembered from before): it cannot be unstaked.
-    const stuck = !wanted && (status === ChainStatus.staked || status === ChainStatus.paused);
     return {
       ...draft,
-      phase: wanted || stuck ? Phase.failed : Phase.unstaked,
-      reason: wanted
-        ? `KEY_MISSING: no key "${id}" in the keys Secret`
-        : stuck
-          ? `KEY_MISSING: no key "${id}" in the keys Secret, and its validator is still staked; ${wantedReason}`
-          : wantedReason,
+      phase: wanted ? Phase.failed : Phase.unstaked,
+      reason: wanted ? `KEY_MISSING: no key "${id}" in the keys Secret` : wantedReason,
     };
   }
   if (!entry.ok) {

@@ -280,6 +280,11 @@ export class ManagerControlPlane implements ControlPlane {
     // Gauges the manager updates on events (debounced): set them from the state of now, so a
     // scrape agrees with GET /v1/validators at the same moment.
     if (m.chain.lastSuccessAt !== undefined) m.metrics.lastSync.set(m.chain.lastSuccessAt / 1000);
+    // The height the view holds now (its event may still be on its way while phases already
+    // reflect the new block), the trust and the minimum set in force.
+    if (m.chain.height >= 0) m.metrics.chainHeight.set(m.chain.height);
+    m.metrics.chainTrusted.set(m.chain.trusted ? 1 : 0);
+    m.metrics.minimumSet.set(m.minimumSet()?.size ?? -1);
     m.metrics.queueDepth.set(m.queueDepth);
     const counts = new Map<Phase, number>();
     for (const decision of m.plan())
