@@ -24,6 +24,7 @@ const noControl: ControlPlane = {
   setPaused: unreachable,
   scale: unreachable,
   triggerView: unreachable,
+  departure: unreachable,
   metrics: unreachable,
   events: new EventEmitter<ManagerEvents>(),
 };

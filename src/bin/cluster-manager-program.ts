@@ -3,6 +3,7 @@
 import type { Command } from 'commander';
 import { createProgram, examples } from '../cli/program.ts';
 import { registerDevnetCommand } from '../devnet/command.ts';
+import { registerAwaitDepartureCommand } from '../manager/cli/await-departure.ts';
 import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
 import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
 import { registerRunCommand } from '../manager/cli/run-command.ts';
@@ -18,6 +19,7 @@ export function buildClusterManagerProgram(): Command {
   );
   registerRunCommand(program);
   registerDebugCommands(program);
+  registerAwaitDepartureCommand(program);
   registerDevnetCommand(program);
   registerEmulatorCommand(program);
   registerKeysCommands(program);

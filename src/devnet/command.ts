@@ -161,7 +161,11 @@ export function registerDevnetCommand(program: Command): void {
         const board =
           info.managerUrl === null
             ? undefined
-            : new StatusBoard({ url: info.managerUrl, out: process.stdout });
+            : new StatusBoard({
+                url: info.managerUrl,
+                token: info.token ?? undefined,
+                out: process.stdout,
+              });
         board?.start();
         const stopped = await new Promise<boolean>((resolve) => {
           stopRequested = (signal) => {

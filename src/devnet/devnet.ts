@@ -13,11 +13,13 @@ import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulato
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
+  DEFAULT_DEPARTURE_TIMEOUT_SECONDS,
   DEVNET_NAMESPACE,
   FULL_NODE_STATEFULSET,
   fullNodeStatefulSet,
   genesisConfigMap,
   keysSecret,
+  managerTokenSecret,
   namespace,
   NODE_IMAGE,
   services,
@@ -53,6 +55,12 @@ export interface DevnetOptions {
   managerEnv?: Record<string, string>;
   /** `validator_unstaking_blocks` of the genesis (default 2016, V1's). */
   unstakingBlocks?: number;
+  /**
+   * How long a validator pod's preStop hook (`cluster-manager await-departure`) waits for its
+   * validator to leave the set before the pod stops anyway (default 60 s; the grace period is
+   * this + 30 s).
+   */
+  departureTimeoutSeconds?: number;
   /** Where progress lines go (default: nowhere). */
   log?: (line: string) => void;
   /** Aborts the start: whatever was started is stopped again and the start rejects. */
@@ -103,7 +111,12 @@ function nodeImage(): ImageCommand {
   return {
     command: process.execPath,
     args: [BIN.localnetNode],
-    binaries: { p1: cli, 'localnet-cli': cli },
+    binaries: {
+      p1: cli,
+      'localnet-cli': cli,
+      // What the validators' preStop hook runs (the real image links it on its PATH).
+      'cluster-manager': { command: process.execPath, args: [BIN.clusterManager] },
+    },
   };
 }
 
@@ -239,13 +252,22 @@ async function startLocked(
     kc.loadFromFile(kubeconfig);
     const objects = KubernetesObjectApi.makeApiClient(kc);
     const settings = { pacemaker, blockIntervalMs };
+    // A token even without a manager: one started by hand from manager.env uses it. The
+    // validators' preStop hook asks that manager (its URL and token) whether a pod may go.
+    const token = randomBytes(24).toString('hex');
+    const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
+    const departure = {
+      managerUrl: `http://127.0.0.1:${rpcPort}`,
+      hookTimeoutSeconds: options.departureTimeoutSeconds ?? DEFAULT_DEPARTURE_TIMEOUT_SECONDS,
+    };
     const manifests = [
       namespace(),
       keysSecret(new Map([...keys].map(([id, key]) => [id, key.exportPrivateKeyHex()]))),
+      managerTokenSecret(token),
       genesisConfigMap(genesisJson),
       ...services(),
       fullNodeStatefulSet(settings),
-      validatorStatefulSet(shape.replicas, settings),
+      validatorStatefulSet(shape.replicas, settings, departure),
     ];
     for (const manifest of manifests) await objects.create(manifest);
     log(
@@ -253,9 +275,6 @@ async function startLocked(
     );
     await waitForPods(kc, Math.min(validators, shape.replicas) + 1, { timeoutMs: 60_000, signal });
 
-    // A token even without a manager: one started by hand from manager.env uses it.
-    const token = randomBytes(24).toString('hex');
-    const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
     if (saved === undefined)
       await waitForStaked(chainRpcUrl, validators, { timeoutMs: 30_000, signal });

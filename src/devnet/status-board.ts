@@ -4,6 +4,8 @@ import type { ValidatorStatus } from '../manager/status.ts';
 
 export interface StatusBoardOptions {
   url: string;
+  /** The control RPC's bearer token (every /v1 read needs it). */
+  token?: string | undefined;
   out: NodeJS.WriteStream;
   intervalMs?: number;
 }
@@ -34,6 +36,7 @@ export class StatusBoard {
 
   async #refresh(): Promise<void> {
     const response = await fetch(`${this.#options.url}/v1/validators`, {
+      headers: { authorization: `Bearer ${this.#options.token ?? ''}` },
       signal: AbortSignal.timeout(2_000),
     });
     if (!response.ok) return;

@@ -5,7 +5,7 @@
 // which height.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
-import { readFile, readlink } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   AppsV1Api,
@@ -89,6 +89,9 @@ export interface ManagerReplica {
 }
 
 export type HarnessOptions = Partial<Omit<DevnetOptions, 'dir' | 'log'>> & { dir: string };
+
+/** The devnet's full node, whose RPC is the chain RPC the manager and the harness read. */
+export const CHAIN_RPC_POD = 'full-node-0';
 
 export class Harness {
   readonly info: DevnetInfo;
@@ -230,7 +233,10 @@ export class Harness {
 
   /** GET a control-RPC path as JSON (of the devnet's manager, or of `url`). */
   async manager<T>(path: string, url = this.#managerUrl()): Promise<T> {
-    const response = await fetch(`${url}${path}`, { signal: AbortSignal.timeout(10_000) });
+    const response = await fetch(`${url}${path}`, {
+      headers: { authorization: `Bearer ${this.info.token ?? ''}` },
+      signal: AbortSignal.timeout(10_000),
+    });
     return (await response.json()) as T;
   }
 
@@ -596,6 +602,41 @@ export class Harness {
     );
   }
 
+  /**
+   * Heights at which some node's committed block differs from the chain RPC's (a fork): every
+   * running validator node and the chain RPC node are asked for each height up to the lowest
+   * height they all have (blocks `from`…). Empty when every node agrees.
+   */
+  async forks(from = 1): Promise<string[]> {
+    const urls: { name: string; client: PocketRpcClient }[] = [];
+    const pods = await this.core.listNamespacedPod({ namespace: this.info.namespace });
+    for (const pod of pods.items) {
+      const name = pod.metadata?.name ?? '';
+      const ports = JSON.parse(
+        pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
+      ) as Record<string, number>;
+      if (ports.rpc === undefined || pod.metadata?.deletionTimestamp !== undefined) continue;
+      urls.push({
+        name,
+        client: new PocketRpcClient({ baseUrl: `http://127.0.0.1:${ports.rpc}`, timeoutMs: 5_000 }),
+      });
+    }
+    const heights = await Promise.all(urls.map((u) => u.client.height().catch(() => 0)));
+    const top = Math.min(await this.chain.height(), ...heights);
+    const forks: string[] = [];
+    for (let h = Math.max(1, from); h <= top; h++) {
+      const reference = (await this.block(h)).block_header.state_hash;
+      for (const { name, client } of urls) {
+        const theirs = await client.block(h).catch(() => undefined);
+        if (theirs !== undefined && theirs.block_header.state_hash !== reference)
+          forks.push(
+            `height ${h}: ${name} has ${theirs.block_header.state_hash.slice(0, 12)}, the chain RPC ${reference.slice(0, 12)}`,
+          );
+      }
+    }
+    return forks;
+  }
+
   /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
   async mempool(via?: string): Promise<{ id: string; type: string; hash: string }[]> {
     const client = this.#clientOf(via);
@@ -710,7 +751,61 @@ export class Harness {
 
   /** Freezes (SIGSTOP) or thaws (SIGCONT) the full node that serves the chain RPC. */
   setChainRpcFrozen(frozen: boolean): void {
-    this.kubelet.kill(this.info.namespace, 'full-node-0', frozen ? 'SIGSTOP' : 'SIGCONT');
+    this.kubelet.kill(this.info.namespace, CHAIN_RPC_POD, frozen ? 'SIGSTOP' : 'SIGCONT');
+  }
+
+  /** The pid of the node process of `pod` (found by its folder under the emulator's). */
+  async podPid(pod: string): Promise<number | undefined> {
+    const folder = `/pods/${this.info.namespace}_${pod}_`;
+    for (const pid of descendants()) {
+      const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
+      if (cwd.startsWith(this.info.dir) && cwd.includes(folder)) return pid;
+    }
+    return undefined;
+  }
+
+  /** The host folder the node of `pod` keeps its data in (its `--data-dir`). */
+  async dataDirOf(pod: string): Promise<string> {
+    const pid = await this.podPid(pod);
+    if (pid === undefined) throw new Error(`no node process for pod ${pod}`);
+    const argv = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0');
+    const at = argv.indexOf('--data-dir');
+    const dir = at < 0 ? undefined : argv[at + 1];
+    if (dir === undefined) throw new Error(`the node of ${pod} runs without --data-dir`);
+    return dir;
+  }
+
+  /**
+   * A copy of the chain RPC node's data dir as it is now (its block log is append-only, so a copy
+   * taken while it runs is a consistent older state): to restart it from later.
+   */
+  async snapshotChainRpcNode(): Promise<{ dir: string; height: number }> {
+    const height = await this.chain.height();
+    const dir = await mkdtemp(join(this.info.dir, 'snapshot-'));
+    await cp(await this.dataDirOf(CHAIN_RPC_POD), dir, { recursive: true });
+    return { dir, height };
+  }
+
+  /**
+   * Restarts the node that serves the chain RPC from an old snapshot of its data dir, as a node
+   * restored from an old backup (or a volume of yesterday) comes back: at the snapshot's height.
+   * It catches up from its peers if they answer.
+   */
+  async restartChainRpcNodeFrom(snapshot: { dir: string }): Promise<void> {
+    const dataDir = await this.dataDirOf(CHAIN_RPC_POD);
+    const before = await this.podPid(CHAIN_RPC_POD);
+    this.kubelet.kill(this.info.namespace, CHAIN_RPC_POD, 'SIGSTOP');
+    await rm(dataDir, { recursive: true, force: true });
+    await cp(snapshot.dir, dataDir, { recursive: true });
+    this.kubelet.kill(this.info.namespace, CHAIN_RPC_POD, 'SIGKILL');
+    await waitFor(
+      async () => {
+        const pid = await this.podPid(CHAIN_RPC_POD);
+        if (pid === undefined || pid === before) return pending('the old process is still there');
+        return (await this.chain.isHealthy().catch(() => false)) || pending('not answering yet');
+      },
+      { what: 'the chain RPC node to restart from the snapshot', timeoutMs: 30_000 },
+    );
   }
 
   // ---- secrets hygiene ----

@@ -138,7 +138,10 @@ export class ChainLedger {
           proven.delete(id);
         }
       }
-      const allowed = Math.max(0, Math.floor((provenCount - 1) / 2));
+      // The manager's rule (planner/pacing.ts): fewer than half the proven set; a set of one or
+      // two proven members takes one newcomer when nobody else is joining.
+      const small = provenCount >= 1 && provenCount <= 2 && joiningBefore === 0 ? 1 : 0;
+      const allowed = Math.max(small, Math.floor((provenCount - 1) / 2));
       if (stakes > 0 && joiningBefore + stakes > allowed)
         violations.push(
           `height ${h}: ${stakes} stake(s) while ${joiningBefore} joining and ${provenCount} proven (at most ${allowed} may join)`,

@@ -21,6 +21,7 @@ import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelet-simula
 import { PodEvents } from './pod-events.ts';
 import { SimulatedLogs } from './simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { PvcController } from './pvc-controller.ts';
 import { ReplicaSetController } from './replicaset-controller.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './self-signed-cert.ts';
@@ -150,6 +151,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const statefulSets = new StatefulSetController({ api, clock, events });
   const deployments = new DeploymentController({ api, clock, events });
   const replicaSets = new ReplicaSetController({ api, clock, events });
+  const claims = new PvcController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
   const logs = new ContainerLogs({
@@ -229,6 +231,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     statefulSets.stop();
     deployments.stop();
     replicaSets.stop();
+    claims.stop();
     gc.stop();
     namespaceDefaults.stop();
     upgrades.closeAll();

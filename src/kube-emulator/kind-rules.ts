@@ -6,6 +6,8 @@ import type { StatusCause } from './status-errors.ts';
 import type { KubeObject } from './types.ts';
 
 export interface KindRules {
+  /** Mutating admission, on create only (before defaults). */
+  admit?(object: KubeObject): void;
   /** Fills server-side defaults in place, on create and update. */
   defaults?(object: KubeObject): void;
   /** Problems with `object`; `old` is the stored object on update, undefined on create. */
@@ -340,7 +342,37 @@ const event: KindRules = {
   },
 };
 
+/** The finalizer the StorageObjectInUseProtection admission plugin puts on every claim. */
+export const PVC_PROTECTION_FINALIZER = 'kubernetes.io/pvc-protection';
+
+const persistentVolumeClaim: KindRules = {
+  admit(object) {
+    const finalizers = object.metadata.finalizers ?? [];
+    if (!finalizers.includes(PVC_PROTECTION_FINALIZER)) {
+      object.metadata.finalizers = [...finalizers, PVC_PROTECTION_FINALIZER];
+    }
+  },
+  defaults(object) {
+    const spec = child(object, 'spec');
+    spec.volumeMode ??= 'Filesystem';
+    const status = child(object, 'status');
+    status.phase ??= 'Pending';
+  },
+  validate(object) {
+    const spec = isObject(object.spec) ? object.spec : {};
+    const causes: StatusCause[] = [];
+    if (!Array.isArray(spec.accessModes) || spec.accessModes.length === 0) {
+      causes.push(required('spec.accessModes'));
+    }
+    const resources = isObject(spec.resources) ? spec.resources : {};
+    const requests = isObject(resources.requests) ? resources.requests : {};
+    if (requests.storage === undefined) causes.push(required('spec.resources[storage]'));
+    return causes;
+  },
+};
+
 const byKind: Readonly<Record<string, KindRules>> = {
+  PersistentVolumeClaim: persistentVolumeClaim,
   Lease: lease,
   Event: event,
   StatefulSet: statefulSet,

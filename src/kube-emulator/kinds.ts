@@ -135,6 +135,16 @@ const entries: readonly Entry[] = [
   {
     group: '',
     version: 'v1',
+    resource: 'persistentvolumeclaims',
+    kind: 'PersistentVolumeClaim',
+    singular: 'persistentvolumeclaim',
+    namespaced: true,
+    shortNames: ['pvc'],
+    subresources: ['status'],
+  },
+  {
+    group: '',
+    version: 'v1',
     resource: 'serviceaccounts',
     kind: 'ServiceAccount',
     singular: 'serviceaccount',

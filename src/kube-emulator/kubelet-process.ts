@@ -3,7 +3,7 @@
 // loopback ports, readiness from its HTTP readiness probe, and restarts with backoff.
 import { request } from 'node:http';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Cancel, Clock } from './clock.ts';
 import { startChild, type Child } from './child-processes.ts';
 import type { ContainerLogs, LogWriter } from './container-logs.ts';
@@ -18,6 +18,15 @@ import {
   terminationMs,
   type KubeletBase,
 } from './kubelet.ts';
+import {
+  Deadline,
+  graceDeadline,
+  hookOf,
+  MINIMUM_GRACE_MS,
+  runHook,
+  type HookRunners,
+} from './kubelet-lifecycle.ts';
+import { ClaimFolders } from './pod-claims.ts';
 import { EnvError, expand, resolveEnv, type EnvSources } from './pod-env.ts';
 import type { PodEvents } from './pod-events.ts';
 import { podStatus, type ContainerReport, type ContainerState } from './pod-status.ts';
@@ -87,6 +96,8 @@ interface ContainerRun {
   restartTimer: Cancel | undefined;
   /** When the last Unhealthy Event was written (ms). */
   lastUnhealthyAt: number;
+  /** A postStart hook is running: not ready until it is done. */
+  postStarting: boolean;
 }
 
 interface PodRun {
@@ -98,6 +109,8 @@ interface PodRun {
   readonly ports: Record<string, number>;
   readonly containers: ContainerRun[];
   volumes: Map<string, string> | undefined;
+  /** Claim folders this run mounted, released once its processes are gone. */
+  claimFolders: string[];
   forcedReady: boolean | undefined;
   terminating: boolean;
   probing: boolean;
@@ -105,6 +118,8 @@ interface PodRun {
   /** Volumes being written for a start; teardown waits for it so nothing writes after removal. */
   preparing: Promise<unknown> | undefined;
   startTime: number;
+  /** While the pod terminates: the end of its grace period (a shorter delete moves it). */
+  deadline: Deadline | undefined;
 }
 
 const secrets = kindOf('', 'secrets');
@@ -168,6 +183,7 @@ export class ProcessKubelet implements KubeletBase {
   readonly #queue: WorkQueue;
   readonly #unsubscribe: () => void;
   readonly #terminationByPod = new Map<string, number>();
+  readonly #claims: ClaimFolders;
   #terminationMs = 0;
   #stopped = false;
 
@@ -190,6 +206,7 @@ export class ProcessKubelet implements KubeletBase {
     this.#logs = options.logs;
     this.#events = options.events;
     this.#ports = new HostPorts(options.settings.hostPort);
+    this.#claims = new ClaimFolders({ api: this.#api, dir: this.#dir });
     this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {
       if (event.storage === podInfo.storage) {
@@ -205,6 +222,11 @@ export class ProcessKubelet implements KubeletBase {
 
   logPath(namespace: string, pod: string): string {
     return join(this.#dir, 'logs', `${namespace}_${pod}.log`);
+  }
+
+  /** Where the output of a pod's lifecycle hooks goes (a kubelet shows it nowhere). */
+  hookLogPath(namespace: string, pod: string): string {
+    return join(this.#dir, 'logs', `${namespace}_${pod}.hooks.log`);
   }
 
   setReady(namespace: string, pod: string, ready: boolean): void {
@@ -265,10 +287,12 @@ export class ProcessKubelet implements KubeletBase {
     await Promise.all([...this.#runs.values()].map((run) => this.#teardown(run, grace)));
     await Promise.allSettled([...this.#chains.values()]);
     this.#runs.clear();
+    await this.#claims.stop();
   }
 
   /** Runs the sync of one pod after its previous sync, so a pod's steps never overlap. */
   #schedule(key: string): void {
+    this.#shortenGrace(key);
     const previous = this.#chains.get(key) ?? Promise.resolve();
     const next = previous
       .then(() => this.#sync(key))
@@ -279,6 +303,21 @@ export class ProcessKubelet implements KubeletBase {
         if (this.#chains.get(key) === next) this.#chains.delete(key);
       });
     this.#chains.set(key, next);
+  }
+
+  /**
+   * A pod already terminating that was deleted again with a shorter grace period (or removed
+   * outright): its deadline moves earlier now, not after the termination under way.
+   */
+  #shortenGrace(key: string): void {
+    const run = this.#runs.get(key);
+    if (run?.deadline === undefined) return;
+    const [namespace, name] = splitKey(key);
+    const pod = this.#api.peek(podInfo, namespace, name);
+    const now = this.#clock.now();
+    if (pod === undefined || pod.metadata.uid !== run.uid) run.deadline.moveEarlier(now);
+    else if (pod.metadata.deletionTimestamp !== undefined)
+      run.deadline.moveEarlier(graceDeadline(pod, now));
   }
 
   #sources(namespace: string): EnvSources {
@@ -303,8 +342,7 @@ export class ProcessKubelet implements KubeletBase {
     if (pod.metadata.deletionTimestamp !== undefined) {
       if (run?.terminating === true) return;
       const started = this.#clock.now();
-      const graceMs = terminationMs(pod, Number.POSITIVE_INFINITY);
-      if (run !== undefined) await this.#teardown(run, graceMs);
+      if (run !== undefined) await this.#terminatePod(run, pod);
       const slowMs = terminationMs(pod, this.#terminationByPod.get(key) ?? this.#terminationMs);
       const remaining = slowMs - (this.#clock.now() - started);
       if (remaining > 0) await sleep(this.#clock, remaining);
@@ -375,14 +413,17 @@ export class ProcessKubelet implements KubeletBase {
         startedAt: 0,
         restartTimer: undefined,
         lastUnhealthyAt: 0,
+        postStarting: false,
       })),
       volumes: undefined,
+      claimFolders: [],
       forcedReady: undefined,
       terminating: false,
       probing: false,
       probeTimer: undefined,
       preparing: undefined,
       startTime: this.#clock.now(),
+      deadline: undefined,
     };
     this.#runs.set(run.key, run);
     this.#writeStatus(run);
@@ -397,7 +438,10 @@ export class ProcessKubelet implements KubeletBase {
 
   /** Writes the pod's volumes and, for a ServiceAccount, its kubeconfig into its folder. */
   async #prepareFolder(run: PodRun, pod: KubeObject, sources: EnvSources): Promise<void> {
-    run.volumes ??= await writeVolumes({ pod, folder: run.folder, sources });
+    if (run.volumes === undefined) {
+      const written = await writeVolumes({ pod, folder: run.folder, sources });
+      run.volumes = new Map([...written, ...(await this.#mountClaims(run, pod))]);
+    }
     const spec = isObject(pod.spec) ? pod.spec : {};
     if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
       const account = { namespace: run.namespace, name: spec.serviceAccountName };
@@ -405,6 +449,28 @@ export class ProcessKubelet implements KubeletBase {
         mode: 0o600,
       });
     }
+  }
+
+  /**
+   * Mounts the pod's claims (their folders outlive the pod). On a failure, what was mounted for
+   * this attempt is released again and the EnvError retries the start later.
+   */
+  async #mountClaims(run: PodRun, pod: KubeObject): Promise<Map<string, string>> {
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    const mounted = new Map<string, string>();
+    try {
+      for (const volume of objects(spec.volumes)) {
+        const source = isObject(volume.persistentVolumeClaim) ? volume.persistentVolumeClaim : {};
+        if (typeof source.claimName !== 'string') continue;
+        const folder = await this.#claims.mount(run.namespace, source.claimName);
+        run.claimFolders.push(folder);
+        mounted.set(String(volume.name), folder);
+      }
+    } catch (error: unknown) {
+      for (const folder of run.claimFolders.splice(0)) this.#claims.release(folder);
+      throw error;
+    }
+    return mounted;
   }
 
   /** Starts every container that is waiting to be created; a missing reference retries later. */
@@ -511,6 +577,70 @@ export class ProcessKubelet implements KubeletBase {
     void child.exited.then(({ code, signal }) =>
       this.#exited(run, container, signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15)),
     );
+    const postStart = hookOf(container.spec, 'postStart');
+    if (postStart !== undefined) void this.#postStart(run, pod, container, postStart);
+  }
+
+  /**
+   * postStart runs beside the new container; until it is done the container is not ready, and a
+   * failure is a `FailedPostStartHook` Warning and the container is killed (then restarted by
+   * its restart policy), as kuberuntime's startContainer does. Bounded to 10 minutes here.
+   */
+  async #postStart(
+    run: PodRun,
+    pod: KubeObject,
+    container: ContainerRun,
+    handler: JsonObject,
+  ): Promise<void> {
+    const child = container.child;
+    container.postStarting = true;
+    const deadline = new Deadline(this.#clock, this.#clock.now() + 600_000);
+    const outcome = await runHook(
+      handler,
+      this.#hookRunners(run, pod, container),
+      deadline,
+      this.#clock,
+    );
+    deadline.dispose();
+    container.postStarting = false;
+    if (outcome.kind === 'done' || container.child !== child || run.terminating) return;
+    this.#events?.hookFailed(
+      pod,
+      container.name,
+      'PostStart',
+      outcome.kind === 'failed' ? outcome.message : 'PostStartHook timed out',
+    );
+    child?.signal('SIGKILL');
+  }
+
+  /** How this container's hooks run: its env and mounts, its image's binaries, its ports. */
+  #hookRunners(run: PodRun, pod: KubeObject, container: ContainerRun): HookRunners {
+    return {
+      exec: (command) => {
+        const entry = imageEntry(this.#settings.images, String(container.spec.image));
+        const [first = '', ...rest] = command;
+        const binary = entry?.binaries?.[first] ?? entry?.binaries?.[basename(first)];
+        const mounts = mountsOf(container.spec, run.volumes ?? new Map());
+        const args = rest.map((arg) => rewriteMountPath(arg, mounts));
+        const child = startChild({
+          command: binary?.command ?? rewriteMountPath(first, mounts),
+          args: [...(binary?.args ?? []), ...args],
+          env: this.#environment(run, pod, container, mounts),
+          cwd: run.folder,
+          logPath: this.hookLogPath(run.namespace, run.name),
+        });
+        return {
+          exited: child.exited.then(({ code, signal }) =>
+            signal === null ? code : 128 + (signal === 'SIGKILL' ? 9 : 15),
+          ),
+          kill: () => child.signal('SIGKILL'),
+        };
+      },
+      httpTarget: (port, host) => {
+        const mapped = this.#probePort(run, container, port);
+        return mapped === undefined ? undefined : { host: host ?? LOOPBACK, port: mapped };
+      },
+    };
   }
 
   /** The log of the container run about to start (its instance number is its restart count). */
@@ -605,6 +735,7 @@ export class ProcessKubelet implements KubeletBase {
   }
 
   async #probeContainer(run: PodRun, container: ContainerRun): Promise<boolean> {
+    if (container.postStarting) return false;
     const probeSpec = isObject(container.spec.readinessProbe)
       ? container.spec.readinessProbe
       : undefined;
@@ -696,6 +827,97 @@ export class ProcessKubelet implements KubeletBase {
     this.#api.write(podInfo, next, 'status');
   }
 
+  /**
+   * Terminates a deleted pod as the kubelet does (kubelet-lifecycle.ts): every container at once
+   * runs its preStop hook within the grace period, then gets SIGTERM, then SIGKILL when the grace
+   * period is over (at least 2 s after its hook). Writes the containers' final states, then
+   * releases the pod's claims and removes its private folder.
+   */
+  async #terminatePod(run: PodRun, pod: KubeObject): Promise<void> {
+    run.terminating = true;
+    run.probeTimer?.();
+    await run.preparing?.catch(() => undefined);
+    const deadline = new Deadline(this.#clock, graceDeadline(pod, this.#clock.now()));
+    run.deadline = deadline;
+    for (const container of run.containers) {
+      container.restartTimer?.();
+      container.restartTimer = undefined;
+    }
+    try {
+      await Promise.all(
+        run.containers.map((container) => this.#killContainer(run, pod, container, deadline)),
+      );
+    } finally {
+      deadline.dispose();
+    }
+    this.#writeFinalStatus(run);
+    for (const folder of run.claimFolders.splice(0)) this.#claims.release(folder);
+    await rm(run.folder, { recursive: true, force: true, maxRetries: 3 });
+  }
+
+  /** kuberuntime's killContainer for one running container. */
+  async #killContainer(
+    run: PodRun,
+    pod: KubeObject,
+    container: ContainerRun,
+    deadline: Deadline,
+  ): Promise<void> {
+    const child = container.child;
+    if (child === undefined) return;
+    this.#events?.killing(pod, container.name);
+    const preStop = hookOf(container.spec, 'preStop');
+    if (preStop !== undefined && deadline.at > this.#clock.now()) {
+      const outcome = await runHook(
+        preStop,
+        this.#hookRunners(run, pod, container),
+        deadline,
+        this.#clock,
+      );
+      // As executePreStopHook: no hook output in the event, where secrets could leak.
+      if (outcome.kind === 'failed')
+        this.#events?.hookFailed(pod, container.name, 'PreStop', 'PreStopHook failed');
+    }
+    const minimumUntil = this.#clock.now() + MINIMUM_GRACE_MS;
+    child.signal('SIGTERM');
+    const graceOver = deadline
+      .reached()
+      .then(() => sleep(this.#clock, Math.max(0, minimumUntil - this.#clock.now())));
+    const outcome = await Promise.race([
+      child.exited.then(() => 'exited' as const),
+      graceOver.then(() => 'killed' as const),
+    ]);
+    if (outcome === 'killed') child.signal('SIGKILL');
+    await child.exited;
+  }
+
+  /** A terminated pod's last status: every container terminated; phase Succeeded or Failed. */
+  #writeFinalStatus(run: PodRun): void {
+    if (this.#stopped) return;
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    if (pod === undefined || pod.metadata.uid !== run.uid) return;
+    const containers: ContainerReport[] = run.containers.map((c) => ({
+      name: c.name,
+      state: c.state,
+      ready: false,
+      restartCount: c.restartCount,
+      ...(c.lastState === undefined ? {} : { lastState: c.lastState }),
+    }));
+    const failed = run.containers.some(
+      (c) => c.state.type !== 'terminated' || c.state.exitCode !== 0,
+    );
+    const next = clone(pod);
+    next.status = podStatus(pod, {
+      phase: failed ? 'Failed' : 'Succeeded',
+      scheduled: true,
+      containers,
+      podIP: LOOPBACK,
+      hostIP: LOOPBACK,
+      startTime: run.startTime,
+      now: this.#clock.now(),
+    });
+    this.#api.write(podInfo, next, 'status');
+  }
+
   /** Stops a pod's processes: SIGTERM, SIGKILL after `graceMs`; then removes its private folder. */
   async #teardown(run: PodRun, graceMs: number): Promise<void> {
     run.terminating = true;
@@ -722,6 +944,7 @@ export class ProcessKubelet implements KubeletBase {
       for (const child of children) child.signal('SIGKILL');
       await all;
     }
+    for (const folder of run.claimFolders.splice(0)) this.#claims.release(folder);
     await rm(run.folder, { recursive: true, force: true, maxRetries: 3 });
   }
 }

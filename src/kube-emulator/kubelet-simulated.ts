@@ -1,8 +1,21 @@
 // The simulated kubelet: pods go Pending → Running → Ready after set delays; tests flip
-// readiness, crash containers and slow terminations down.
+// readiness, crash containers and slow terminations down. A deleted pod terminates as a kubelet
+// does (kubelet-lifecycle.ts): preStop hooks within the grace period (sleep, and httpGet to an
+// explicit host, really run; exec and httpGet to the pod's own IP, which does not exist here,
+// take no time), then the containers take `terminationMs` to stop, and are killed (exit 137) if
+// that outlasts the grace period (at least 2 s after the hooks). Their final states are written
+// before the pod is removed.
 import type { Cancel, Clock } from './clock.ts';
-import { clone, objects, type JsonObject } from './json.ts';
-import { bindPod, podInfo, podKey, splitKey, terminationMs, type KubeletBase } from './kubelet.ts';
+import { clone, isObject, objects, type JsonObject } from './json.ts';
+import { bindPod, podInfo, podKey, splitKey, type KubeletBase } from './kubelet.ts';
+import {
+  Deadline,
+  graceDeadline,
+  hookOf,
+  MINIMUM_GRACE_MS,
+  runHook,
+  type HookRunners,
+} from './kubelet-lifecycle.ts';
 import { containerNames, podStatus, type ContainerReport } from './pod-status.ts';
 import type { ResourceApi } from './resource-api.ts';
 import type { PodEvents } from './pod-events.ts';
@@ -16,7 +29,7 @@ export interface SimulatedKubeletOptions {
   pendingMs?: number;
   /** Delay from Running to Ready (default 20 ms). */
   readyMs?: number;
-  /** Delay from deletion to removal, capped by the grace period (default 20 ms). */
+  /** How long containers take to stop after SIGTERM; killed at the end of the grace period (default 20 ms). */
   terminationMs?: number;
 }
 
@@ -33,6 +46,8 @@ interface PodState {
   restarts: number;
   timer: Cancel | undefined;
   removing: boolean;
+  /** While terminating: the end of the grace period (a shorter delete moves it earlier). */
+  deadline: Deadline | undefined;
 }
 
 export class SimulatedKubelet implements KubeletBase {
@@ -150,6 +165,7 @@ export class SimulatedKubelet implements KubeletBase {
       restarts: 0,
       timer: undefined,
       removing: false,
+      deadline: undefined,
     };
     this.#pods.set(key, created);
     this.#writeStatus(namespace, name);
@@ -170,28 +186,103 @@ export class SimulatedKubelet implements KubeletBase {
   }
 
   #terminate(key: string, pod: KubeObject, state: PodState | undefined): void {
-    if (state?.removing === true) return;
+    const now = this.#clock.now();
+    if (state?.removing === true) {
+      state.deadline?.moveEarlier(graceDeadline(pod, now));
+      return;
+    }
     state?.timer?.();
-    if (state !== undefined && state.stage !== 'scheduled')
-      for (const container of containerNames(pod)) this.#events?.killing(pod, container);
-    const delay = terminationMs(pod, this.#terminationByPod.get(key) ?? this.#terminationMs);
+    const stopMs = this.#terminationByPod.get(key) ?? this.#terminationMs;
     this.#logs?.stop(pod);
-    const remove = (): void => {
-      const current = this.#api.peek(
-        podInfo,
-        pod.metadata.namespace ?? '',
-        pod.metadata.name ?? '',
-      );
-      if (current !== undefined && current.metadata.uid === pod.metadata.uid)
-        this.#api.removeNow(podInfo, current);
-      void this.#logs?.remove(pod);
-    };
     if (state === undefined) {
-      this.#clock.setTimeout(remove, delay);
+      // Not started here (yet): nothing runs, the pod goes after its stop time.
+      this.#clock.setTimeout(() => this.#remove(pod), Math.min(stopMs, graceDeadline(pod, 0)));
       return;
     }
     state.removing = true;
-    state.timer = this.#clock.setTimeout(remove, delay);
+    const deadline = new Deadline(this.#clock, graceDeadline(pod, now));
+    state.deadline = deadline;
+    void this.#stopContainers(pod, stopMs, deadline, state.stage !== 'scheduled').then(
+      (exitCode) => {
+        deadline.dispose();
+        this.#writeFinal(pod, state, exitCode);
+        this.#remove(pod);
+      },
+    );
+  }
+
+  /** Hooks, then SIGTERM: resolves with the exit code (0 stopped in time, 137 killed). */
+  async #stopContainers(
+    pod: KubeObject,
+    stopMs: number,
+    deadline: Deadline,
+    started: boolean,
+  ): Promise<number> {
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    const containers = objects(spec.containers);
+    if (started)
+      for (const container of containers) this.#events?.killing(pod, String(container.name));
+    await Promise.all(
+      containers.map(async (container) => {
+        const preStop = hookOf(container, 'preStop');
+        if (preStop === undefined || deadline.at <= this.#clock.now()) return;
+        const get = isObject(preStop.httpGet) ? preStop.httpGet : undefined;
+        if (get !== undefined && (typeof get.host !== 'string' || get.host === '')) return;
+        const outcome = await runHook(preStop, SIMULATED_RUNNERS, deadline, this.#clock);
+        if (outcome.kind === 'failed')
+          this.#events?.hookFailed(pod, String(container.name), 'PreStop', 'PreStopHook failed');
+      }),
+    );
+    const minimumUntil = this.#clock.now() + MINIMUM_GRACE_MS;
+    let cancelStop: Cancel = () => undefined;
+    const stopped = new Promise<number>((resolve) => {
+      cancelStop = this.#clock.setTimeout(() => resolve(0), stopMs);
+    });
+    const killed = deadline.reached().then(
+      () =>
+        new Promise<number>((resolve) => {
+          this.#clock.setTimeout(() => resolve(137), Math.max(0, minimumUntil - this.#clock.now()));
+        }),
+    );
+    const exitCode = await Promise.race([stopped, killed]);
+    cancelStop();
+    return exitCode;
+  }
+
+  /** The containers' last states before the pod goes: Completed (0) or killed (137). */
+  #writeFinal(pod: KubeObject, state: PodState, exitCode: number): void {
+    const current = this.#api.peek(podInfo, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+    if (current === undefined || current.metadata.uid !== pod.metadata.uid) return;
+    const now = this.#clock.now();
+    const next = clone(current);
+    next.status = podStatus(current, {
+      phase: exitCode === 0 ? 'Succeeded' : 'Failed',
+      scheduled: true,
+      containers: containerNames(current).map((name) => ({
+        name,
+        state: {
+          type: 'terminated',
+          exitCode,
+          reason: exitCode === 0 ? 'Completed' : 'Error',
+          startedAt: state.startedAt,
+          finishedAt: now,
+        },
+        ready: false,
+        restartCount: state.restarts,
+      })),
+      hostIP: '10.0.0.1',
+      podIP: state.podIP,
+      startTime: state.startedAt,
+      now,
+    });
+    this.#api.write(podInfo, next, 'status');
+  }
+
+  #remove(pod: KubeObject): void {
+    const current = this.#api.peek(podInfo, pod.metadata.namespace ?? '', pod.metadata.name ?? '');
+    if (current !== undefined && current.metadata.uid === pod.metadata.uid)
+      this.#api.removeNow(podInfo, current);
+    void this.#logs?.remove(pod);
   }
 
   #writeStatus(namespace: string, name: string): void {
@@ -239,3 +330,15 @@ export class SimulatedKubelet implements KubeletBase {
     this.#api.write(podInfo, next, 'status');
   }
 }
+
+/**
+ * Hooks without a container: an exec hook has nothing to run in and ends at once; an httpGet
+ * hook reaches only an explicit `host` (the pod's own IP is made up).
+ */
+const SIMULATED_RUNNERS: HookRunners = {
+  exec: () => ({ exited: Promise.resolve(0), kill: () => undefined }),
+  httpTarget: (port, host) => {
+    const number = Number(port);
+    return host === undefined || !Number.isInteger(number) ? undefined : { host, port: number };
+  },
+};

@@ -70,6 +70,24 @@ export class PodEvents {
     });
   }
 
+  /**
+   * A lifecycle hook failed (kuberuntime_container.go: FailedPreStopHook with "PreStopHook
+   * failed", no hook output where secrets could leak; FailedPostStartHook with the handler's
+   * message).
+   */
+  hookFailed(
+    pod: KubeObject,
+    container: string,
+    hook: 'PreStop' | 'PostStart',
+    message: string,
+  ): void {
+    this.#container(pod, container, {
+      type: 'Warning',
+      reason: `Failed${hook}Hook`,
+      message,
+    });
+  }
+
   backOff(pod: KubeObject, container: string): void {
     this.#container(pod, container, {
       type: 'Warning',

@@ -1,5 +1,6 @@
 // A process-mode pod's private folder: configMap, secret and emptyDir volumes written as files
-// (0700 folders, 0600 files), and the rewriting of mount paths to those folders.
+// (0700 folders, 0600 files), and the rewriting of mount paths to those folders (and to claims'
+// folders, pod-claims.ts).
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join, normalize } from 'node:path';
 import { isObject, objects, type JsonObject } from './json.ts';
@@ -64,6 +65,8 @@ export async function writeVolumes(options: {
   const spec = isObject(pod.spec) ? pod.spec : {};
   const paths = new Map<string, string>();
   for (const volume of objects(spec.volumes)) {
+    // Claims are mounted from folders that outlive the pod (pod-claims.ts), not written here.
+    if (isObject(volume.persistentVolumeClaim)) continue;
     const name = typeof volume.name === 'string' ? volume.name : '';
     const target = join(folder, 'volumes', name);
     if (isObject(volume.configMap) || isObject(volume.secret)) {

@@ -193,6 +193,7 @@ export class ResourceApi {
     else delete meta.generation;
     delete object.apiVersion;
     delete object.kind;
+    info.rules.admit?.(object);
     info.rules.defaults?.(object);
     const causes = info.rules.validate?.(object, undefined) ?? [];
     if (causes.length > 0) throw invalid(target, causes);

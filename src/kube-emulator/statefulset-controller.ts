@@ -8,8 +8,10 @@ import { kindOf } from './kinds.ts';
 import { podInfo, splitKey } from './kubelet.ts';
 import { controllerOf, ownedPods, ownerKeyOf, podFromTemplate, templateOf } from './owned-pods.ts';
 import { isPodReady } from './pod-status.ts';
+import { claimInfo } from './pvc-controller.ts';
 import type { ResourceApi } from './resource-api.ts';
 import { StatefulSetRevisions } from './controller-revisions.ts';
+import { ensureClaims, updateClaimOwners, withClaimVolumes } from './statefulset-claims.ts';
 import type { KubeObject } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
 
@@ -48,6 +50,13 @@ export class StatefulSetController {
     this.#unsubscribe = this.#api.store.subscribe((event) => {
       const key = ownerKeyOf(event, statefulSets.storage, 'StatefulSet');
       if (key !== undefined) this.#queue.add(key);
+      // A claim that goes (or changes) may unblock a pod waiting for it; claims carry no
+      // reference to their set by default, so every set of the namespace looks again.
+      if (event.storage === claimInfo.storage) {
+        const namespace = event.object.metadata.namespace ?? '';
+        for (const set of this.#api.store.list(statefulSets.storage, namespace))
+          this.#queue.add(`${namespace}/${set.metadata.name ?? ''}`);
+      }
     });
     for (const set of this.#api.store.list(statefulSets.storage)) {
       this.#queue.add(`${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''}`);
@@ -72,6 +81,9 @@ export class StatefulSetController {
       const ordinal = ordinalOf(name, pod);
       if (ordinal !== undefined) byOrdinal.set(ordinal, pod);
     }
+    // Claims follow the retention policy before any scaled-down pod is deleted.
+    for (const [ordinal, pod] of byOrdinal)
+      updateClaimOwners(this.#api, set, pod, { ordinal, scaledDown: ordinal >= replicas });
     // Failed pods are deleted so that they get recreated.
     for (const pod of byOrdinal.values())
       if (failed(pod) && !terminating(pod)) this.#deletePod(pod);
@@ -164,7 +176,11 @@ export class StatefulSetController {
       },
     });
     if (this.#api.peek(podInfo, set.metadata.namespace ?? '', podName) !== undefined) return;
-    this.#api.create(podInfo, set.metadata.namespace ?? '', pod);
+    // The pod's claims first (a claim still being deleted holds the pod back until it is gone).
+    if (ensureClaims(this.#api, set, ordinal, podName) !== undefined) return;
+    withClaimVolumes(set, pod.spec as JsonObject, ordinal);
+    const created = this.#api.create(podInfo, set.metadata.namespace ?? '', pod);
+    updateClaimOwners(this.#api, set, created, { ordinal, scaledDown: false });
     this.#podEvent(set, 'Create', podName);
   }
 

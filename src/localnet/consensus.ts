@@ -3,7 +3,7 @@
 // decisions out through the host; time comes from injected timers. Protocol: docs/localnet-node.md.
 import type { Ed25519Verify } from '../pocket/index.ts';
 import type { ValidatorSet } from './validator-set.ts';
-import { SignStep, type VoteGuard } from './vote-guard.ts';
+import { SignStep, type Lock, type VoteGuard } from './vote-guard.ts';
 import {
   proposalSignBytes,
   signVote,
@@ -50,6 +50,14 @@ export interface ConsensusHost<B> {
   requestRoundState(): void;
   /** A precommit for the block committed just before our height (joins its certificate). */
   onLateVote(vote: Vote): void;
+  /**
+   * The block and prevotes a lock kept in the vote guard carries, checked for shape (they were
+   * read from disk); undefined when there are none or they do not parse. Optional: without it a
+   * restarted validator keeps its lock but cannot re-propose the locked block.
+   */
+  restoreLock?(lock: Lock): { block: B; polVotes: Vote[] } | undefined;
+  /** A message this validator signed, as kept in the vote guard, checked for shape. Optional. */
+  restoreMessage?(value: unknown): ConsensusMessage<B> | undefined;
 }
 
 export interface Decision<B> {
@@ -152,6 +160,7 @@ export class Consensus<B> {
     this.#options = options;
     this.#host = options.host;
     this.#s = this.#freshHeight(options.height);
+    this.#restoreFromGuard();
   }
 
   get height(): number {
@@ -297,6 +306,7 @@ export class Consensus<B> {
   #enterHeight(height: number): void {
     this.#clearTimers();
     this.#s = this.#freshHeight(height);
+    this.#restoreFromGuard();
     const replay = this.#future.filter((m) =>
       m.type === 'vote' ? m.vote.height === height : m.proposal.height === height,
     );
@@ -313,6 +323,39 @@ export class Consensus<B> {
     if (changed || this.#s.step !== Step.idle) this.#evaluate();
   }
 
+  /**
+   * What a validator restarted mid-height gets back from its vote guard: the messages it signed
+   * in its last round (re-sent when that round starts here: it may not sign them again, and a
+   * vote that never left the old process would be missing for good), and when locked, the
+   * locked block and the prevote quorum that justifies it (it holds the body again and, as a
+   * proposer, re-proposes that block with its proof-of-lock, which unlocked validators accept).
+   */
+  #restoreFromGuard(): void {
+    const s = this.#s;
+    const guard = this.#options.guard;
+    for (const value of guard.signedAt(s.height)?.messages ?? []) {
+      const message = this.#host.restoreMessage?.(value);
+      if (message === undefined) continue;
+      const signer = message.type === 'vote' ? message.vote.validator : message.proposal.proposer;
+      if (signer !== this.#options.signer?.address) continue;
+      // Into `own` first, so that accepting it does not count as observing a forgotten message.
+      s.own.push(message);
+      if (!this.#accept(message, false)) s.own.pop();
+    }
+    const lock = guard.lockAt(s.height);
+    if (lock === undefined) return;
+    const restored = this.#host.restoreLock?.(lock);
+    if (restored === undefined || this.#host.hashOf(restored.block) !== lock.hash) return;
+    s.bodies.set(lock.hash, restored.block);
+    for (const vote of restored.polVotes) {
+      if (vote.kind === VoteKind.prevote && vote.round === lock.round) this.#storeVote(vote);
+    }
+    if (countFor(s.prevotes, lock.round, lock.hash) >= s.set.quorum) {
+      s.validRound = lock.round;
+      s.validHash = lock.hash;
+    }
+  }
+
   #startRound(round: number): void {
     const s = this.#s;
     const resumeAt = this.#options.guard.lastRoundAt(s.height) ?? 0;
@@ -320,6 +363,7 @@ export class Consensus<B> {
     s.step = Step.propose;
     this.#schedule(() => this.#onTimeoutPropose(s.height, s.round), s.round);
     this.#scheduleHeartbeat(s.height, s.round);
+    this.#resendOwn(); // what an earlier process signed in this round (see #restoreFromGuard)
     const signer = this.#options.signer;
     if (signer === undefined || s.set.proposer(s.height, s.round) !== signer.address) return;
     if (!this.#options.guard.allows(s.height, s.round, SignStep.proposal)) return;
@@ -335,7 +379,6 @@ export class Consensus<B> {
       ({ block, hash } = this.#host.buildBlock(s.height));
       s.validity.set(hash, true);
     }
-    this.#options.guard.record(s.height, s.round, SignStep.proposal);
     const unsigned = { height: s.height, round: s.round, polRound, blockHash: hash };
     const signature = bytesToHex(signer.sign(proposalSignBytes(this.#options.chainTag, unsigned)));
     const polVotes =
@@ -348,6 +391,8 @@ export class Consensus<B> {
       block,
       polVotes,
     };
+    // Durable before it leaves this process.
+    this.#options.guard.record(s.height, s.round, SignStep.proposal, { signed: message });
     s.own.push(message);
     this.#accept(message);
     this.#host.broadcast(message);
@@ -355,10 +400,13 @@ export class Consensus<B> {
 
   // --- accepting messages ---------------------------------------------------------------
 
-  /** Verifies and stores a message of the current height. Returns whether it was new. */
-  #accept(message: ConsensusMessage<B>): boolean {
+  /**
+   * Verifies and stores a message of the current height. Returns whether it was new. `join`:
+   * a valid message starts an idle height (not when restoring our own from the guard).
+   */
+  #accept(message: ConsensusMessage<B>, join = true): boolean {
     const s = this.#s;
-    if (message.type === 'vote') return this.#acceptVote(message.vote);
+    if (message.type === 'vote') return this.#acceptVote(message.vote, join);
     const { proposal, block } = message;
     if (s.proposals.has(proposal.round)) return false;
     const proposer = s.set.proposer(proposal.height, proposal.round);
@@ -368,15 +416,24 @@ export class Consensus<B> {
     const bytes = proposalSignBytes(this.#options.chainTag, proposal);
     if (!verifyHex(this.#options.verify, proposal.signature, bytes, member.publicKey)) return false;
     if (this.#host.hashOf(block) !== proposal.blockHash) return false;
-    for (const vote of message.polVotes) this.#acceptVote(vote);
+    for (const vote of message.polVotes) this.#acceptVote(vote, join);
     s.proposals.set(proposal.round, { proposal, block, polVotes: message.polVotes });
     s.bodies.set(proposal.blockHash, block);
     this.#observeOwn(proposal.proposer, proposal.round, SignStep.proposal);
-    this.#joinIfIdle(proposal.round);
+    if (join) this.#joinIfIdle(proposal.round);
     return true;
   }
 
-  #acceptVote(vote: Vote): boolean {
+  #acceptVote(vote: Vote, join = true): boolean {
+    if (!this.#storeVote(vote)) return false;
+    const step = vote.kind === VoteKind.prevote ? SignStep.prevote : SignStep.precommit;
+    this.#observeOwn(vote.validator, vote.round, step, vote);
+    if (join) this.#joinIfIdle(vote.round);
+    return true;
+  }
+
+  /** Verifies a vote of our height and stores it; returns whether it was new and valid. */
+  #storeVote(vote: Vote): boolean {
     const s = this.#s;
     if (vote.height !== s.height || !Number.isInteger(vote.round) || vote.round < 0) return false;
     const member = s.set.get(vote.validator);
@@ -391,9 +448,6 @@ export class Consensus<B> {
       byRound.set(vote.round, votes);
     }
     votes.set(vote.validator, vote);
-    const step = vote.kind === VoteKind.prevote ? SignStep.prevote : SignStep.precommit;
-    this.#observeOwn(vote.validator, vote.round, step, vote);
-    this.#joinIfIdle(vote.round);
     return true;
   }
 
@@ -575,9 +629,7 @@ export class Consensus<B> {
     const step = kind === VoteKind.prevote ? SignStep.prevote : SignStep.precommit;
     const guard = this.#options.guard;
     if (!guard.allows(s.height, s.round, step)) return;
-    const lock =
-      kind === VoteKind.precommit && hash !== null ? { round: s.round, hash } : undefined;
-    guard.record(s.height, s.round, step, lock);
+    const lock = kind === VoteKind.precommit && hash !== null ? this.#lockOn(hash) : undefined;
     const vote = signVote(this.#options.chainTag, signer, {
       kind,
       height: s.height,
@@ -585,9 +637,23 @@ export class Consensus<B> {
       blockHash: hash,
     });
     const message: VoteMessage = { type: 'vote', vote };
+    // Durable before it leaves this process.
+    guard.record(s.height, s.round, step, { lock, signed: message });
     s.own.push(message);
     this.#acceptVote(vote);
     this.#host.broadcast(message);
+  }
+
+  /** The lock a precommit for `hash` takes: the block and its prevote quorum of this round. */
+  #lockOn(hash: string): Lock {
+    const s = this.#s;
+    const block = s.bodies.get(hash);
+    const polVotes = [...(s.prevotes.get(s.round)?.values() ?? [])].filter(
+      (v) => v.blockHash === hash,
+    );
+    return block === undefined
+      ? { round: s.round, hash }
+      : { round: s.round, hash, block, polVotes };
   }
 
   // --- timeouts ---------------------------------------------------------------------------

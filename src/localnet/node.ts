@@ -2,7 +2,6 @@
 // sync, the pacemaker and the debug actions. The RPC and p2p servers are thin views of this. The
 // fidelity profile decides where V1's code and V1's intent differ (docs/localnet-node.md).
 import { randomUUID } from 'node:crypto';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import {
   admitTransaction,
@@ -23,13 +22,14 @@ import { buildBlock, executeBlock, type Execution, type ResolveTx } from './exec
 import { fidelityProfile, type Fidelity, type FidelityProfile } from './fidelity.ts';
 import type { Genesis } from './genesis.ts';
 import { Mempool, type MempoolLimits } from './mempool.ts';
+import { NodeStorage } from './node-storage.ts';
 import { PacemakerMode, Pacemaker } from './pacemaker.ts';
 import { PeerClient } from './p2p-client.ts';
 import { Peers } from './peers.ts';
 import type { ValidatorSet } from './validator-set.ts';
 import { VoteGuard } from './vote-guard.ts';
 import type { Vote } from './votes.ts';
-import { parseConsensusMessage } from './wire.ts';
+import { parseBlock, parseConsensusMessage, parseVote } from './wire.ts';
 
 export interface LocalnetNodeOptions {
   genesis: Genesis;
@@ -42,7 +42,10 @@ export interface LocalnetNodeOptions {
   roundTimeoutMs?: number;
   /** Extra peers, `host:port` of their p2p servers. */
   peers?: readonly string[];
-  /** Where the vote guard is kept across restarts; in memory when omitted. */
+  /**
+   * Where the vote guard and the committed blocks are kept across restarts (a StatefulSet volume
+   * per ordinal); in memory when omitted. Throws DataDirError when the folder is unusable.
+   */
   dataDir?: string | undefined;
   /** How often to compare heights with peers. */
   syncIntervalMs?: number;
@@ -93,6 +96,7 @@ export class LocalnetNode {
   readonly #follows: boolean;
   readonly #pacemaker: Pacemaker;
   readonly #sync: BlockSync;
+  readonly #storage: NodeStorage | undefined;
   #chain: Chain;
   #guard: VoteGuard;
   #consensus: Consensus<Block>;
@@ -112,6 +116,11 @@ export class LocalnetNode {
     this.#follows = this.profile.follows(options.key?.address, options.genesis);
     this.#mempool = new Mempool(options.mempoolLimits);
     this.#chain = new Chain(options.genesis, verifyEd25519Native, this.profile);
+    if (options.dataDir !== undefined) {
+      this.#storage = NodeStorage.open(options.dataDir, this.#chain, this.#log);
+      const restored = this.#storage.restore(this.#chain, this.#resolve);
+      if (restored.height > 0) this.#log.info(restored, 'resumed from the data dir');
+    }
     this.#guard = this.#newGuard();
     this.#consensus = this.#newConsensus();
     this.#peers = new Peers({
@@ -170,6 +179,7 @@ export class LocalnetNode {
     this.#client.close();
     for (const waiter of this.#waiters) waiter.resolve(false);
     this.#waiters.clear();
+    this.#storage?.close();
   }
 
   get chain(): Chain {
@@ -350,6 +360,7 @@ export class LocalnetNode {
     this.#mempool.clear();
     this.#executions.clear();
     this.#guard.clear();
+    this.#storage?.clear();
     this.#chain = new Chain(this.genesis, verifyEd25519Native, this.profile);
     this.#guard = this.#newGuard();
     this.#consensus = this.#newConsensus();
@@ -409,10 +420,9 @@ export class LocalnetNode {
   // --- consensus host ---------------------------------------------------------------------
 
   #newGuard(): VoteGuard {
-    const dir = this.#options.dataDir;
     return new VoteGuard({
       chain: this.#chain.genesisHash,
-      file: dir === undefined ? undefined : join(dir, 'vote-guard.json'),
+      file: this.#storage?.voteGuardFile,
     });
   }
 
@@ -433,7 +443,17 @@ export class LocalnetNode {
         },
         requestSync: () => void this.#sync.request(),
         requestRoundState: () => this.#pullRoundState(false),
-        onLateVote: (vote: Vote) => this.#chain.addLateSignature(vote),
+        restoreMessage: (value) => parseConsensusMessage(value),
+        restoreLock: (lock) => {
+          const block = parseBlock(lock.block);
+          const polVotes = (Array.isArray(lock.polVotes) ? lock.polVotes : []).map(parseVote);
+          if (block === undefined || polVotes.includes(undefined)) return undefined;
+          return { block, polVotes: polVotes as Vote[] };
+        },
+        onLateVote: (vote: Vote) => {
+          if (this.#chain.addLateSignature(vote))
+            this.#storage?.signatureAdded(vote.height, vote.validator, vote.signature);
+        },
       },
       chainTag: this.#chain.genesisHash,
       signer: this.#follows ? this.#key : undefined,
@@ -530,6 +550,8 @@ export class LocalnetNode {
 
   #afterCommit(execution: Execution, qc: QuorumCert): void {
     const { header } = execution.block;
+    const committed = this.#chain.block(header.height);
+    if (committed !== undefined) this.#storage?.blockCommitted(committed);
     this.#mempool.remove([...execution.txs.map((t) => t.tx.hash), ...execution.block.dropped]);
     this.#executions.clear();
     this.#log.info(

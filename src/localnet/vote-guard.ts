@@ -1,7 +1,9 @@
-// The vote guard: the last (height, round, step) this validator signed and its lock, written to
-// disk before a signature leaves the process, so a restarted validator never signs twice for
-// one step nor forgets a lock (Tendermint's priv_validator_state). Without a file it lives in
-// memory and a restart loses it (see docs/localnet-node.md, "Restarts").
+// The vote guard: the last (height, round, step) this validator signed, its lock (with the
+// locked block) and the messages it signed in that round, written to disk before a signature
+// leaves the process, so a restarted validator never signs twice for one step, never forgets a
+// lock, and can re-send what it signed (Tendermint's priv_validator_state plus the part of its
+// WAL that matters here). Without a file it lives in memory and a restart loses it (see
+// docs/localnet-node.md, "Restarts").
 import {
   closeSync,
   fsyncSync,
@@ -11,6 +13,7 @@ import {
   rmSync,
   writeSync,
 } from 'node:fs';
+import type { Vote } from './votes.ts';
 
 export const SignStep = { proposal: 0, prevote: 1, precommit: 2 } as const;
 export type SignStep = (typeof SignStep)[keyof typeof SignStep];
@@ -18,6 +21,14 @@ export type SignStep = (typeof SignStep)[keyof typeof SignStep];
 export interface Lock {
   round: number;
   hash: string;
+  /**
+   * The locked block and the prevotes of `round` that justify it, so that a validator restarted
+   * while locked can propose it again (Tendermint's WAL keeps them too). Without them, validators
+   * locked on a block nobody holds any more (every process stopped mid-round) refuse every other
+   * block, and the height never commits.
+   */
+  block?: unknown;
+  polVotes?: Vote[];
 }
 
 interface GuardState {
@@ -26,6 +37,12 @@ interface GuardState {
   round: number;
   step: SignStep;
   lock: Lock | null;
+  /**
+   * The messages signed in (height, round), as sent. A validator restarted mid-round re-sends
+   * them: it may not sign that step again, and a vote that never left the old process would
+   * otherwise be missing for good (a round that needs it never reaches its quorum or timeout).
+   */
+  signed?: unknown[];
 }
 
 export interface VoteGuardOptions {
@@ -55,10 +72,31 @@ export class VoteGuard {
     return step > last.step;
   }
 
-  /** Records a signature about to be released (and the lock a non-nil precommit takes). */
-  record(height: number, round: number, step: SignStep, lock?: Lock): void {
-    const previousLock = this.#state?.height === height ? this.#state.lock : null;
-    this.#state = { chain: this.#chain, height, round, step, lock: lock ?? previousLock };
+  /**
+   * Records a signature before it is released (and the lock a non-nil precommit takes), with the
+   * signed message itself when given: it is durable before the caller sends it anywhere.
+   */
+  record(
+    height: number,
+    round: number,
+    step: SignStep,
+    taken: { lock?: Lock | undefined; signed?: unknown } = {},
+  ): void {
+    const { lock, signed } = taken;
+    const previous = this.#state;
+    const previousLock = previous?.height === height ? previous.lock : null;
+    const sameRound = previous?.height === height && previous.round === round;
+    this.#state = {
+      chain: this.#chain,
+      height,
+      round,
+      step,
+      lock: lock ?? previousLock,
+      signed: [
+        ...(sameRound ? (previous.signed ?? []) : []),
+        ...(signed === undefined ? [] : [signed]),
+      ],
+    };
     this.#persist();
   }
 
@@ -70,12 +108,14 @@ export class VoteGuard {
     const current = this.#state;
     let next = current === undefined ? undefined : { ...current };
     if (this.allows(height, round, step)) {
+      const sameRound = next?.height === height && next.round === round;
       next = {
         chain: this.#chain,
         height,
         round,
         step,
         lock: next?.height === height ? next.lock : null,
+        signed: sameRound ? (next?.signed ?? []) : [],
       };
     }
     if (
@@ -93,6 +133,13 @@ export class VoteGuard {
   /** The lock held at `height`, if any. */
   lockAt(height: number): Lock | undefined {
     return this.#state?.height === height ? (this.#state.lock ?? undefined) : undefined;
+  }
+
+  /** The messages signed in the last round signed at `height` (see GuardState.signed). */
+  signedAt(height: number): { round: number; messages: unknown[] } | undefined {
+    const state = this.#state;
+    if (state?.height !== height) return undefined;
+    return { round: state.round, messages: state.signed ?? [] };
   }
 
   /** The last round signed in at `height`, if any (a restarted validator resumes there). */

@@ -45,6 +45,8 @@ export interface Config {
   readonly syncTolerance: number;
   readonly syncCheck: boolean;
   readonly pacing: Pacing;
+  /** The fewest staked validators the manager keeps: a number, or `auto` (a quorum of genesis). */
+  readonly minValidators: number | 'auto';
   readonly concurrency: number;
   readonly journalPath: string;
   readonly leaderElection: boolean;
@@ -70,6 +72,7 @@ type Kind =
   | 'regex'
   | 'amount'
   | 'list'
+  | 'size'
   | `enum:${string}`;
 
 interface Setting {
@@ -274,6 +277,16 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'enum:bft|off',
     default: 'bft',
     description: 'bft: fewer than half the proven set may join at a time; off: no limit.',
+  },
+  {
+    key: 'minValidators',
+    env: 'CM_MIN_VALIDATORS',
+    flag: 'min-validators',
+    kind: 'size',
+    default: 'auto',
+    max: 999,
+    description:
+      'The manager never unstakes below this many staked validators (scale 0 stops pods, not the chain); auto: a quorum (> 2/3) of the genesis set. A forced scale lowers it.',
   },
   {
     key: 'concurrency',
@@ -530,6 +543,10 @@ function parseValue(setting: Setting, raw: string): Parsed {
       if (!/^[1-9]\d*$/.test(raw))
         return { problem: `expected a positive integer amount of uPOKT, got ${shown}` };
       return raw;
+    case setting.kind === 'size':
+      if (raw === 'auto') return raw;
+      if (!/^\d+$/.test(raw)) return { problem: `expected "auto" or a whole number, got ${shown}` };
+      return checkRange(setting, Number(raw), shown);
     case setting.kind === 'list': {
       const items = raw
         .split(',')

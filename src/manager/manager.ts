@@ -6,17 +6,18 @@ import { EventEmitter } from 'node:events';
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { PocketRpcClient } from '../pocket/index.ts';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { ChainView } from './chain/chain-view.ts';
+import { ChainView, type HighWater } from './chain/chain-view.ts';
 import { CliChainAdapter } from './chain/cli-adapter.ts';
 import { RpcChainAdapter } from './chain/rpc-adapter.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { TxMode, type Config } from './config.ts';
 import { computeDesiredState, DiscoveryMemory } from './discovery/desired-state.ts';
-import { createIdMapper, type IdMapper } from './discovery/id-mapping.ts';
+import { createIdMapper, ordinalOf, type IdMapper } from './discovery/id-mapping.ts';
 import { describeError } from './errors.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
 import { Journal, type ChainIdentity } from './journal/journal.ts';
 import { chainFactsOf } from './chain/chain-identity.ts';
+import { apiStatus } from './kube/client.ts';
 import type { KubeClients } from './kube/client.ts';
 import { EventRecorder, type EventTarget } from './kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from './kube/label-selector.ts';
@@ -25,8 +26,9 @@ import { ResilientInformer } from './kube/resilient-informer.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import type { ActionRecord, DesiredState, ValidatorId } from './model.ts';
-import { Phase, type Decision, type PlanSettings } from './planner/plan.ts';
+import { Annotations, type ActionRecord, type DesiredState, type ValidatorId } from './model.ts';
+import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
+import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -53,9 +55,19 @@ export interface ManagerEvents {
   phase: [PhaseChange];
   action: [ActionRecord];
   paused: [boolean];
+  /** The chain stopped or started again being trusted (with the reason while not). */
+  trust: [ChainTrust];
 }
 
 const PAUSED_SETTING = 'paused';
+/** The highest chain height seen and its block's state hash, kept across restarts. */
+const HIGH_WATER_SETTING = 'chain.highWater';
+/** The high-water mark is written at most this often (a restart may lose this much of it). */
+const HIGH_WATER_WRITE_MS = 2_000;
+/** A staked row votes while it signed a certificate of the last this many heights. */
+const VOTING_WINDOW = 20;
+/** A StatefulSet read directly stands in for the cache's copy at most this long. */
+const FRESH_READ_TTL_MS = 30_000;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
 const RECOMPUTE_SPACING = 3;
 
@@ -104,6 +116,16 @@ export class Manager {
   #started = false;
   #stopping = false;
   #cancelResync: (() => void) | undefined;
+  #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
+  /** Ids whose KEY_MISSING was logged (once, until it changes). */
+  readonly #reportedMissing = new Set<ValidatorId>();
+  /**
+   * StatefulSets read from the API server directly (undefined: gone), standing in for the cache's
+   * copy until the informer has caught up: a scale-down seen on a terminating pod is acted on at
+   * once, not when a lagging informer delivers it.
+   */
+  readonly #freshSets = new Map<string, { sts: V1StatefulSet | undefined; at: number }>();
+  readonly #confirming = new Map<string, Promise<void>>();
 
   constructor(options: ManagerOptions) {
     const { config, logger, kube } = options;
@@ -150,7 +172,10 @@ export class Manager {
       path: `/api/v1/namespaces/${ns}/pods`,
       labelSelector: config.podSelector,
       list: () => kube.core.listNamespacedPod({ namespace: ns, labelSelector: config.podSelector }),
-      onChange: () => this.#scheduleRecompute(),
+      onChange: (pod) => {
+        this.#scheduleRecompute();
+        if (pod !== undefined) this.#confirmIfLeaving(pod);
+      },
     });
     this.#statefulSets = new ResilientInformer<V1StatefulSet>({
       ...common,
@@ -174,12 +199,17 @@ export class Manager {
       clock: this.clock,
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
+      highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
+      readGenesisSet: config.minValidators === 'auto',
       listener: {
         onBlocks: (txs) => this.#reconciler.onBlocks(txs),
         onHeight: (height, changed) => this.#onHeight(height, changed),
         onHealth: () => this.#schedulePhaseRefresh(),
+        onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
+        onHighWater: (mark) => this.#onHighWater(mark),
       },
     });
+    this.metrics.chainTrusted.set(1);
 
     const settings: PlanSettings = {
       readyDebounceMs: config.readyDebounceMs,
@@ -189,6 +219,7 @@ export class Manager {
       stakeAmount: config.stakeAmount,
       stakeChains: config.stakeChains,
       nodeHeightMaxAgeMs: Math.max(2_000, config.chainPollIntervalMs * 4),
+      votingWindow: VOTING_WINDOW,
     };
     const world: WorldView = {
       desired: () => this.desired(),
@@ -198,6 +229,8 @@ export class Manager {
       nodeHeights: this.nodeHeights,
       isSynced: () => this.isSynced(),
       isPaused: () => this.#paused,
+      trust: () => this.trust,
+      minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
     };
     this.#reconciler = new Reconciler({
@@ -343,6 +376,38 @@ export class Manager {
     return this.#paused;
   }
 
+  /** Whether the chain view can be acted on (see ChainView: it went back or forked). */
+  get trust(): ChainTrust {
+    return { trusted: this.chain.trusted, reason: this.chain.untrustedReason };
+  }
+
+  /**
+   * The minimum validator set in force: CM_MIN_VALIDATORS (auto: a quorum of the genesis set, once
+   * read), lowered by a forced scale recorded on the validator StatefulSet.
+   */
+  /** The minimum set as configured (auto: a quorum of the genesis set), before any forced scale. */
+  baseMinimumSet(): MinimumSet | undefined {
+    return resolveMinimumSet({
+      configured: this.config.minValidators,
+      genesisCount: this.chain.genesisCount,
+      forced: undefined,
+    });
+  }
+
+  minimumSet(): MinimumSet | undefined {
+    let forced: number | undefined;
+    for (const sts of this.statefulSets()) {
+      const raw = sts.metadata?.annotations?.[Annotations.minimumSet];
+      if (raw !== undefined && /^\d+$/.test(raw))
+        forced = Math.min(forced ?? Number.POSITIVE_INFINITY, Number(raw));
+    }
+    return resolveMinimumSet({
+      configured: this.config.minValidators,
+      genesisCount: this.chain.genesisCount,
+      forced,
+    });
+  }
+
   get queueDepth(): number {
     return this.#queue.depth;
   }
@@ -370,11 +435,92 @@ export class Manager {
     return this.#reconciler.plan();
   }
 
-  /** The validator StatefulSets currently known. */
+  /** One validator's decision now (as a reconcile of it would decide). */
+  planOne(id: ValidatorId): Decision | undefined {
+    return this.#reconciler.planOne(id);
+  }
+
+  /** True when the manager's pod selector selects this pod. */
+  selectsPod(pod: V1Pod): boolean {
+    return this.#isValidatorTemplate(pod.metadata?.labels);
+  }
+
+  /** The validator StatefulSets currently known (a direct read stands in for a lagging cache). */
   statefulSets(): readonly V1StatefulSet[] {
-    return this.#statefulSets
-      .list()
-      .filter((sts) => this.#isValidatorTemplate(sts.spec?.template.metadata?.labels));
+    return this.#effectiveStatefulSets().filter((sts) =>
+      this.#isValidatorTemplate(sts.spec?.template.metadata?.labels),
+    );
+  }
+
+  /**
+   * Reads a StatefulSet from the API server now and lets that copy stand in for the cache's until
+   * the informer catches up (a 404 stands for "gone"). Concurrent calls share one read.
+   */
+  async confirmStatefulSet(name: string): Promise<void> {
+    const running = this.#confirming.get(name);
+    if (running !== undefined) return running;
+    const read = (async () => {
+      try {
+        const sts = await this.kube.apps.readNamespacedStatefulSet({
+          name,
+          namespace: this.kube.namespace,
+        });
+        this.#freshSets.set(name, { sts, at: this.clock.now() });
+      } catch (error: unknown) {
+        if (apiStatus(error) === 404)
+          this.#freshSets.set(name, { sts: undefined, at: this.clock.now() });
+        else
+          this.logger.debug(
+            { statefulSet: name, error: describeError(error) },
+            'direct read failed',
+          );
+        return;
+      } finally {
+        this.#confirming.delete(name);
+      }
+      if (!this.#stopping) this.#recompute();
+    })();
+    this.#confirming.set(name, read);
+    return read;
+  }
+
+  /** A terminating pod whose ordinal the cache still wants: is the StatefulSet scaled down? */
+  #confirmIfLeaving(pod: V1Pod): void {
+    if (pod.metadata?.deletionTimestamp === undefined) return;
+    const owner = pod.metadata.ownerReferences?.find(
+      (ref) => ref.controller === true && ref.kind === 'StatefulSet',
+    )?.name;
+    if (owner === undefined) return;
+    const sts = this.statefulSets().find((s) => s.metadata?.name === owner);
+    const ordinal = ordinalOf(pod.metadata.name ?? '', owner);
+    if (sts === undefined || ordinal === undefined || ordinal >= (sts.spec?.replicas ?? 1)) return;
+    void this.confirmStatefulSet(owner);
+  }
+
+  /** The informer's StatefulSets, with newer direct reads in their place. */
+  #effectiveStatefulSets(): V1StatefulSet[] {
+    const cached = this.#statefulSets.list();
+    if (this.#freshSets.size === 0) return [...cached];
+    const now = this.clock.now();
+    const out: V1StatefulSet[] = [];
+    for (const sts of cached) {
+      const name = sts.metadata?.name ?? '';
+      const fresh = this.#freshSets.get(name);
+      if (fresh === undefined) {
+        out.push(sts);
+        continue;
+      }
+      const newer =
+        now - fresh.at < FRESH_READ_TTL_MS &&
+        (fresh.sts === undefined || isNewerVersion(fresh.sts, sts));
+      if (!newer) {
+        this.#freshSets.delete(name); // the informer has caught up (or the read is too old)
+        out.push(sts);
+      } else if (fresh.sts !== undefined) out.push(fresh.sts);
+    }
+    for (const name of this.#freshSets.keys())
+      if (!cached.some((sts) => sts.metadata?.name === name)) this.#freshSets.delete(name);
+    return out;
   }
 
   pods(): readonly V1Pod[] {
@@ -425,10 +571,8 @@ export class Manager {
 
   #allIds(): Set<ValidatorId> {
     const ids = new Set(this.desired().validators.keys());
-    for (const address of this.chain.validators.keys()) {
-      const id = this.keys.idOfAddress(address);
-      if (id !== undefined) ids.add(id);
-    }
+    for (const address of this.chain.validators.keys())
+      for (const id of this.keys.idsOfAddress(address)) ids.add(id);
     for (const id of this.book.open.keys()) ids.add(id);
     return ids;
   }
@@ -437,7 +581,7 @@ export class Manager {
     return computeDesiredState(
       {
         namespace: this.kube.namespace,
-        statefulSets: this.#statefulSets.list(),
+        statefulSets: this.#effectiveStatefulSets(),
         pods: this.#pods.list(),
         isValidatorTemplate: this.#isValidatorTemplate,
         mapper: this.#mapper,
@@ -501,10 +645,11 @@ export class Manager {
     for (const id of changed) this.#queue.add(id);
     this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
     for (const problem of newProblems) {
-      this.logger.warn(
-        { validator: problem.id, code: problem.code },
-        `key "${problem.id}" in Secret ${this.config.keysSecret} is malformed: ${problem.message}`,
-      );
+      const duplicate = problem.code === 'KEY_DUPLICATE';
+      const text = duplicate
+        ? `key "${problem.id}" in Secret ${this.config.keysSecret} is ${problem.message}`
+        : `key "${problem.id}" in Secret ${this.config.keysSecret} is malformed: ${problem.message}`;
+      this.logger.warn({ validator: problem.id, code: problem.code }, text);
       if (secret?.metadata?.uid !== undefined) {
         void this.#recorder.record(
           {
@@ -515,8 +660,10 @@ export class Manager {
             uid: secret.metadata.uid,
           },
           'Warning',
-          'KeyInvalid',
-          `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
+          duplicate ? 'KeyDuplicate' : 'KeyInvalid',
+          duplicate
+            ? `key "${problem.id}" is ${problem.message}`
+            : `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
         );
       }
     }
@@ -574,6 +721,9 @@ export class Manager {
         'the journal was written for another chain: set aside, starting a new one',
       );
       this.book.reload();
+      // The highest height seen was the other chain's (the new journal has none): this chain
+      // is judged afresh.
+      this.chain.resetHighWater();
       const paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
       if (paused !== this.#paused) {
         this.#paused = paused;
@@ -585,6 +735,48 @@ export class Manager {
       this.#journalChecked = true;
       this.#checkSynced();
       this.#schedulePhaseRefresh();
+    }
+  }
+
+  #onTrust(trusted: boolean, reason: string | undefined): void {
+    // A chain that looks lower or different may be another chain under the old journal: the
+    // binding check decides (and sets the journal and its mark aside), not the mark alone.
+    if (!trusted) this.#checkJournal();
+    this.metrics.chainTrusted.set(trusted ? 1 : 0);
+    if (!trusted) this.metrics.chainDistrusts.inc();
+    this.events.emit('trust', { trusted, reason });
+    for (const sts of this.statefulSets()) {
+      const meta = sts.metadata;
+      if (meta?.uid === undefined || meta.name === undefined) continue;
+      void this.#recorder.record(
+        {
+          kind: 'StatefulSet',
+          apiVersion: 'apps/v1',
+          name: meta.name,
+          namespace: meta.namespace ?? this.kube.namespace,
+          uid: meta.uid,
+        },
+        trusted ? 'Normal' : 'Warning',
+        trusted ? 'ChainTrusted' : 'ChainUntrusted',
+        trusted
+          ? 'the chain is back past the highest height seen; actions resume'
+          : `chain not trusted: ${reason ?? ''}`,
+      );
+    }
+    // Back to normal: everything deferred is looked at again.
+    if (trusted) this.enqueueAll();
+    this.#schedulePhaseRefresh();
+  }
+
+  /** Keeps the highest height seen in the journal, so a restarted manager is not fooled either. */
+  #onHighWater(mark: HighWater): void {
+    const now = this.clock.now();
+    if (now - this.#highWaterWrittenAt < HIGH_WATER_WRITE_MS) return;
+    this.#highWaterWrittenAt = now;
+    try {
+      this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
+    } catch (error: unknown) {
+      this.logger.warn({ error: describeError(error) }, 'could not record the chain height');
     }
   }
 
@@ -629,6 +821,23 @@ export class Manager {
     return undefined;
   }
 
+  /** A wanted validator without a key: logged and an Event, once until that changes. */
+  #reportKeyMissing(decision: Decision): void {
+    const id = decision.id;
+    if (id === undefined) return;
+    const missing = decision.phase === Phase.failed && decision.reason.startsWith('KEY_MISSING');
+    if (!missing) {
+      this.#reportedMissing.delete(id);
+      return;
+    }
+    if (this.#reportedMissing.has(id)) return;
+    this.#reportedMissing.add(id);
+    this.logger.warn({ validator: id, code: 'KEY_MISSING' }, decision.reason);
+    const target = this.#eventTarget(id);
+    if (target !== undefined)
+      void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
+  }
+
   #schedulePhaseRefresh(): void {
     if (this.#phaseRefreshScheduled) return;
     this.#phaseRefreshScheduled = true;
@@ -655,16 +864,8 @@ export class Manager {
           to: decision.phase,
           reason: decision.reason,
         });
-        if (
-          decision.phase === Phase.failed &&
-          decision.id !== undefined &&
-          decision.reason.startsWith('KEY_MISSING')
-        ) {
-          const target = this.#eventTarget(decision.id);
-          if (target !== undefined)
-            void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
-        }
       }
+      this.#reportKeyMissing(decision);
     }
     for (const key of this.#phases.keys()) {
       if (!next.has(key))
@@ -677,6 +878,7 @@ export class Manager {
         });
     }
     this.#phases = next;
+    for (const id of this.#reportedMissing) if (!next.has(id)) this.#reportedMissing.delete(id);
     for (const phase of Object.values(Phase))
       this.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
     this.metrics.validators.set(
@@ -685,5 +887,29 @@ export class Manager {
     );
     this.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
     this.metrics.queueDepth.set(this.#queue.depth);
+    this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }
+}
+
+/**
+ * True when `a` is a newer version of the object than `b`. resourceVersions are opaque, but both
+ * etcd's and the emulator's are increasing integers; anything else counts as newer when different.
+ */
+function isNewerVersion(a: V1StatefulSet, b: V1StatefulSet): boolean {
+  const ra = a.metadata?.resourceVersion ?? '';
+  const rb = b.metadata?.resourceVersion ?? '';
+  if (/^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) > BigInt(rb);
+  return ra !== rb;
+}
+
+function readHighWater(raw: string | undefined): HighWater | undefined {
+  if (raw === undefined) return undefined;
+  try {
+    const parsed = JSON.parse(raw) as Partial<HighWater>;
+    if (typeof parsed.height === 'number' && typeof parsed.stateHash === 'string')
+      return { height: parsed.height, stateHash: parsed.stateHash };
+  } catch {
+    // an unreadable mark is no mark
+  }
+  return undefined;
 }

@@ -57,7 +57,22 @@ export class Metrics {
   });
   readonly keyProblems = new Gauge({
     name: 'cluster_manager_key_problems',
-    help: 'Malformed entries in the keys Secret.',
+    help: 'Entries of the keys Secret with a problem: malformed, or the same key under several ids.',
+    registers: [this.registry],
+  });
+  readonly chainTrusted = new Gauge({
+    name: 'cluster_manager_chain_trusted',
+    help: '0 while the chain is not trusted (its height went back, or a seen block differs): no action is taken; else 1.',
+    registers: [this.registry],
+  });
+  readonly chainDistrusts = new Counter({
+    name: 'cluster_manager_chain_untrusted_total',
+    help: 'Times the chain stopped being trusted.',
+    registers: [this.registry],
+  });
+  readonly minimumSet = new Gauge({
+    name: 'cluster_manager_minimum_set',
+    help: 'The minimum validator set in force (−1 while not known).',
     registers: [this.registry],
   });
   readonly leader = new Gauge({

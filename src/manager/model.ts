@@ -11,6 +11,16 @@ export const Annotations = {
   draining: 'cluster-manager.dev/draining',
   /** On a StatefulSet: replicas to apply once the draining pods' validators have left the set. */
   scaleTarget: 'cluster-manager.dev/scale-target',
+  /**
+   * On a StatefulSet, beside `scaleTarget`: the replicas the drain started from (what the manager
+   * saw and may overwrite). Replicas that differ when the drain ends were set by someone else, and
+   * the drain gives way to them.
+   */
+  scaleFrom: 'cluster-manager.dev/scale-from',
+  /** On a StatefulSet, beside `scaleTarget`: `"true"` when the drain was forced (`force: true`). */
+  scaleForced: 'cluster-manager.dev/scale-forced',
+  /** On a StatefulSet: the minimum validator set as lowered by a forced scale (`force: true`). */
+  minimumSet: 'cluster-manager.dev/minimum-set',
   /** Published by the emulator's process kubelet: container port name → loopback host port. */
   hostPorts: 'kube-emulator.dev/host-ports',
 } as const;

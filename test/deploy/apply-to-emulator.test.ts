@@ -1,7 +1,9 @@
 // The base manifests, applied with kubectl 1.32 to the emulator (HTTPS, RBAC enforced), run for real:
-// the process kubelet maps the `localnet-node` image to `localnet-node run` and `cluster-manager`
-// to `cluster-manager run`. Only the addresses are adapted to loopback (genesis service URLs, the
-// chain RPC URL, the manager's port), since pods here are processes on 127.0.0.1 without DNS.
+// the process kubelet maps the `localnet-node` image to `localnet-node run` (and its binary
+// `cluster-manager`, which the validators' preStop hook runs) and `cluster-manager` to
+// `cluster-manager run`. Only the addresses are adapted to loopback (genesis service URLs, the
+// chain RPC URL, the manager's port and URL), since pods here are processes on 127.0.0.1 without
+// DNS.
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -66,6 +68,12 @@ function loopbackObjects(objects: KubeObject[], ports: number[], chainRpc: numbe
   config.data.CM_SERVICE_URL_TEMPLATE = '{podIP}:{port:p2p}';
   config.data.CM_RPC_PORT = String(managerPort);
   config.data.CM_READY_DEBOUNCE = '500ms';
+  const validators = findObject(copy, 'StatefulSet', 'validator') as KubeObject & {
+    spec: { template: { spec: { containers: { env: { name: string; value?: string }[] }[] } } };
+  };
+  for (const variable of validators.spec.template.spec.containers[0]?.env ?? []) {
+    if (variable.name === 'CLUSTER_MANAGER_URL') variable.value = `http://127.0.0.1:${managerPort}`;
+  }
   return copy;
 }
 
@@ -82,7 +90,13 @@ beforeAll(async () => {
     kubelet: {
       mode: 'process',
       images: {
-        'localnet-node': { command: process.execPath, args: [binPath('localnet-node')] },
+        'localnet-node': {
+          command: process.execPath,
+          args: [binPath('localnet-node')],
+          binaries: {
+            'cluster-manager': { command: process.execPath, args: [binPath('cluster-manager')] },
+          },
+        },
         'cluster-manager': { command: process.execPath, args: [binPath('cluster-manager')] },
       },
       hostPort: (pod, port) => {
@@ -160,6 +174,20 @@ describe('k8s/base on the emulator (kubectl 1.32, RBAC enforced)', () => {
     );
     const ready = await fetch(`http://127.0.0.1:${managerPort}/readyz`);
     expect(ready.status).toBe(200);
+    // Each validator's data dir is a claim of its ordinal, bound.
+    const claims = await kubectl('get', 'pvc', '-n', NAMESPACE, '-o', 'json');
+    const bound = (
+      JSON.parse(claims) as { items: { metadata: { name: string }; status: { phase: string } }[] }
+    ).items
+      .filter((claim) => claim.status.phase === 'Bound')
+      .map((claim) => claim.metadata.name)
+      .sort();
+    expect(bound).toEqual([
+      'data-validator-0',
+      'data-validator-1',
+      'data-validator-2',
+      'data-validator-3',
+    ]);
   }, 120_000);
 
   it('the manager talks to the API server only as its ServiceAccount, whose Role is enforced', async () => {
@@ -249,5 +277,79 @@ describe('k8s/base on the emulator (kubectl 1.32, RBAC enforced)', () => {
     )) {
       expect(log).not.toContain(hex.slice(0, 64));
     }
+  }, 120_000);
+
+  it('kubectl scale 6 → 4: pods 4 and 5 stay until their validators have left the set; claims stay', async () => {
+    const leaving = new Map(
+      ['005', '006'].map((id, i) => [`validator-${i + 4}`, keys.get(id) ?? '']),
+    );
+    const core = new KubeConfig();
+    core.loadFromFile(kubeconfig);
+    const api = core.makeApiClient(CoreV1Api);
+    await kubectl('scale', 'statefulset/validator', '-n', NAMESPACE, '--replicas=4');
+    // Every look: a leaving pod that is gone must belong to a validator already out of the set.
+    const early: string[] = [];
+    await waitFor(
+      async () => {
+        const [pods, rows] = await Promise.all([
+          api.listNamespacedPod({ namespace: NAMESPACE }),
+          chain.validators(),
+        ]);
+        const height = await chain.height();
+        const present = new Set(pods.items.map((pod) => pod.metadata?.name));
+        for (const [pod, address] of leaving) {
+          const row = rows.find((r) => r.address === address);
+          // Unstaking (or unstaked) rows are out of the active set at once (docs/localnet-node.md).
+          const inSet = row !== undefined && row.unstaking_height === -1;
+          if (!present.has(pod) && inSet) early.push(`${pod} gone at height ${height}`);
+        }
+        const left = [...leaving.keys()].filter((pod) => present.has(pod));
+        return left.length === 0
+          ? true
+          : pending(`height ${height}; still there: ${left.join(', ')}`);
+      },
+      { what: 'validator-4 and validator-5 to go', timeoutMs: 90_000, intervalMs: 100 },
+    );
+    expect(early).toEqual([]);
+    const hooks = await readFile(
+      emulator.kubelet.logPath(NAMESPACE, 'validator-5').replace(/\.log$/, '.hooks.log'),
+      'utf8',
+    );
+    expect(hooks).toMatch(/validator-5 \(006\): LEFT_SET/);
+    const claims = await api.listNamespacedPersistentVolumeClaim({ namespace: NAMESPACE });
+    expect(claims.items.map((c) => c.metadata?.name).sort()).toEqual(
+      Array.from({ length: 6 }, (_, i) => `data-validator-${i}`),
+    );
+  }, 120_000);
+
+  it('kubectl delete pod validator-1: the new pod resumes from its claim at the height it had', async () => {
+    const before = await chain.height();
+    await kubectl('delete', 'pod', 'validator-1', '-n', NAMESPACE, '--wait=true');
+    await kubectl('rollout', 'status', 'statefulset/validator', '-n', NAMESPACE, '--timeout=90s');
+    const log = emulator.kubelet.logPath(NAMESPACE, 'validator-1');
+    const resumed = await waitFor(
+      async () => {
+        const line = (await readFile(log, 'utf8'))
+          .split('\n')
+          .filter((l) => l.includes('resumed from the data dir'))
+          .at(-1);
+        return line === undefined
+          ? pending('not resumed yet')
+          : (JSON.parse(line) as { height: number });
+      },
+      { what: 'validator-1 to resume from its data dir' },
+    );
+    expect(resumed.height).toBeGreaterThanOrEqual(before);
+    const key = keys.get('002') ?? '';
+    const from = await chain.height();
+    await waitFor(
+      async () => {
+        const height = await chain.height();
+        for (let h = from + 1; h <= height; h++)
+          if ((await signersAt(h)).includes(key)) return true;
+        return pending(`height ${height}; 002 not signing yet`);
+      },
+      { what: 'validator 002 to sign again', timeoutMs: 60_000, intervalMs: 250 },
+    );
   }, 120_000);
 });

@@ -120,7 +120,7 @@ describe('the genesis', () => {
 describe('the validator container uses the localnet-node contract', () => {
   const node = containerOf(statefulSet, 'node');
 
-  it('runs `localnet-node run --genesis <file> --pacemaker auto --block-interval-ms 1000`', () => {
+  it('runs `localnet-node run --genesis <file> --pacemaker auto --block-interval-ms 1000 --data-dir <claim>`', () => {
     expect(node.image).toMatch(/^localnet-node:/);
     expect(node.args).toEqual([
       'run',
@@ -130,6 +130,8 @@ describe('the validator container uses the localnet-node contract', () => {
       'auto',
       '--block-interval-ms',
       '1000',
+      '--data-dir',
+      '/var/lib/localnet',
     ]);
     const genesisMount = node.volumeMounts?.find((m) => m.mountPath === '/etc/localnet/genesis');
     const volume = (
@@ -152,7 +154,7 @@ describe('the validator container uses the localnet-node contract', () => {
 
   it('names flags that `localnet-node run --help` lists', async () => {
     const help = await runBin('localnet-node', ['run', '--help']);
-    for (const flag of ['--genesis', '--pacemaker', '--block-interval-ms'])
+    for (const flag of ['--genesis', '--pacemaker', '--block-interval-ms', '--data-dir'])
       expect(help.stdout).toContain(flag);
   });
 

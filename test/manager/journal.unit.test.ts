@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,6 +142,33 @@ describe('Journal', () => {
     const db = new DatabaseSync(path, { readOnly: true });
     expect(db.prepare('SELECT state FROM actions').all()).toEqual([{ state: 'committed' }]);
     db.close();
+    journal.close();
+  });
+});
+
+describe('the journal file', () => {
+  it('is created readable by its owner only (0600), and so are its -wal and -shm files', () => {
+    // Before: 0644 (the umask's default) while it holds signed transactions.
+    const { path, journal } = openJournal();
+    journal.prepare(input);
+    const mode = (file: string): number => statSync(file).mode & 0o777;
+    expect(mode(path)).toBe(0o600);
+    expect(mode(`${path}-wal`)).toBe(0o600);
+    expect(mode(`${path}-shm`)).toBe(0o600);
+    journal.close();
+  });
+
+  it("narrows an older journal's files to 0600 when it opens them", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cm-journal-'));
+    dirs.push(dir);
+    const path = join(dir, 'journal.sqlite');
+    Journal.open(path, new ManualClock()).close();
+    chmodSync(path, 0o644);
+    writeFileSync(`${path}-wal`, '');
+    chmodSync(`${path}-wal`, 0o666);
+    const journal = Journal.open(path, new ManualClock());
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(`${path}-wal`).mode & 0o777).toBe(0o600);
     journal.close();
   });
 });

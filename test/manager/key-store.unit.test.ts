@@ -52,4 +52,46 @@ describe('KeyStore', () => {
     expect(store.update(undefined).changed).toEqual(['003']);
     expect(store.loaded).toBe(true);
   });
+
+  it('makes a key shared by two ids a KEY_DUPLICATE on both, attributing its row to the lower id', () => {
+    const store = new KeyStore();
+    const one = b64(keyOf('001').exportPrivateKeyHex());
+    const five = b64(keyOf('005').exportPrivateKeyHex());
+    store.update({ data: { '001': one, '005': five } });
+    const copied = store.update({ data: { '001': one, '005': one } });
+    // 001's value did not change, but its standing did: it is reconciled and reported too.
+    expect(copied.changed).toEqual(['001', '005']);
+    expect(copied.newProblems).toEqual([
+      { id: '001', code: 'KEY_DUPLICATE', message: expect.stringContaining('"005"') },
+      { id: '005', code: 'KEY_DUPLICATE', message: expect.stringContaining('"001"') },
+    ]);
+    expect(store.get('001')).toMatchObject({ ok: false, code: 'KEY_DUPLICATE' });
+    expect(store.get('005')).toMatchObject({ ok: false, code: 'KEY_DUPLICATE' });
+    expect(store.idOfAddress(keyOf('001').address)).toBe('001');
+    expect(store.idOfAddress(keyOf('005').address)).toBeUndefined();
+    // Reported once: the same Secret again changes nothing.
+    expect(store.update({ data: { '001': one, '005': one } })).toEqual({
+      changed: [],
+      newProblems: [],
+    });
+    // A third copy is a new problem for everyone (each message names the others).
+    const three = store.update({ data: { '001': one, '005': one, '007': one } });
+    expect(three.newProblems.map((p) => p.id)).toEqual(['001', '005', '007']);
+    // Fixed: both are valid again, and reconciled.
+    const fixed = store.update({ data: { '001': one, '005': five } });
+    expect(fixed).toEqual({ changed: ['001', '005', '007'], newProblems: [] });
+    expect(store.get('005')).toMatchObject({ ok: true });
+  });
+
+  it("remembers the address of an id's last valid key after it goes missing or bad", () => {
+    const store = new KeyStore();
+    store.update({ data: { '004': b64(keyOf('004').exportPrivateKeyHex()) } });
+    store.update({ data: { '004': b64(`${keyOf('004').exportPrivateKeyHex()}zz`) } });
+    expect(store.get('004')).toMatchObject({ ok: false });
+    expect(store.addressOf('004')).toBe(keyOf('004').address);
+    store.update({ data: {} });
+    expect(store.get('004')).toBeUndefined();
+    expect(store.addressOf('004')).toBe(keyOf('004').address);
+    expect(store.addressOf('009')).toBeUndefined();
+  });
 });

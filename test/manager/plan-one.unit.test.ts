@@ -21,7 +21,7 @@ const podFields = fc.oneof(
 const validator = fc.record({
   desired: fc.constantFrom('none', 'wanted', 'unwanted'),
   pod: podFields,
-  key: fc.constantFrom('ok', 'missing'),
+  key: fc.constantFrom('ok', 'missing', 'duplicate'),
   chain: fc.constantFrom('absent', ChainStatus.staked, ChainStatus.unstaking, ChainStatus.paused),
   signed: fc.boolean(),
   open: fc.constantFrom('none', 'stake', 'unstake'),
@@ -38,6 +38,8 @@ const scenario = fc.record({
   unresolved: fc.boolean(),
   pacing: fc.constantFrom('bft', 'off'),
   syncCheck: fc.boolean(),
+  trusted: fc.boolean(),
+  minimum: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }),
 });
 
 describe('planOne', () => {
@@ -53,11 +55,17 @@ describe('planOne', () => {
         const keys: string[] = [];
         const stakeHeights: Record<string, number> = {};
         const nodeHeights: Record<string, number> = {};
+        const extraSecretData: Record<string, string> = {};
         for (const [i, v] of s.validators.entries()) {
           const id = IDS[i] as string;
           if (v.desired === 'wanted') desired.push(wanted(id, v.pod));
           if (v.desired === 'unwanted') desired.push(unwanted(id, v.pod));
           if (v.key === 'ok') keys.push(id);
+          // A copy of 001's key under this id: both become KEY_DUPLICATE.
+          if (v.key === 'duplicate')
+            extraSecretData[id] = Buffer.from(
+              KEYS.get('001')?.exportPrivateKeyHex() ?? '',
+            ).toString('base64');
           if (v.chain !== 'absent') chain.push(row(id, v.chain));
           if (v.signed) signers.push(id);
           if (v.open !== 'none') open.push(action(id, { kind: v.open, seq: i + 1 }));
@@ -82,6 +90,9 @@ describe('planOne', () => {
           synced: s.synced,
           paused: s.paused,
           unresolvedWanted: s.unresolved ? ['validator-99'] : [],
+          extraSecretData,
+          trust: { trusted: s.trusted, reason: s.trusted ? undefined : 'went back' },
+          minimumSet: s.minimum === undefined ? undefined : { size: s.minimum, source: 'test' },
           settings: { pacing: s.pacing, syncCheck: s.syncCheck },
         });
         const all = plan(planInput);

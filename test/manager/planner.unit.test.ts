@@ -290,7 +290,7 @@ describe('consensus-safe pacing', () => {
     expect(decisions.filter((d) => d.action === 'stake' && d.waitingFor === undefined)).toEqual([]);
     expect(decisions.find((d) => d.id === '006')).toMatchObject({ waitingFor: Wait.pacing });
     expect(decisions.find((d) => d.id === '006')?.reason).toMatch(
-      /pacing: 1 validator\(s\) joining a set of 4 proven/,
+      /pacing: 1 validator\(s\) joining or silent in a set of 5 with 4 voting/,
     );
   });
 

@@ -98,7 +98,7 @@ function state(): string {
 function isValidScale(body: unknown): boolean {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return false;
   const b = body as Record<string, unknown>;
-  const allowed = new Set(['replicas', 'wait', 'timeoutSeconds', 'drive']);
+  const allowed = new Set(['replicas', 'wait', 'timeoutSeconds', 'drive', 'force']);
   if (Object.keys(b).some((k) => !allowed.has(k))) return false;
   const int = (v: unknown, min: number, max: number) =>
     typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
@@ -106,7 +106,8 @@ function isValidScale(body: unknown): boolean {
     int(b.replicas, 0, 999) &&
     (b.wait === undefined || ['none', 'staked', 'active'].includes(b.wait as string)) &&
     (b.timeoutSeconds === undefined || int(b.timeoutSeconds, 1, 3600)) &&
-    (b.drive === undefined || typeof b.drive === 'boolean')
+    (b.drive === undefined || typeof b.drive === 'boolean') &&
+    (b.force === undefined || typeof b.force === 'boolean')
   );
 }
 
@@ -150,6 +151,7 @@ const nearValidScale = fc.record(
     ),
     timeoutSeconds: fc.oneof(fc.integer({ min: -1, max: 4000 }), fc.double(), fc.string()),
     drive: fc.oneof(fc.boolean(), fc.constantFrom('true', 0, 1, null)),
+    force: fc.oneof(fc.constantFrom('true', 0, 1, null, 'yes')),
     extra: fc.anything(),
   },
   { requiredKeys: [] },
@@ -270,7 +272,11 @@ describe('the control RPC with bad input (property)', () => {
         query,
         async (path, params) => {
           const search = new URLSearchParams(params).toString();
-          const response = await app.inject({ method: 'GET', url: `${path}?${search}` });
+          const response = await app.inject({
+            method: 'GET',
+            url: `${path}?${search}`,
+            headers: { authorization: `Bearer ${TOKEN}` },
+          });
           // /readyz answers 503 while the manager is not ready (the chain is unreachable here).
           if (path === '/readyz') expect([200, 503]).toContain(response.statusCode);
           else expect(response.statusCode).toBeLessThan(500);

@@ -72,7 +72,11 @@ describe('reading', () => {
       chain: { height: number };
     };
     expect([parsed.paused, parsed.chain.height]).toEqual([false, await fixture.chain.height()]);
-    const fromApi = (await (await fetch(`${env.CLUSTER_MANAGER_URL}/v1/validators`)).json()) as {
+    const fromApi = (await (
+      await fetch(`${env.CLUSTER_MANAGER_URL}/v1/validators`, {
+        headers: { authorization: `Bearer ${env.CLUSTER_MANAGER_TOKEN}` },
+      })
+    ).json()) as {
       validators: { id: string; address: string }[];
     };
     expect(parsed.validators.map((v) => [v.id, v.address])).toEqual(
@@ -164,8 +168,15 @@ describe('acting', () => {
     expect(await fixture.replicas()).toBe(3);
   });
 
-  it('`scale 1` (no wait) returns 0 at once while the drain goes on, then the replicas drop', async () => {
+  it('`scale 1` is refused while a leaving validator has no key (it may be staked): exit 1, KEY_MISSING', async () => {
     const result = await runCli(['scale', '1'], { env });
+    expect(result.code).toBe(1);
+    expect(lines(result.stderr).at(-1)).toMatch(/^error: KEY_MISSING: cannot drain 003/);
+    expect(await fixture.replicas()).toBe(3);
+  });
+
+  it('`scale 1 --force` (no wait) returns 0 at once while the drain goes on, then the replicas drop', async () => {
+    const result = await runCli(['scale', '1', '--force'], { env });
     expect(result.code, result.stderr).toBe(0);
     expect(lines(result.stderr).at(-1)).toMatch(/^validator: draining 002, 003; the replicas drop/);
     expect(await fixture.replicas()).toBe(3);
@@ -338,5 +349,65 @@ describe('watch', () => {
       watch.child.kill('SIGKILL');
       await watch.exited;
     }
+  });
+});
+
+describe('await-departure (the preStop hook)', () => {
+  it('exits 0 at once for a pod whose validator stays (STILL_WANTED), taking the pod from POD_NAME', async () => {
+    const result = await runCli(['await-departure'], {
+      env: { ...env, POD_NAME: 'validator-0', HOSTNAME: 'something-else' },
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout).at(-1)).toMatch(/^validator-0 \(001\): STILL_WANTED: /);
+  });
+
+  it('holds a leaving pod until its validator has left the set, then exits 0', async () => {
+    // An earlier test's background drain must be over before a new scale is taken.
+    await fixture.commitUntil(
+      async () =>
+        (await fixture.replicas()) === 1 || pending(`replicas ${await fixture.replicas()}`),
+      { what: 'the earlier drain to finish' },
+    );
+    expect((await runCli(['scale', '2', '--wait', 'active', '--drive'], { env })).code).toBe(0);
+    expect((await runCli(['scale', '1'], { env })).code).toBe(0);
+    const hook = startCli(['await-departure', '--pod', 'validator-1', '--timeout', '60'], { env });
+    // Nothing commits without a block here: the hook says where things stand and keeps waiting.
+    await waitFor(
+      () => (/validator-1 \(002\): LEAVING/.test(hook.stdout) ? true : pending(hook.stdout)),
+      { what: 'await-departure to report 002 leaving' },
+    );
+    expect(hook.child.exitCode).toBeNull();
+    let exited: Awaited<typeof hook.exited> | undefined;
+    void hook.exited.then((result) => (exited = result));
+    await fixture.commitUntil(() => exited ?? pending(hook.stdout), {
+      what: 'await-departure to exit',
+    });
+    expect(exited?.code, exited?.stderr).toBe(0);
+    expect(lines(exited?.stdout ?? '').at(-1)).toMatch(/^validator-1 \(002\): LEFT_SET: /);
+    // It let go only once 002 was out of the set.
+    expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
+  });
+
+  it('retries while the manager is unreachable, and exits 3 when its timeout runs out', async () => {
+    const [dead] = await freePorts(1);
+    const started = Date.now();
+    const result = await runCli(['await-departure', '--pod', 'validator-0', '--timeout', '2'], {
+      env: { CLUSTER_MANAGER_URL: `http://127.0.0.1:${dead}`, CLUSTER_MANAGER_TOKEN: TOKEN },
+    });
+    expect(result.code).toBe(3);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
+    expect(result.stdout).toMatch(/the manager does not answer/);
+    expect(lines(result.stderr).at(-1)).toMatch(/^error: timed out: validator-0 may not go yet/);
+  });
+
+  it('exits 1 on a wrong token and 2 without a pod, at once', async () => {
+    const wrong = await runCli(['await-departure', '--pod', 'validator-0'], {
+      env: { ...env, CLUSTER_MANAGER_TOKEN: 'not-the-token-0123456789' },
+    });
+    expect(wrong.code).toBe(1);
+    expect(lines(wrong.stderr).at(-1)).toMatch(/^error: UNAUTHORIZED: /);
+    const noPod = await runCli(['await-departure'], { env: { ...env, HOSTNAME: '' } });
+    expect(noPod.code).toBe(2);
+    expect(lines(noPod.stderr).at(-1)).toMatch(/no pod: pass --pod, or set POD_NAME/);
   });
 });

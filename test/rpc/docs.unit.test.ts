@@ -11,6 +11,7 @@ import { ExitCode } from '../../src/cli/program.ts';
 import { DEVNET_FILES } from '../../src/devnet/cleanup.ts';
 import { registerDevnetCommand } from '../../src/devnet/command.ts';
 import { LOCK_FILE } from '../../src/devnet/lock.ts';
+import { registerAwaitDepartureCommand } from '../../src/manager/cli/await-departure.ts';
 import { registerDebugCommands } from '../../src/manager/cli/debug-commands.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
 
@@ -19,6 +20,7 @@ const read = (path: string): string => readFileSync(join(root, path), 'utf8');
 
 const program = new Command('cluster-manager');
 registerDebugCommands(program);
+registerAwaitDepartureCommand(program);
 registerDevnetCommand(program);
 const command = (name: string): Command => program.commands.find((c) => c.name() === name)!;
 const DEBUG_COMMANDS = [
@@ -32,6 +34,7 @@ const DEBUG_COMMANDS = [
   'watch',
   'logs',
   'completion',
+  'await-departure',
 ];
 
 describe('docs/openapi.json', () => {

@@ -40,7 +40,7 @@ interface ValidatorBody {
 // The callers name the body type they expect from the route's schema.
 // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters
 async function get<T>(url: string): Promise<{ status: number; body: T }> {
-  const response = await m.app.inject({ method: 'GET', url });
+  const response = await m.app.inject({ method: 'GET', url, headers: auth });
   return { status: response.statusCode, body: response.json<T>() };
 }
 
@@ -278,6 +278,7 @@ describe('reads', () => {
         '/openapi.json',
         '/readyz',
         '/v1/actions',
+        '/v1/departures/{pod}',
         '/v1/events',
         '/v1/pause',
         '/v1/plan',
@@ -356,7 +357,7 @@ describe('POST /v1/scale with a bad body', () => {
     ['an unknown wait', '{"replicas": 2, "wait": "forever"}'],
     ['a zero timeout', '{"replicas": 2, "timeoutSeconds": 0}'],
     ['drive as a string', '{"replicas": 2, "drive": "yes"}'],
-    ['an unknown field', '{"replicas": 2, "force": true}'],
+    ['an unknown field', '{"replicas": 2, "turbo": true}'],
     ['an array', '[2]'],
     ['null', 'null'],
     ['not JSON', '{replicas: 2}'],
@@ -452,8 +453,35 @@ describe('POST /v1/scale', () => {
     expect(await fixture.replicas()).toBe(3);
   });
 
+  it('refuses to drain a validator whose key is missing (it may be staked), naming KEY_MISSING', async () => {
+    // 003 has no key: whether it is staked cannot be known, so its pod is not removed for it.
+    const { status, body } = await post<ErrorBody & { error: { details?: unknown } }>('/v1/scale', {
+      replicas: 1,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+    });
+    expect(status).toBe(409);
+    expect(body.error.code).toBe('KEY_MISSING');
+    expect(body.error.message).toMatch(/cannot drain 003/);
+    expect(body.error.details).toEqual({ validators: [{ id: '003', code: 'KEY_MISSING' }] });
+    expect(await fixture.replicas()).toBe(3);
+    const pod = await fixture.core.readNamespacedPod({
+      name: `${STATEFULSET}-1`,
+      namespace: 'default',
+    });
+    expect(pod.metadata?.annotations?.['cluster-manager.dev/draining']).toBeUndefined();
+  });
+
   it('scales down by draining first: the leaving validator is unstaked before the replicas drop', async () => {
-    const { status, body } = await scaleActive<{ done: boolean; drained: string[] }>(1);
+    // Forced past 003's missing key (the operator knows it was never staked).
+    const { status, body } = await post<{ done: boolean; drained: string[] }>('/v1/scale', {
+      replicas: 1,
+      wait: 'active',
+      drive: true,
+      timeoutSeconds: 60,
+      force: true,
+    });
     expect(status).toBe(200);
     expect(body.drained).toEqual(['002', '003']);
     expect(await fixture.replicas()).toBe(1);
@@ -660,6 +688,74 @@ describe('a drain', () => {
   });
 });
 
+describe('GET /v1/departures/{pod}', () => {
+  interface DepartureBody {
+    pod: string;
+    validatorId: string | null;
+    departed: boolean;
+    final: boolean;
+    code: string;
+    reason: string;
+  }
+  const departure = (pod: string, timeoutSeconds = 0) =>
+    get<DepartureBody>(`/v1/departures/${pod}?timeoutSeconds=${timeoutSeconds}`);
+
+  it('long-polls a leaving validator until it has left the set (the preStop hook question)', async () => {
+    expect((await scaleActive(2)).status).toBe(200);
+    const pod = `${STATEFULSET}-1`;
+    // The chain moves only when a block is committed: the drain cannot finish yet.
+    expect((await post('/v1/scale', { replicas: 1 })).status).toBe(202);
+    const started = Date.now();
+    const waiting = await departure(pod, 1);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    expect(waiting).toMatchObject({
+      status: 200,
+      body: { pod, validatorId: '002', departed: false, final: false, code: 'LEAVING' },
+    });
+    const answered = departure(pod, 30);
+    let settled: { status: number; body: DepartureBody } | undefined;
+    void answered.then((answer) => (settled = answer));
+    await fixture.commitUntil(() => settled ?? pending('still long-polling'), {
+      what: 'the long-poll to answer once 002 has left',
+    });
+    expect(settled).toMatchObject({
+      status: 200,
+      body: { validatorId: '002', departed: true, final: true, code: 'LEFT_SET' },
+    });
+    expect((await fixture.chain.validator(address('002')))?.unstaking_height).toBeGreaterThan(0);
+    await fixture.commitUntil(
+      async () => (await fixture.replicas()) === 1 || pending('drain not over'),
+      { what: 'the drain to finish' },
+    );
+  });
+
+  it('answers at once, final, for a pod whose validator stays: STILL_WANTED, NOT_A_VALIDATOR_POD', async () => {
+    expect((await departure(`${STATEFULSET}-0`, 30)).body).toMatchObject({
+      validatorId: '001',
+      departed: false,
+      final: true,
+      code: 'STILL_WANTED',
+    });
+    expect((await departure('no-such-pod', 30)).body).toMatchObject({
+      validatorId: null,
+      final: true,
+      code: 'NOT_A_VALIDATOR_POD',
+    });
+  });
+
+  it.each([
+    'Bad_Name',
+    'a'.repeat(254),
+    'validator-0?timeoutSeconds=301',
+    'validator-0?timeoutSeconds=-1',
+    'validator-0?other=1',
+  ])('refuses %s with 400 BAD_REQUEST', async (path) => {
+    const { status, body } = await get<ErrorBody>(`/v1/departures/${path}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('BAD_REQUEST');
+  });
+});
+
 describe('error answers of mutations', () => {
   it('POST /v1/scale answers 503 KUBE_UNAVAILABLE when the Kubernetes API fails the patch', async () => {
     const before = journalSize();
@@ -750,7 +846,7 @@ describe('unexpected errors', () => {
     const other = await fixture.startManager({ CM_NAMESPACE: 'kube-public' });
     await other.manager.stop(); // closes the journal: reading it now fails
     try {
-      const response = await other.app.inject({ url: '/v1/actions' });
+      const response = await other.app.inject({ url: '/v1/actions', headers: auth });
       expect(response.statusCode).toBe(500);
       const body = response.json<ErrorBody>();
       expect(body).toEqual({

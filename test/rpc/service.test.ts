@@ -78,7 +78,7 @@ describe('the listening control RPC', () => {
   });
 
   it('streams hello, then pause, phase, action and height events as they happen', async () => {
-    const { reader, contentType } = await EventReader.open(url);
+    const { reader, contentType } = await EventReader.open(url, FILE_TOKEN);
     try {
       expect(contentType).toMatch(/^text\/event-stream/);
       const hello = await reader.next((e) => e.event === 'hello', { what: 'hello' });
@@ -165,7 +165,7 @@ describe('the listening control RPC', () => {
   });
 
   it('ends open event streams when the service stops', async () => {
-    const { reader } = await EventReader.open(url);
+    const { reader } = await EventReader.open(url, FILE_TOKEN);
     await reader.next((e) => e.event === 'hello', { what: 'hello' });
     await service.stop();
     await reader.done;

@@ -1,7 +1,7 @@
 // Scaling in steps with the pacemaker in automatic mode, the chain committing throughout:
 // 4 → 7 → 4 through the control RPC, 4 → 10 in one step (issue A: safe steps, no stall),
-// 10 → 4 with `kubectl scale` (issue A: the six unstakes in one block), and 4 → 2, below what a
-// chain that does not unstake would survive. Every validator is staked and unstaked exactly once
+// 10 → 4 with `kubectl scale` (issue A: the six unstakes in one block), and 4 → 2 (with a minimum
+// set of 2), below what a chain that does not unstake would survive. Every validator is staked and unstaked exactly once
 // per step that asked for it (counted in the committed blocks).
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
@@ -14,7 +14,13 @@ const GENESIS = ['001', '002', '003', '004'];
 const ids = (from: number, to: number): string[] =>
   Array.from({ length: to - from + 1 }, (_, i) => String(from + i).padStart(3, '0'));
 
-const devnet = useDevnet('steps', { pacemaker: 'auto', blockIntervalMs: INTERVAL_MS });
+// A minimum set of 2 (the default, a quorum of the 4 genesis validators, is 3): the last step
+// goes to 2 on purpose.
+const devnet = useDevnet('steps', {
+  pacemaker: 'auto',
+  blockIntervalMs: INTERVAL_MS,
+  managerEnv: { CM_MIN_VALIDATORS: '2' },
+});
 
 type Counts = Map<string, { stakes: number; unstakes: number }>;
 

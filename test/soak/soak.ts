@@ -1,9 +1,13 @@
 // `npm run soak [-- --minutes N --seed S --max N]`: random scale steps and faults against a devnet
 // (automatic pacemaker, real node processes, the manager as a child process) for a set time, then
 // every invariant is checked: the staked set is what the cluster wants and runs, each join got
-// exactly one stake and each leave exactly one unstake, the chain kept committing, no key is in
-// any log or argv, and nothing is left running. Prints a summary; exits 1 on any violation.
+// exactly one stake and each leave exactly one unstake, the chain kept committing (but while a
+// fault had taken its pods away: scale to 0 and back), every node agrees on every block (no fork),
+// no key is in any log or argv, and nothing is left running. Prints a summary; exits 1 on any
+// violation. `--model` runs the model-based test of the control plane instead
+// (test/support/control-plane-model.ts) for the same time.
 import { mkdtemp, rm } from 'node:fs/promises';
+import fc from 'fast-check';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,6 +19,7 @@ import {
   waitFor,
   type Harness as HarnessType,
 } from '../../src/harness/index.ts';
+import { commandsOf, finalInvariants, type Real } from '../support/control-plane-model.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -25,6 +30,9 @@ const { values: flags } = parseArgs({
     max: { type: 'string', default: '8' },
     interval: { type: 'string', default: '500' },
     keep: { type: 'boolean', default: false },
+    model: { type: 'boolean', default: false },
+    // Only these fault kinds (comma-separated names as in the summary), to replay one kind.
+    faults: { type: 'string' },
   },
 });
 const MINUTES = Number(flags.minutes);
@@ -54,7 +62,30 @@ const log = (line: string): void => {
   process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 };
 
-type Fault = (h: HarnessType, target: number) => Promise<void>;
+/** What a fault needs besides the harness: the step's target and what it may record. */
+interface FaultContext {
+  /** Snapshots of the chain RPC node's data dir taken at earlier steps (oldest first). */
+  snapshots: { dir: string; height: number }[];
+  /** A height window in which the chain may stand still (the fault took every pod away). */
+  allowStall(from: number, to: number): void;
+  /** The step's own scale call goes through the control RPC (for overlapping scales). */
+  overlapping: boolean;
+  /** The fault makes `id` join (`stakes`) and leave (`unstakes`) this many more times. */
+  adjust(id: string, stakes: number, unstakes: number): void;
+}
+
+/** Waits until the staked set is 001…`target`. */
+async function converged(h: HarnessType, target: number, what: string): Promise<void> {
+  await waitFor(
+    async () => {
+      const staked = await h.stakedValidators();
+      return staked.join() === ids(target).join() || pending(`staked ${staked.join()}`);
+    },
+    { what, timeoutMs: CONVERGE_MS, intervalMs: 250 },
+  );
+}
+
+type Fault = (h: HarnessType, target: number, context: FaultContext) => Promise<void>;
 
 /** The faults a step may meet while it scales (each returns once the fault is in place). */
 const FAULTS: Record<string, Fault> = {
@@ -101,7 +132,81 @@ const FAULTS: Record<string, Fault> = {
     await new Promise((resolve) => setTimeout(resolve, 2_000));
     await h.post('/v1/resume', {});
   },
+  // ---- issue 16's fault kinds ----
+  'scale to 0 and back': async (h, target, context) => {
+    // After the step converged, every pod goes: the minimum set keeps a quorum of the genesis set
+    // staked (the others are unstaked, their pods held by their preStop hook until they are out),
+    // and the chain stands still; the pods return with their data and it resumes at its height.
+    await converged(h, target, 'the step before scaling to 0');
+    await h.kubectlScale(0);
+    const kept = await waitFor(
+      async () => {
+        const staked = await h.stakedValidators();
+        return staked.length <= 3 ? staked : pending(`staked ${staked.join()}`);
+      },
+      {
+        what: 'the validators beyond the minimum set to leave',
+        timeoutMs: 120_000,
+        intervalMs: 250,
+      },
+    );
+    for (const id of ids(target).filter((i) => !kept.includes(i))) context.adjust(id, 1, 1);
+    await waitFor(
+      async () => {
+        const pods = await h.core.listNamespacedPod({
+          namespace: h.info.namespace,
+          labelSelector: 'pokt.network/purpose=validator',
+        });
+        return pods.items.length === 0 || pending(`${pods.items.length} validator pods left`);
+      },
+      { what: 'every validator pod to go', timeoutMs: 120_000, intervalMs: 500 },
+    );
+    const from = await h.height();
+    await h.kubectlScale(target);
+    const back = await waitFor(
+      async () => {
+        const height = await h.height();
+        return height > from + 1 ? height : pending(`height ${height}`);
+      },
+      { what: 'the chain to resume', timeoutMs: 120_000, intervalMs: 500 },
+    );
+    context.allowStall(from, back + 1);
+  },
+  'duplicate key': async (h, target) => {
+    // One id gets another's key for a while: both are KEY_DUPLICATE, none of them is touched.
+    const keys = await h.privateKeys();
+    const a = pick(ids(Math.max(target, 4)));
+    const b = pick(ids(MAX).filter((id) => id !== a));
+    await h.patchKeys({ [b]: keys.get(a) ?? '' });
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    await h.patchKeys({ [b]: keys.get(b) ?? '' });
+  },
+  'chain RPC node from an old snapshot': async (h, _target, context) => {
+    // The node that serves the chain RPC comes back from a copy of its data dir taken steps ago:
+    // its height goes back, then it catches up from its peers. The manager must not act meanwhile.
+    const snapshot = context.snapshots[0];
+    if (snapshot !== undefined) await h.restartChainRpcNodeFrom(snapshot);
+  },
+  'overlapping scales': async (h, target, context) => {
+    // While the step's own scale runs, the same intent arrives twice more: through the control RPC
+    // (taken, or refused with 409 SCALE_IN_PROGRESS while the first drains or waits) and kubectl.
+    if (!context.overlapping) return;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const answer = await h.post('/v1/scale', { replicas: target, wait: 'none' });
+    const code = (answer.body as { error?: { code?: string } }).error?.code;
+    if (answer.status >= 400 && code !== 'SCALE_IN_PROGRESS')
+      throw new Error(`an overlapping scale answered ${answer.status} ${code ?? ''}`);
+    await h.kubectlScale(target);
+  },
 };
+
+const FAULT_NAMES =
+  flags.faults === undefined
+    ? Object.keys(FAULTS)
+    : flags.faults.split(',').map((name) => {
+        if (!(name in FAULTS)) throw new Error(`--faults: no fault kind ${JSON.stringify(name)}`);
+        return name;
+      });
 
 interface Tally {
   stakes: number;
@@ -132,13 +237,25 @@ async function main(): Promise<number> {
     });
     const harness = h;
     let current = 4;
+    /** Snapshots of the chain RPC node, the oldest first; a fault restores the oldest. */
+    const snapshots: { dir: string; height: number }[] = [];
+    /** Height windows in which a fault took every pod away: the chain may stand still there. */
+    const stalls: [number, number][] = [];
     const deadline = started + MINUTES * 60_000;
     const firstHeight = await harness.height();
     while (Date.now() < deadline) {
       let target = current;
       while (target === current) target = MIN + Math.floor(random() * (MAX - MIN + 1));
-      const how = random() < 0.5 ? 'control RPC (drain)' : 'kubectl scale';
-      const faultName = pick(Object.keys(FAULTS));
+      const faultName = pick(FAULT_NAMES);
+      // Scaling to 0 and back follows a kubectl scale (a control-RPC scale would meet it midway).
+      const how =
+        faultName === 'scale to 0 and back' || random() >= 0.5
+          ? 'kubectl scale'
+          : 'control RPC (drain)';
+      if (steps % 3 === 0) {
+        snapshots.push(await harness.snapshotChainRpcNode());
+        if (snapshots.length > 3) snapshots.shift();
+      }
       steps++;
       const stepStarted = Date.now();
       log(`step ${steps}: ${current} → ${target} via ${how}, fault: ${faultName}`);
@@ -165,8 +282,23 @@ async function main(): Promise<number> {
         }
       };
       faultCounts.set(faultName, (faultCounts.get(faultName) ?? 0) + 1);
+      const context: FaultContext = {
+        snapshots,
+        overlapping: how !== 'kubectl scale',
+        allowStall: (from, to) => stalls.push([from, to]),
+        adjust: (id, stakes, unstakes) => {
+          const tally = asked.get(id);
+          if (tally === undefined) return;
+          tally.stakes += stakes;
+          tally.unstakes += unstakes;
+        },
+      };
       const fault = async (): Promise<void> => {
-        await FAULTS[faultName]?.(harness, Math.max(current, target));
+        const faultTarget =
+          faultName === 'scale to 0 and back' || faultName === 'overlapping scales'
+            ? target
+            : Math.max(current, target);
+        await FAULTS[faultName]?.(harness, faultTarget, context);
       };
       // kubectl scale returns at once: the fault then hits the manager while it reacts. The
       // control RPC's scale waits for the chain: the fault runs while it does.
@@ -240,8 +372,16 @@ async function main(): Promise<number> {
     const failed = (await harness.committedTransactions()).filter((t) => t.resultCode !== 0);
     for (const tx of failed)
       violations.push(`${tx.id}: ${tx.type} at ${tx.height} failed with code ${tx.resultCode}`);
-    const gap = await harness.ledger.longestGap(firstHeight + 1, finalHeight);
-    const rounds = await harness.ledger.mostRounds(firstHeight + 1, finalHeight);
+    // Stalls count outside the windows in which a fault had taken every pod away.
+    let gap = { ms: 0, height: firstHeight + 1 };
+    let rounds = { round: 0, height: firstHeight + 1 };
+    for (const [from, to] of outside(firstHeight + 1, finalHeight, stalls)) {
+      const g = await harness.ledger.longestGap(from, to);
+      const r = await harness.ledger.mostRounds(from, to);
+      if (g.ms > gap.ms) gap = g;
+      if (r.round > rounds.round) rounds = r;
+    }
+    for (const fork of await harness.forks(firstHeight)) violations.push(`fork: ${fork}`);
     if (gap.ms > STALL_MS)
       violations.push(`height ${gap.height} took ${gap.ms} ms (a stall: over ${STALL_MS} ms)`);
     if (rounds.round >= STALL_ROUNDS)
@@ -265,7 +405,7 @@ async function main(): Promise<number> {
       `duration        ${((Date.now() - started) / 60_000).toFixed(1)} min (seed ${SEED})`,
       `scale steps     ${steps} (replicas ${MIN}…${MAX}), final ${current}`,
       `faults          ${[...faultCounts].map(([name, n]) => `${name} ×${n}`).join(', ')}`,
-      `chain           heights ${firstHeight} → ${finalHeight}; longest block ${gap.ms} ms (height ${gap.height}); most rounds ${rounds.round} (height ${rounds.height})`,
+      `chain           heights ${firstHeight} → ${finalHeight}; longest block ${gap.ms} ms (height ${gap.height}); most rounds ${rounds.round} (height ${rounds.height}); pods all away at heights ${stalls.map(([a, b]) => `${a}–${b}`).join(', ') || '-'}`,
       `transactions    ${totals.stakes} stakes, ${totals.unstakes} unstakes committed; ${failed.length} failed`,
       `key scan        ${leaks.scannedFiles} log files, ${leaks.scannedProcesses} argv; ${leaks.leaks.length} leaks`,
       `violations      ${violations.length}`,
@@ -291,4 +431,92 @@ async function main(): Promise<number> {
   return violations.length === 0 ? 0 : 1;
 }
 
-process.exitCode = await main();
+/** The parts of `from…to` outside every window. */
+function outside(
+  from: number,
+  to: number,
+  windows: readonly [number, number][],
+): [number, number][] {
+  const parts: [number, number][] = [];
+  let start = from;
+  for (const [a, b] of [...windows].sort((x, y) => x[0] - y[0])) {
+    if (a > start) parts.push([start, Math.min(a, to)]);
+    start = Math.max(start, b + 1);
+  }
+  if (start <= to) parts.push([start, to]);
+  return parts.filter(([a, b]) => b >= a);
+}
+
+/** `--model`: the model-based test of the control plane for MINUTES, then its invariants. */
+async function model(): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), 'cm-soak-model-'));
+  const sampler = new CommandLineSampler(50);
+  const violations: string[] = [];
+  let h: HarnessType | undefined;
+  let commands = 0;
+  log(
+    `soak (model): ${MINUTES} min, seed ${SEED}, replicas 0…${MAX}, blocks every ${INTERVAL_MS} ms`,
+  );
+  try {
+    h = await Harness.start({
+      dir,
+      pacemaker: 'auto',
+      blockIntervalMs: INTERVAL_MS,
+      managerEnv: {
+        CM_READY_DEBOUNCE: '500ms',
+        CM_CHAIN_POLL_INTERVAL: '200ms',
+        CM_RESYNC_INTERVAL: '5s',
+      },
+    });
+    await h.waitForHeight(3);
+    const real: Real = {
+      h,
+      snapshot: await h.snapshotChainRpcNode(),
+      keys: new Map([...(await h.privateKeys())].filter(([id]) => Number(id) <= MAX)),
+      minimum: 3,
+      checkedTo: 0,
+      log: (line) => {
+        if (!line.startsWith('    (')) commands++;
+        log(line);
+      },
+      until: Date.now() + MINUTES * 60_000,
+    };
+    await fc
+      .assert(
+        fc.asyncProperty(commandsOf(MAX, 100_000), async (cmds) => {
+          await fc.asyncModelRun(
+            () => ({ model: { replicas: 4, broken: new Set<string>() }, real }),
+            cmds,
+          );
+        }),
+        { seed: SEED, numRuns: 1, endOnFailure: true },
+      )
+      .catch((error: unknown) => violations.push(String(error)));
+    log('checking invariants…');
+    violations.push(...(await finalInvariants(real, 5, GENESIS)));
+    sampler.stop();
+    const leaks = await h.keyLeaks(sampler.seen);
+    for (const leak of leaks.leaks)
+      violations.push(`key ${leak.id} (${leak.form}) in ${leak.where}`);
+    process.stdout.write(
+      `${['', '=== soak (model) summary ===', `commands        ${commands}`, `violations      ${violations.length}`, ...violations.map((v) => `  - ${v}`)].join('\n')}\n`,
+    );
+  } catch (error: unknown) {
+    violations.push(
+      `the soak itself failed: ${error instanceof Error ? error.stack : String(error)}`,
+    );
+    process.stdout.write(`soak failed: ${violations.at(-1) ?? ''}\n`);
+  } finally {
+    sampler.stop();
+    try {
+      await h?.stop();
+    } catch (error: unknown) {
+      violations.push(`leftover processes: ${String(error)}`);
+    }
+    if (flags.keep || violations.length > 0) process.stdout.write(`devnet folder kept: ${dir}\n`);
+    else await rm(dir, { recursive: true, force: true });
+  }
+  return violations.length === 0 ? 0 : 1;
+}
+
+process.exitCode = flags.model ? await model() : await main();

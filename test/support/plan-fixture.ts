@@ -9,7 +9,8 @@ import {
   type PodView,
   type ValidatorId,
 } from '../../src/manager/model.ts';
-import type { PlanInput, PlanSettings } from '../../src/manager/planner/plan.ts';
+import type { MinimumSet } from '../../src/manager/planner/minimum-set.ts';
+import type { ChainTrust, PlanInput, PlanSettings } from '../../src/manager/planner/plan.ts';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const KEYS = generateKeys({ count: 20, seed: 'planner' });
@@ -118,6 +119,7 @@ export const SETTINGS: PlanSettings = {
   stakeAmount: '150000000001',
   stakeChains: ['0001'],
   nodeHeightMaxAgeMs: 5_000,
+  votingWindow: 20,
 };
 
 export interface Scenario {
@@ -137,6 +139,10 @@ export interface Scenario {
   synced?: boolean;
   height?: number;
   settings?: Partial<PlanSettings>;
+  /** Default: trusted. */
+  trust?: ChainTrust;
+  /** Default: size 0 (no minimum), so that rows of the rule table are seen alone. */
+  minimumSet?: MinimumSet | undefined;
 }
 
 export function input(s: Scenario): PlanInput {
@@ -154,6 +160,8 @@ export function input(s: Scenario): PlanInput {
     synced: s.synced ?? true,
     paused: s.paused ?? false,
     height: s.height ?? 100,
+    trust: s.trust ?? { trusted: true, reason: undefined },
+    minimumSet: 'minimumSet' in s ? s.minimumSet : { size: 0, source: 'test' },
     desired: {
       validators: new Map(desired.map((d) => [d.id, d])),
       unresolvedWanted: s.unresolvedWanted ?? [],

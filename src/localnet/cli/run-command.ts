@@ -6,8 +6,9 @@
 import { readFileSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
-import { CliError, UsageError } from '../../cli/program.ts';
+import { CliError, ExitCode, UsageError } from '../../cli/program.ts';
 import { isPocketError, parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
+import { DataDirError } from '../data-dir.ts';
 import { Fidelity, isFidelity } from '../fidelity.ts';
 import { parseGenesis, type Genesis } from '../genesis.ts';
 import { isPacemakerMode, type PacemakerMode } from '../pacemaker.ts';
@@ -273,7 +274,10 @@ export function runCommand(): Command {
       '--peers <list>',
       'extra peers, host:port of their p2p servers, comma-separated (env LOCALNET_PEERS)',
     )
-    .option('--data-dir <dir>', 'keeps the vote guard across restarts (env LOCALNET_DATA_DIR)')
+    .option(
+      '--data-dir <dir>',
+      'keeps the vote guard and the committed blocks across restarts (env LOCALNET_DATA_DIR)',
+    )
     .option('--log-level <level>', 'pino level (env LOG_LEVEL, default info)')
     .option(
       '--fidelity <profile>',
@@ -296,6 +300,8 @@ export function runCommand(): Command {
       try {
         await runNode(config);
       } catch (error: unknown) {
+        // A data dir that is not this chain's history, or cannot be used: a named reason, exit 2.
+        if (error instanceof DataDirError) throw new CliError(error.message, ExitCode.usage);
         throw listenFailure(error, config) ?? error;
       }
     });

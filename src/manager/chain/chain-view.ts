@@ -1,10 +1,18 @@
 // The chain as the manager sees it: the committed height, every validator row at that height,
 // who signed recent blocks' certificates, the transactions in new blocks, and the mempool. One
 // poll loop; its cost grows with blocks, not with the number of validators.
+//
+// The view is monotonic: a height lower than one already seen (a node restarted from an old
+// snapshot, or syncing from scratch) or a block that differs from the one seen at its height (a
+// fork) makes the chain *not trusted*. The view then keeps what it had, and stays untrusted until
+// the chain is back at or past the highest height seen with the block seen there; the planner acts
+// on nothing meanwhile. Blocks are linked by V1's `prev_state_hash` (the `state_hash` of the block
+// before), so the check costs no request while heights move forward.
 import type { IndexedTransaction, PocketRpcClient, ProtocolActor } from '../../pocket/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { ChainStatus, type ChainValidator } from '../model.ts';
+import { readGenesisValidatorCount } from './genesis-set.ts';
 
 /** A transaction found in a committed block. */
 export interface CommittedTx {
@@ -29,10 +37,32 @@ export interface ChainViewListener {
   onHeight(height: number, changed: ReadonlySet<string>): void;
   /** The chain became reachable again or stopped being reachable. */
   onHealth?(healthy: boolean, error: string | undefined): void;
+  /** The chain stopped (or started again) being trusted: it went back or forked. */
+  onTrust?(trusted: boolean, reason: string | undefined): void;
+  /** A new highest height was accepted (to persist it: a restarted manager keeps the mark). */
+  onHighWater?(mark: HighWater): void;
 }
 
+/** The highest height accepted, and the identity (state hash) of its block. */
+export interface HighWater {
+  readonly height: number;
+  readonly stateHash: string;
+}
+
+/** Blocks whose identity is remembered, below the highest height seen. */
+const IDENTITIES_KEPT = 256;
+
+/** Thrown inside a tick when the chain is found to have gone back or forked. */
+class Distrust extends Error {}
+
+/** The queries the view makes (a `PocketRpcClient` is one; tests pass a fake). */
+export type ChainReader = Pick<
+  PocketRpcClient,
+  'height' | 'validators' | 'block' | 'unconfirmedTransactions'
+>;
+
 export interface ChainViewOptions {
-  rpc: PocketRpcClient;
+  rpc: ChainReader;
   clock: Clock;
   logger: Logger;
   pollIntervalMs: number;
@@ -41,6 +71,10 @@ export interface ChainViewOptions {
   bootstrapBlocks?: number;
   /** Most blocks read in one tick; older ones are skipped (200). */
   maxBlocksPerTick?: number;
+  /** The mark a previous run of the manager reached (from the journal). */
+  highWater?: HighWater | undefined;
+  /** Read how many validators the genesis set had (for a minimum set of `auto`). */
+  readGenesisSet?: boolean;
 }
 
 /** Row status at height `height` per V1's fields (−1 = not set). */
@@ -67,9 +101,46 @@ export class ChainView {
   #wake: AbortController | undefined;
   #loop: Promise<void> | undefined;
   #requests = 0;
+  /** Highest height accepted, and the state hash of each recent block seen. */
+  #highest = -1;
+  readonly #identities = new Map<number, string>();
+  #trusted = true;
+  #untrustedReason: string | undefined;
+  #untrustedSince: number | undefined;
+  #genesisCount: number | undefined;
 
   constructor(options: ChainViewOptions) {
     this.#options = options;
+    if (options.highWater !== undefined) {
+      this.#highest = options.highWater.height;
+      this.#identities.set(options.highWater.height, options.highWater.stateHash);
+    }
+  }
+
+  /** False while the chain is below the highest height seen, or forked from what was seen. */
+  get trusted(): boolean {
+    return this.#trusted;
+  }
+  get untrustedReason(): string | undefined {
+    return this.#untrustedReason;
+  }
+  /**
+   * Forgets the highest height and the blocks seen (they were another chain's: the journal that
+   * kept them was set aside), trusts the chain again and polls at once.
+   */
+  resetHighWater(): void {
+    this.#highest = -1;
+    this.#identities.clear();
+    if (!this.#trusted) this.#trust(Math.max(this.#height, 0));
+    this.poke();
+  }
+  /** Highest height accepted so far (−1 before the first). */
+  get highest(): number {
+    return this.#highest;
+  }
+  /** How many validators the genesis set staked; undefined until read (or when not asked for). */
+  get genesisCount(): number | undefined {
+    return this.#genesisCount;
   }
 
   /** Last committed height read (−1 before the first answer). */
@@ -143,9 +214,18 @@ export class ChainView {
     try {
       this.#requests++;
       const height = await rpc.height({ timeoutMs: 5_000 });
+      if (height < this.#highest) {
+        throw new Distrust(
+          `the chain's height went back to ${height} after ${this.#highest} had been seen; nothing is done until it is back at ${this.#highest}`,
+        );
+      }
+      // Back at (or past) the mark after going back, or the first look after a restart: the
+      // block seen at the mark must still be there.
+      if ((!this.#trusted || this.#scanned < 0) && this.#identities.has(this.#highest))
+        await this.#checkIdentity(this.#highest);
       const moved = height !== this.#height;
       const changed = new Set<string>();
-      if (moved || !this.#synced) {
+      if (moved || !this.#synced || !this.#trusted) {
         const rows = await rpc.validators({ height, timeoutMs: 10_000 });
         this.#requests += Math.max(1, Math.ceil(rows.length / 1000));
         const next = new Map<string, ChainValidator>();
@@ -170,6 +250,7 @@ export class ChainView {
         const committed = await this.#scanBlocks(height, changed);
         this.#validators = next;
         this.#height = height;
+        this.#raiseMark(height);
         listener.onBlocks(committed, height);
       }
       await this.#readMempool();
@@ -181,8 +262,18 @@ export class ChainView {
         logger.info({ height }, 'chain reachable');
         listener.onHealth?.(true, undefined);
       }
+      if (!this.#trusted) this.#trust(height);
+      if (this.#options.readGenesisSet === true && this.#genesisCount === undefined)
+        await this.#readGenesisSet();
       if (moved || changed.size > 0) listener.onHeight(height, changed);
     } catch (error: unknown) {
+      if (error instanceof Distrust) {
+        this.#distrust(error.message);
+        // The chain answered: it is reachable, only not to be believed.
+        this.#synced = true;
+        this.#lastSuccessAt = this.#options.clock.now();
+        return;
+      }
       const message = error instanceof Error ? error.message : String(error);
       if (this.#healthy || this.#lastError === undefined) {
         logger.warn({ error: message }, 'chain unreachable; retrying');
@@ -190,6 +281,67 @@ export class ChainView {
       }
       this.#healthy = false;
       this.#lastError = message;
+    }
+  }
+
+  #distrust(reason: string): void {
+    if (this.#trusted || this.#untrustedReason !== reason) {
+      if (this.#trusted) this.#untrustedSince = this.#options.clock.now();
+      this.#trusted = false;
+      this.#untrustedReason = reason;
+      this.#options.logger.warn({ highest: this.#highest }, `chain not trusted: ${reason}`);
+      this.#options.listener.onTrust?.(false, reason);
+    }
+  }
+
+  #trust(height: number): void {
+    this.#trusted = true;
+    this.#untrustedReason = undefined;
+    const forMs =
+      this.#untrustedSince === undefined
+        ? undefined
+        : this.#options.clock.now() - this.#untrustedSince;
+    this.#untrustedSince = undefined;
+    this.#options.logger.info({ height, untrustedForMs: forMs }, 'chain trusted again');
+    this.#options.listener.onTrust?.(true, undefined);
+  }
+
+  /** Reads the block at `height` and compares it with the one seen there before. */
+  async #checkIdentity(height: number): Promise<void> {
+    const known = this.#identities.get(height);
+    if (known === undefined || height < 1) return;
+    this.#requests++;
+    const block = await this.#options.rpc.block(height, { timeoutMs: 10_000 });
+    this.#expectIdentity(height, block.block_header.state_hash);
+  }
+
+  #expectIdentity(height: number, stateHash: string): void {
+    const known = this.#identities.get(height);
+    if (known !== undefined && known !== stateHash)
+      throw new Distrust(
+        `the block at height ${height} differs from the one seen before (state hash ${short(stateHash)} ≠ ${short(known)}): a fork or another chain; nothing is done until the block seen is back`,
+      );
+  }
+
+  #raiseMark(height: number): void {
+    if (height <= this.#highest && this.#highest >= 0) return;
+    this.#highest = height;
+    for (const h of this.#identities.keys())
+      if (h <= height - IDENTITIES_KEPT) this.#identities.delete(h);
+    const stateHash = this.#identities.get(height);
+    if (stateHash !== undefined) this.#options.listener.onHighWater?.({ height, stateHash });
+  }
+
+  async #readGenesisSet(): Promise<void> {
+    try {
+      this.#requests += 2;
+      this.#genesisCount = await readGenesisValidatorCount(this.#options.rpc);
+      this.#options.logger.info({ genesisValidators: this.#genesisCount }, 'genesis set read');
+    } catch (error: unknown) {
+      this.#options.logger.debug(
+        { error: error instanceof Error ? error.message : String(error) },
+        'could not read the genesis set yet; retrying',
+      );
     }
   }
 
@@ -202,6 +354,10 @@ export class ChainView {
     for (let h = from; h <= height; h++) {
       this.#requests++;
       const block = await this.#options.rpc.block(h, { timeoutMs: 10_000 });
+      // Linked to the block seen before it (and the same as the one seen at h, if any).
+      this.#expectIdentity(h - 1, block.block_header.prev_state_hash);
+      this.#expectIdentity(h, block.block_header.state_hash);
+      this.#identities.set(h, block.block_header.state_hash);
       for (const signature of block.block_header.quorum_cert.threshold_sig.signatures ?? []) {
         if ((this.#signers.get(signature.address) ?? -1) < h) {
           if (!this.#signers.has(signature.address)) changed.add(signature.address);
@@ -237,4 +393,8 @@ function toCommitted(tx: IndexedTransaction, height: number): CommittedTx {
     signer: tx.signer_addr,
     messageType: tx.message_type,
   };
+}
+
+function short(hash: string): string {
+  return hash.length > 12 ? `${hash.slice(0, 12)}…` : hash || '(none)';
 }

@@ -79,6 +79,7 @@ interface ScaleFlags {
   wait: string;
   timeout: number;
   drive: boolean;
+  force: boolean;
   json?: boolean;
 }
 
@@ -97,6 +98,11 @@ export function registerScaleCommand(program: Command): void {
       300,
     )
     .option('--drive', 'trigger views while waiting (chains with a manual pacemaker)', false)
+    .option(
+      '--force',
+      'go below the minimum validator set, supersede a running drain, or drain past key problems',
+      false,
+    )
     .option('--json', 'print the answer as JSON on stdout')
     .addHelpText(
       'after',
@@ -154,7 +160,13 @@ async function scale(
     answer = await api
       .post<ScaleResult>(
         '/v1/scale',
-        { replicas, wait, timeoutSeconds: options.timeout, drive: options.drive },
+        {
+          replicas,
+          wait,
+          timeoutSeconds: options.timeout,
+          drive: options.drive,
+          ...(options.force ? { force: true } : {}),
+        },
         { signal: interrupt.signal },
       )
       .catch((error: unknown) => {

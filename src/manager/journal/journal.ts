@@ -1,7 +1,7 @@
 // The action journal (node:sqlite): every action is written before it is sent and updated as it
 // progresses, so a restarted manager resumes what was in flight instead of sending it again.
 // At most one open (prepared or sent) action per validator, enforced by a unique index.
-import { existsSync, mkdirSync, renameSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Clock } from '../clock.ts';
@@ -479,7 +479,10 @@ export class Journal {
 
 /** Opens the database, applies the schema, and migrates an older file (see JOURNAL_SCHEMA_VERSION). */
 function openDatabase(path: string): DatabaseSync {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') {
+    mkdirSync(dirname(path), { recursive: true });
+    restrictToOwner(path);
+  }
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
   const version = (db.prepare('PRAGMA user_version').get() as { user_version: number })
@@ -493,4 +496,15 @@ function openDatabase(path: string): DatabaseSync {
   // version 0 has none, and is checked against the chain by its committed actions).
   if (version < JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
   return db;
+}
+
+/**
+ * The journal holds signed transactions: only its owner may read it (0600). The file is created
+ * with that mode before SQLite opens it, so SQLite gives its -wal and -shm files the same mode (it
+ * copies the database's permissions); files of an older journal are narrowed too.
+ */
+function restrictToOwner(path: string): void {
+  if (!existsSync(path)) closeSync(openSync(path, 'a', 0o600));
+  for (const file of [path, `${path}-wal`, `${path}-shm`])
+    if (existsSync(file)) chmodSync(file, 0o600);
 }

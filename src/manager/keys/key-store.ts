@@ -1,5 +1,6 @@
 // Validator keys decoded from the keys Secret as it changes. A malformed entry is isolated: it is
-// reported once (until its value changes) and every other key keeps working.
+// reported once (until its value changes) and every other key keeps working. One key under two
+// ids is a key problem of every id that shares it (KEY_DUPLICATE): none of them is acted on.
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { isPocketError, parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
@@ -12,7 +13,12 @@ export type KeyEntry =
       readonly ok: false;
       readonly code: string;
       readonly message: string;
+      /** Known for a duplicate (a valid key under several ids); undefined for a malformed one. */
+      readonly address?: string | undefined;
     };
+
+/** The code of a key shared by two or more ids. */
+export const KEY_DUPLICATE = 'KEY_DUPLICATE';
 
 /** A key problem that has not been reported yet. */
 export interface KeyProblem {
@@ -26,7 +32,11 @@ const ID_RE = /^\d{3}$/;
 /** Holds the parsed keys of the current Secret version. */
 export class KeyStore {
   #entries = new Map<ValidatorId, KeyEntry>();
+  /** Each value parsed on its own, before duplicates are looked for (reused while unchanged). */
+  #parsed = new Map<ValidatorId, KeyEntry>();
   #byAddress = new Map<string, ValidatorId>();
+  /** The address each id's key last had while it was valid (kept when the key goes bad or away). */
+  readonly #lastAddress = new Map<ValidatorId, string>();
   /** Digest of each value already parsed, so an unchanged value is not parsed or reported twice. */
   #digests = new Map<ValidatorId, string>();
   #secretSeen = false;
@@ -45,8 +55,34 @@ export class KeyStore {
     return this.#entries.get(id);
   }
 
+  /**
+   * The id whose key has this address. For a key shared by several ids, the lowest of them: its
+   * on-chain row is attributed (not reported as unmanaged), and every sharing id is a key problem.
+   */
   idOfAddress(address: string): ValidatorId | undefined {
     return this.#byAddress.get(address);
+  }
+
+  /**
+   * The address of `id`'s key now, or the one it had when last valid (this process only):
+   * with it, a validator whose key went missing or bad can still be seen on chain.
+   */
+  addressOf(id: ValidatorId): string | undefined {
+    const entry = this.#entries.get(id);
+    if (entry?.ok === true) return entry.key.address;
+    return entry?.address ?? this.#lastAddress.get(id);
+  }
+
+  /** Every id whose key has this address (several for a duplicate), sorted. */
+  idsOfAddress(address: string): ValidatorId[] {
+    const first = this.#byAddress.get(address);
+    if (first === undefined) return [];
+    const entry = this.#entries.get(first);
+    if (entry === undefined || entry.ok) return [first];
+    return [...this.#entries.values()]
+      .filter((e) => !e.ok && e.address === address)
+      .map((e) => e.id)
+      .sort();
   }
 
   entries(): IterableIterator<KeyEntry> {
@@ -65,34 +101,83 @@ export class KeyStore {
     this.#secretSeen = true;
     this.#version = secret?.metadata?.resourceVersion;
     const data = secret?.data ?? {};
-    const changed: ValidatorId[] = [];
-    const newProblems: KeyProblem[] = [];
-    const next = new Map<ValidatorId, KeyEntry>();
+    const parsed = new Map<ValidatorId, KeyEntry>();
     const digests = new Map<ValidatorId, string>();
 
     for (const [name, encoded] of Object.entries(data)) {
       if (!ID_RE.test(name)) continue; // other entries of the Secret are not validator keys
       const digest = createHash('sha256').update(encoded).digest('hex');
       digests.set(name, digest);
-      const previous = this.#entries.get(name);
-      if (previous !== undefined && this.#digests.get(name) === digest) {
-        next.set(name, previous);
+      const previous = this.#parsed.get(name);
+      parsed.set(
+        name,
+        previous !== undefined && this.#digests.get(name) === digest
+          ? previous
+          : parseEntry(name, encoded),
+      );
+    }
+
+    const next = markDuplicates(parsed);
+    const changed: ValidatorId[] = [];
+    const newProblems: KeyProblem[] = [];
+    for (const [id, entry] of next) {
+      const before = this.#entries.get(id);
+      const sameValue = before !== undefined && this.#digests.get(id) === digests.get(id);
+      if (sameValue && sameStanding(before, entry)) {
+        next.set(id, before); // unchanged: keep the object, report nothing again
         continue;
       }
-      const entry = parseEntry(name, encoded);
-      next.set(name, entry);
-      changed.push(name);
-      if (!entry.ok) newProblems.push({ id: name, code: entry.code, message: entry.message });
+      changed.push(id);
+      if (!entry.ok) newProblems.push({ id, code: entry.code, message: entry.message });
     }
     for (const id of this.#entries.keys()) if (!next.has(id)) changed.push(id);
 
     this.#entries = next;
+    this.#parsed = parsed;
     this.#digests = digests;
     this.#byAddress = new Map();
-    for (const entry of next.values())
-      if (entry.ok) this.#byAddress.set(entry.key.address, entry.id);
+    for (const entry of [...next.values()].sort((a, b) => a.id.localeCompare(b.id))) {
+      const address = entry.ok ? entry.key.address : entry.address;
+      if (address !== undefined) this.#lastAddress.set(entry.id, address);
+      if (address !== undefined && !this.#byAddress.has(address))
+        this.#byAddress.set(address, entry.id);
+    }
+    changed.sort();
     return { changed, newProblems };
   }
+}
+
+/** Every valid key whose address is shared by several ids becomes a KEY_DUPLICATE on each. */
+function markDuplicates(parsed: ReadonlyMap<ValidatorId, KeyEntry>): Map<ValidatorId, KeyEntry> {
+  const idsByAddress = new Map<string, ValidatorId[]>();
+  for (const entry of parsed.values()) {
+    if (!entry.ok) continue;
+    const ids = idsByAddress.get(entry.key.address) ?? [];
+    ids.push(entry.id);
+    idsByAddress.set(entry.key.address, ids);
+  }
+  const next = new Map(parsed);
+  for (const [address, ids] of idsByAddress) {
+    if (ids.length < 2) continue;
+    ids.sort();
+    for (const id of ids) {
+      const others = ids.filter((other) => other !== id).map((other) => `"${other}"`);
+      next.set(id, {
+        id,
+        ok: false,
+        code: KEY_DUPLICATE,
+        message: `the same key as ${others.join(', ')}; none of them is acted on until each id has its own key`,
+        address,
+      });
+    }
+  }
+  return next;
+}
+
+/** Same outcome for an unchanged value: still valid, or the same problem with the same text. */
+function sameStanding(a: KeyEntry, b: KeyEntry): boolean {
+  if (a.ok || b.ok) return a.ok === b.ok;
+  return a.code === b.code && a.message === b.message;
 }
 
 function parseEntry(id: ValidatorId, encoded: string): KeyEntry {

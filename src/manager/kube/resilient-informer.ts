@@ -1,6 +1,7 @@
 // A client-node informer (ListWatch) wrapped so that it survives: client-node stops an informer
 // for good after any error other than 410 or its own 30 s timeout; this restarts it with capped
-// exponential backoff, reports "synced" only after a first successful list, and counts restarts.
+// exponential backoff (low cap, reset on every success: restart-backoff.ts), reports "synced" only
+// after a first successful list, and counts restarts.
 import {
   ListWatch,
   type KubernetesListObject,
@@ -10,6 +11,7 @@ import {
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { describeApiError } from './client.ts';
+import { INFORMER_BACKOFF, RestartBackoff } from './restart-backoff.ts';
 
 export interface ResilientInformerOptions<T extends KubernetesObject> {
   /** Short name for logs and metrics ("pods"). */
@@ -24,7 +26,7 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
   onChange: (object: T | undefined) => void;
   logger: Logger;
   clock: Clock;
-  /** First and largest restart delay (500 ms, 30 s). */
+  /** First and largest restart delay (250 ms, 2 s). */
   backoff?: { initialMs: number; maxMs: number };
   /** Called on each restart after an error (metrics). */
   onRestart?: (name: string) => void;
@@ -40,7 +42,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   readonly #informer: ListWatch<T>;
   #synced = false;
   #stopped = false;
-  #delayMs: number;
+  readonly #backoff: RestartBackoff;
   #restarts = 0;
   #cancelRestart: (() => void) | undefined;
   #lastError: string | undefined;
@@ -49,7 +51,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   constructor(options: ResilientInformerOptions<T>) {
     this.name = options.name;
     this.#options = options;
-    this.#delayMs = options.backoff?.initialMs ?? 500;
+    this.#backoff = new RestartBackoff(options.backoff ?? INFORMER_BACKOFF);
     const listAndMark = async (): Promise<KubernetesListObject<T>> => {
       const result = await options.list();
       this.#markSynced();
@@ -63,7 +65,10 @@ export class ResilientInformer<T extends KubernetesObject> {
       options.labelSelector,
       options.fieldSelector,
     );
-    const notify = (object: T): void => options.onChange(object);
+    const notify = (object: T): void => {
+      this.#backoff.reset(); // the watch delivers: the next failure starts from a short delay
+      options.onChange(object);
+    };
     this.#informer.on('add', notify);
     this.#informer.on('update', notify);
     this.#informer.on('delete', notify);
@@ -118,7 +123,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   #markSynced(): void {
     const wasSynced = this.#synced;
     this.#synced = true;
-    this.#delayMs = this.#options.backoff?.initialMs ?? 500;
+    this.#backoff.reset();
     this.#lastError = undefined;
     for (const resolve of this.#syncedWaiters.splice(0)) resolve();
     if (wasSynced) this.#options.onChange(undefined);
@@ -127,8 +132,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   #onError(error: unknown): void {
     if (this.#stopped) return;
     this.#lastError = describeApiError(error);
-    const delay = this.#delayMs;
-    this.#delayMs = Math.min(this.#delayMs * 2, this.#options.backoff?.maxMs ?? 30_000);
+    const delay = this.#backoff.next();
     this.#restarts++;
     this.#options.onRestart?.(this.name);
     this.#options.logger.warn(
@@ -139,11 +143,6 @@ export class ResilientInformer<T extends KubernetesObject> {
       this.#cancelRestart = undefined;
       if (this.#stopped) return;
       this.#informer.start().catch((startError: unknown) => this.#onError(startError));
-    }, jitter(delay));
+    }, delay);
   }
-}
-
-/** ±20 % jitter so that several informers do not retry in lockstep. */
-function jitter(ms: number): number {
-  return Math.round(ms * (0.8 + Math.random() * 0.4));
 }

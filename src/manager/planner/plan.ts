@@ -1,6 +1,7 @@
 // The planner: a pure function of (desired, actual, pending) that decides the one action each
 // validator needs, and why. The reconciler acts on it; `GET /v1/plan` shows it as a dry run.
-// The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses.
+// The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses, and
+// the safety rules (minimum set, key problems, a chain that is not trusted) come above every row.
 import type { ValidatorKey } from '../../pocket/index.ts';
 import type { Pacing } from '../config.ts';
 import type { KeyEntry } from '../keys/key-store.ts';
@@ -13,6 +14,11 @@ import {
   type DesiredValidator,
   type ValidatorId,
 } from '../model.ts';
+import { splitByMinimumSet, type MinimumSet, type MinimumSetVerdict } from './minimum-set.ts';
+import { pacingBudget, type PacingBudget } from './pacing.ts';
+import { hasProvenItself } from './voting.ts';
+
+export { hasProvenItself } from './voting.ts';
 
 /** The phase of a validator as reported by the status API. */
 export const Phase = {
@@ -37,6 +43,10 @@ export const Wait = {
   nodeSync: 'node-sync',
   pacing: 'pacing',
   podIds: 'pod-ids',
+  /** An unstake that would leave fewer staked validators than the minimum set. */
+  minimumSet: 'minimum-set',
+  /** The chain went back or forked: nothing is done until it is back past the highest height seen. */
+  chainUntrusted: 'chain-untrusted',
 } as const;
 export type Wait = (typeof Wait)[keyof typeof Wait];
 
@@ -68,12 +78,25 @@ export interface PlanSettings {
   stakeChains: readonly string[];
   /** A node height older than this is stale and must be asked again. */
   nodeHeightMaxAgeMs: number;
+  /** A staked row votes while it signed one of the certificates of the last this many heights. */
+  votingWindow: number;
+}
+
+/** Whether the chain view's answers can be acted on (see ChainView: monotonic heights). */
+export interface ChainTrust {
+  readonly trusted: boolean;
+  /** Why not, in words (undefined while trusted). */
+  readonly reason: string | undefined;
 }
 
 /** Read access to the keys (a `KeyStore` satisfies it). */
 export interface KeyLookup {
   get(id: ValidatorId): KeyEntry | undefined;
   idOfAddress(address: string): ValidatorId | undefined;
+  /** Every id whose key has this address (several when they share it: KEY_DUPLICATE). */
+  idsOfAddress(address: string): ValidatorId[];
+  /** The key's address now, or the one it had when last valid. */
+  addressOf(id: ValidatorId): string | undefined;
 }
 
 export interface PlanInput {
@@ -83,6 +106,10 @@ export interface PlanInput {
   readonly paused: boolean;
   /** Latest committed height the chain view has read. */
   readonly height: number;
+  /** False while the chain went back below a height already seen, or forked: no action then. */
+  readonly trust: ChainTrust;
+  /** The fewest staked validators the manager keeps; undefined while it is not known (no unstake). */
+  readonly minimumSet: MinimumSet | undefined;
   readonly desired: DesiredState;
   readonly keys: KeyLookup;
   /** On-chain validator rows by address. */
@@ -116,18 +143,6 @@ export function stakeFingerprint(
 
 export function unstakeFingerprint(key: ValidatorKey): string {
   return `unstake|${key.publicKeyHex}`;
-}
-
-/** True when `address` has signed a committed certificate after its latest stake. */
-export function hasProvenItself(
-  input: Pick<PlanInput, 'signers' | 'stakeHeights'>,
-  address: string,
-  id: ValidatorId | undefined,
-): boolean {
-  const signed = input.signers.get(address);
-  if (signed === undefined) return false;
-  const since = id === undefined ? undefined : input.stakeHeights.get(id);
-  return since === undefined || signed > since;
 }
 
 interface Draft {
@@ -170,7 +185,7 @@ export function plan(input: PlanInput): Decision[] {
     });
   }
 
-  applyGlobalWaits([...drafts.values()], input);
+  applyGlobalWaits([...drafts.values()], input, (id) => drafts.get(id) ?? decideOne(id, input));
   return [...drafts.values()];
 }
 
@@ -182,13 +197,24 @@ export function plan(input: PlanInput): Decision[] {
  */
 export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined {
   const entry = input.keys.get(id);
-  const onChain = entry?.ok === true && input.chain.has(entry.key.address);
+  const address = entry?.ok === true ? entry.key.address : entry?.address;
+  // plan() lists an on-chain row under every id whose key has its address (all of duplicates).
+  const onChain =
+    address !== undefined &&
+    input.chain.has(address) &&
+    input.keys.idsOfAddress(address).includes(id);
   if (!input.desired.validators.has(id) && !onChain) return undefined;
   const draft = decideOne(id, input);
   if (draft.action === 'none' || draft.waitingFor !== undefined) return draft;
-  // Sync, pause and unresolved pod ids depend on nothing but the input; pacing spares unstakes.
-  if (!input.synced || input.paused || draft.action === ActionKind.unstake) {
-    applyGlobalWaits([draft], input);
+  // Sync, trust, pause and unresolved pod ids depend on nothing but the input; the minimum set
+  // only on the other unstakes; pacing spares unstakes.
+  if (
+    !input.synced ||
+    !input.trust.trusted ||
+    input.paused ||
+    draft.action === ActionKind.unstake
+  ) {
+    applyGlobalWaits([draft], input, (other) => (other === id ? draft : decideOne(other, input)));
     return draft;
   }
   if (input.settings.pacing === 'off') return draft;
@@ -207,11 +233,10 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
 /** Every validator id `plan` decides, sorted. */
 function planIds(input: PlanInput): ValidatorId[] {
   const ids = new Set<ValidatorId>(input.desired.validators.keys());
-  // Keys whose validator is on chain are managed even when no pod or ordinal names them.
-  for (const address of input.chain.keys()) {
-    const id = input.keys.idOfAddress(address);
-    if (id !== undefined) ids.add(id);
-  }
+  // Keys whose validator is on chain are managed even when no pod or ordinal names them; a key
+  // shared by several ids shows its problem on each of them.
+  for (const address of input.chain.keys())
+    for (const id of input.keys.idsOfAddress(address)) ids.add(id);
   return [...ids].sort();
 }
 
@@ -233,9 +258,12 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   const wanted = desired?.wanted === true;
   const entry = input.keys.get(id);
   const key = entry?.ok === true ? entry.key : undefined;
-  const row = key === undefined ? undefined : input.chain.get(key.address);
+  // A duplicate key's address is the shared one: its row is shown, never acted on. (A key gone
+  // missing keeps no row here: its address is reported as unmanaged, as any keyless row.)
+  const address = key?.address ?? (entry?.ok === false ? entry.address : undefined);
+  const row = address === undefined ? undefined : input.chain.get(address);
   const status = row?.status ?? ChainStatus.absent;
-  const draft = blank({ key: id, id, address: key?.address, wanted, chainStatus: status });
+  const draft = blank({ key: id, id, address, wanted, chainStatus: status });
   const wantedReason = desired?.wantedReason ?? `no validator StatefulSet wants id ${id}`;
 
   if (entry === undefined) {
@@ -246,10 +274,14 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
   if (!entry.ok) {
+    // A key problem: never staked, unstaked or drained, whatever the cluster wants.
     return {
       ...draft,
       phase: Phase.failed,
-      reason: `KEY_INVALID: key "${id}" is malformed (${entry.code}: ${entry.message})`,
+      reason:
+        entry.code === 'KEY_DUPLICATE'
+          ? `KEY_DUPLICATE: key "${id}" is ${entry.message}`
+          : `KEY_INVALID: key "${id}" is malformed (${entry.code}: ${entry.message})`,
     };
   }
   if (key === undefined) return draft; // unreachable: entry.ok implies a key
@@ -399,14 +431,29 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   return { ...draft, phase: Phase.unstaked, reason: `${wantedReason}; on chain: ${status}` };
 }
 
-/** Limits that depend on all validators at once: sync, pause, unresolved ids, and pacing. */
-function applyGlobalWaits(drafts: Draft[], input: PlanInput): void {
+/**
+ * Limits that depend on all validators at once: sync, trust, pause, unresolved ids, the minimum set
+ * and pacing. `decide` answers the (undeferred) decision of any id, for the minimum set's split.
+ */
+function applyGlobalWaits(
+  drafts: Draft[],
+  input: PlanInput,
+  decide: (id: ValidatorId) => Draft,
+): void {
   const actionable = drafts.filter((d) => d.action !== 'none' && d.waitingFor === undefined);
   if (!input.synced) {
     for (const d of actionable)
       Object.assign(d, {
         waitingFor: Wait.sync,
         reason: `waiting for the caches and the chain to sync; then: ${d.reason}`,
+      });
+    return;
+  }
+  if (!input.trust.trusted) {
+    for (const d of actionable)
+      Object.assign(d, {
+        waitingFor: Wait.chainUntrusted,
+        reason: `CHAIN_UNTRUSTED: ${input.trust.reason ?? 'the chain is not trusted'}; would ${d.action}: ${d.reason}`,
       });
     return;
   }
@@ -428,6 +475,14 @@ function applyGlobalWaits(drafts: Draft[], input: PlanInput): void {
       }
     }
   }
+  const unstakes = actionable.filter(
+    (d) => d.action === ActionKind.unstake && d.waitingFor === undefined,
+  );
+  if (unstakes.length > 0) {
+    const verdict = minimumSetVerdict(input, decide);
+    for (const d of unstakes)
+      if (d.id !== undefined && !verdict.allowed.has(d.id)) holdForMinimum(d, input, verdict);
+  }
   if (input.settings.pacing === 'off') return;
 
   const pacing = pacingBudget(input);
@@ -442,39 +497,73 @@ function applyGlobalWaits(drafts: Draft[], input: PlanInput): void {
   }
 }
 
-function waitForPacing(d: Draft, pacing: { provenCount: number; joining: number }): void {
-  Object.assign(d, {
-    waitingFor: Wait.pacing,
-    reason: `pacing: ${pacing.joining} validator(s) joining a set of ${pacing.provenCount} proven; fewer than half may join at once`,
-  });
-}
-
 /**
- * How many validators may start joining now. BFT commits with > 2/3 of the set. If k validators
- * join a set whose n proven members are live and the newcomers never vote, progress needs
- * n > 2(n + k)/3, i.e. k < n/2; those already joining count against it.
+ * The minimum set's split of every unstake the rule would send now. Cheap when the set stays above
+ * the minimum whatever goes (the usual case): only then near the minimum is every candidate decided.
  */
-function pacingBudget(input: PlanInput): { provenCount: number; joining: number; budget: number } {
-  let provenCount = 0;
-  let joining = 0;
+export function minimumSetVerdict(
+  input: PlanInput,
+  decide: (id: ValidatorId) => Draft | Decision,
+): MinimumSetVerdict {
+  const candidates: { id: ValidatorId; address: string }[] = [];
+  if (input.minimumSet !== undefined) {
+    let staked = 0;
+    let maybeLeaving = 0;
+    for (const row of input.chain.values()) {
+      if (row.status !== ChainStatus.staked) continue;
+      staked++;
+      const id = input.keys.idOfAddress(row.address);
+      if (id === undefined) continue;
+      if (
+        input.desired.validators.get(id)?.wanted !== true ||
+        input.open.get(id)?.kind === ActionKind.unstake ||
+        input.mempool.has(row.address)
+      )
+        maybeLeaving++;
+    }
+    if (staked - maybeLeaving >= input.minimumSet.size) {
+      // Nothing near the minimum: every unstake may go (held stays empty).
+      return splitAll(input, staked);
+    }
+  }
   for (const row of input.chain.values()) {
     if (row.status !== ChainStatus.staked) continue;
     const id = input.keys.idOfAddress(row.address);
-    // A validator on its way out (unwanted, or its unstake sent) votes only until its unstake
-    // commits: the joiners must fit the set that stays. It still counts as joining while it has
-    // not proven itself (a member that does not vote).
-    const leaving =
-      id !== undefined &&
-      (input.desired.validators.get(id)?.wanted === false ||
-        input.open.get(id)?.kind === ActionKind.unstake ||
-        input.mempool.get(row.address)?.messageType === 'MessageUnstake');
-    if (!hasProvenItself(input, row.address, id)) joining++;
-    else if (!leaving) provenCount++;
+    if (id === undefined || input.desired.validators.get(id)?.wanted === true) continue;
+    const d = decide(id);
+    if (
+      d.action === ActionKind.unstake &&
+      (d.waitingFor === undefined || d.waitingFor === Wait.minimumSet)
+    )
+      candidates.push({ id, address: row.address });
   }
-  for (const action of input.open.values()) if (action.kind === ActionKind.stake) joining++;
-  for (const [address, tx] of input.mempool) {
+  return splitByMinimumSet(input, candidates);
+}
+
+function splitAll(input: PlanInput, staked: number): MinimumSetVerdict {
+  const everyone = new Set<ValidatorId>();
+  for (const address of input.chain.keys()) {
     const id = input.keys.idOfAddress(address);
-    if (tx.messageType === 'MessageStake' && (id === undefined || !input.open.has(id))) joining++;
+    if (id !== undefined) everyone.add(id);
   }
-  return { provenCount, joining, budget: Math.floor((provenCount - 1) / 2) - joining };
+  return { staked, leaving: 0, allowed: everyone, held: new Set() };
+}
+
+function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict): void {
+  const minimum = input.minimumSet;
+  Object.assign(d, {
+    waitingFor: Wait.minimumSet,
+    phase: Phase.held,
+    reason:
+      minimum === undefined
+        ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
+        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since unstaking it would leave ${verdict.staked - verdict.leaving - verdict.allowed.size - 1} staked validator(s), fewer than the minimum of ${minimum.size} (${minimum.source}); ${d.reason}`,
+  });
+}
+
+function waitForPacing(d: Draft, pacing: PacingBudget): void {
+  Object.assign(d, {
+    waitingFor: Wait.pacing,
+    reason: `pacing: ${pacing.silent} validator(s) joining or silent in a set of ${pacing.members} with ${pacing.voting} voting; no more may join until they vote`,
+  });
 }

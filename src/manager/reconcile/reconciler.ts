@@ -19,10 +19,12 @@ import {
   type DesiredState,
   type ValidatorId,
 } from '../model.ts';
+import type { MinimumSet } from '../planner/minimum-set.ts';
 import {
   plan,
   planOne,
   Wait,
+  type ChainTrust,
   type Decision,
   type PlanInput,
   type PlanSettings,
@@ -46,6 +48,10 @@ export interface WorldView {
   readonly nodeHeights: Map<ValidatorId, { height: number; at: number }>;
   isSynced(): boolean;
   isPaused(): boolean;
+  /** Whether the chain view can be acted on (it went back or forked: not). */
+  trust(): ChainTrust;
+  /** The minimum validator set in force (undefined while not known). */
+  minimumSet(): MinimumSet | undefined;
   /** The Kubernetes object an Event about this validator should point at. */
   eventTarget(id: ValidatorId): EventTarget | undefined;
 }
@@ -82,6 +88,8 @@ export class Reconciler {
       synced: world.isSynced(),
       paused: world.isPaused(),
       height: world.chain.height,
+      trust: world.trust(),
+      minimumSet: world.minimumSet(),
       desired: world.desired(),
       keys: world.keys,
       chain: world.chain.validators,
@@ -100,8 +108,13 @@ export class Reconciler {
     return plan(this.planInput());
   }
 
-  #decide(id: ValidatorId): Decision | undefined {
+  /** One validator's decision now. */
+  planOne(id: ValidatorId): Decision | undefined {
     return planOne(this.planInput(), id);
+  }
+
+  #decide(id: ValidatorId): Decision | undefined {
+    return this.planOne(id);
   }
 
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
@@ -115,7 +128,15 @@ export class Reconciler {
 
   async #reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
     const open = this.#o.world.book.open.get(id);
-    if (open !== undefined && this.#o.world.isSynced()) return this.#follow(open, signal);
+    if (open !== undefined && this.#o.world.isSynced()) {
+      // An untrusted chain (gone back, forked) says nothing about the transaction: nothing is
+      // sent again and nothing is declared dropped until it is trusted again.
+      if (!this.#o.world.trust().trusted) {
+        this.waiting.add(id);
+        return undefined;
+      }
+      return this.#follow(open, signal);
+    }
 
     let decision = this.#decide(id);
     if (decision === undefined) return undefined;
@@ -141,6 +162,8 @@ export class Reconciler {
       case Wait.podReady:
       case Wait.pacing:
       case Wait.podIds:
+      case Wait.minimumSet:
+      case Wait.chainUntrusted:
         this.waiting.add(id);
         return undefined;
     }

@@ -2,9 +2,13 @@
 // over a running Manager. Routes depend on this, not on the Manager class.
 import type { EventEmitter } from 'node:events';
 import { parseChainTime } from '../chain/block-clock.ts';
+import { ManagerError } from '../errors.ts';
+import type { DesiredState, DesiredValidator } from '../model.ts';
 import type { Manager, ManagerEvents } from '../manager.ts';
-import { Phase, type Decision } from '../planner/plan.ts';
+import { Phase, Wait, type Decision } from '../planner/plan.ts';
+import { departureOf, type Departure } from '../scale/departure.ts';
 import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
+import type { MinimumSet } from '../planner/minimum-set.ts';
 import {
   summarizeAction,
   validatorStatuses,
@@ -24,7 +28,11 @@ export interface Readiness {
     lastError: string | null;
     /** When the newest block read was made, per its header (ISO 8601); null before block 1. */
     lastBlockAt: string | null;
+    trusted: boolean;
+    untrustedReason: string | null;
+    highest: number;
   };
+  minimumSet: MinimumSet | null;
   informers: { name: string; synced: boolean; restarts: number; lastError: string | null }[];
   queueDepth: number;
   /** The chain the journal is bound to; a journal of another chain set aside at start. */
@@ -58,6 +66,8 @@ export interface ControlPlane {
   setPaused(paused: boolean): void;
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult>;
   triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }>;
+  /** Long-polls (up to `timeoutMs`) until the pod may go: its validator left, or never will. */
+  departure(pod: string, timeoutMs: number, signal: AbortSignal): Promise<Departure>;
   metrics(): Promise<{ contentType: string; body: string }>;
   readonly events: EventEmitter<ManagerEvents>;
 }
@@ -120,7 +130,11 @@ export class ManagerControlPlane implements ControlPlane {
         height: m.chain.height,
         lastError: m.chain.lastError ?? null,
         lastBlockAt: isoTime(m.chain.lastBlockTime),
+        trusted: m.chain.trusted,
+        untrustedReason: m.chain.untrustedReason ?? null,
+        highest: m.chain.highest,
       },
+      minimumSet: m.minimumSet() ?? null,
       informers: m.informerStatus().map((i) => ({ ...i, lastError: i.lastError ?? null })),
       queueDepth: m.queueDepth,
       journal: {
@@ -179,11 +193,118 @@ export class ManagerControlPlane implements ControlPlane {
     return { height, committed: height > before };
   }
 
+  async departure(pod: string, timeoutMs: number, signal: AbortSignal): Promise<Departure> {
+    const m = this.#manager;
+    if (!m.informersSynced() || !m.keys.loaded)
+      throw new ManagerError(
+        'NOT_READY',
+        'the manager has not listed the pods and keys yet; retry in a moment',
+      );
+    const deadline = m.clock.now() + timeoutMs;
+    let confirmed = false;
+    for (;;) {
+      let entry = entryOfPod(m.desired(), pod);
+      // A terminating pod whose ordinal the cache still wants: a scale-down the informer has
+      // not delivered yet is seen with a direct read of its StatefulSet.
+      if (!confirmed && entry?.pod?.terminating === true && entry.wanted && entry.statefulSet) {
+        confirmed = true;
+        await m.confirmStatefulSet(entry.statefulSet.name);
+        entry = entryOfPod(m.desired(), pod);
+      }
+      let answer: Departure;
+      if (entry?.pod === undefined && (await this.#podExists(pod))) {
+        // Selected and there, but not in the cache yet: ask again shortly.
+        answer = {
+          pod,
+          validatorId: null,
+          departed: false,
+          final: false,
+          code: 'LEAVING',
+          reason: `the manager has not seen pod ${pod} yet`,
+          height: m.chain.height,
+        };
+      } else {
+        const decision = entry === undefined ? undefined : m.planOne(entry.id);
+        answer = departureOf({
+          othersLeaving: decision?.waitingFor === Wait.minimumSet && this.#othersLeaving(entry?.id),
+          pod,
+          entry: entry?.pod === undefined ? undefined : { ...entry, pod: entry.pod },
+          decision,
+          view: {
+            keys: m.keys,
+            chain: m.chain.validators,
+            open: m.book.open,
+            mempool: m.chain.mempool,
+          },
+          paused: m.paused,
+          trust: m.trust,
+          chainHealthy: m.chain.healthy,
+          height: m.chain.height,
+        });
+      }
+      const left = deadline - m.clock.now();
+      if (answer.final || left <= 0 || signal.aborted) return answer;
+      await this.#changeOrTimeout(Math.min(left, 1_000), signal);
+    }
+  }
+
+  /** True when a validator other than `id` is leaving: its unstake ready, sent or in the mempool. */
+  #othersLeaving(id: string | undefined): boolean {
+    const m = this.#manager;
+    for (const record of m.book.open.values())
+      if (record.kind === 'unstake' && record.validatorId !== id) return true;
+    for (const [address, tx] of m.chain.mempool)
+      if (tx.messageType === 'MessageUnstake' && m.keys.idOfAddress(address) !== id) return true;
+    return m
+      .plan()
+      .some((d) => d.id !== id && d.action === 'unstake' && d.waitingFor !== Wait.minimumSet);
+  }
+
+  /** True when a pod of that name exists and the manager's pod selector selects it. */
+  async #podExists(name: string): Promise<boolean> {
+    const m = this.#manager;
+    try {
+      const pod = await m.kube.core.readNamespacedPod({ name, namespace: m.kube.namespace });
+      return m.selectsPod(pod);
+    } catch {
+      return false;
+    }
+  }
+
+  /** Resolves on the next change the manager reports, after `ms`, or when `signal` aborts. */
+  #changeOrTimeout(ms: number, signal: AbortSignal): Promise<void> {
+    const events = this.#manager.events;
+    return new Promise((resolve) => {
+      const done = (): void => {
+        cancel();
+        events.off('phase', done);
+        events.off('action', done);
+        events.off('height', done);
+        events.off('trust', done);
+        events.off('paused', done);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const cancel = this.#manager.clock.setTimer(done, ms);
+      events.on('phase', done);
+      events.on('action', done);
+      events.on('height', done);
+      events.on('trust', done);
+      events.on('paused', done);
+      signal.addEventListener('abort', done, { once: true });
+    });
+  }
+
   async metrics(): Promise<{ contentType: string; body: string }> {
     const m = this.#manager;
     // Gauges the manager updates on events (debounced): set them from the state of now, so a
     // scrape agrees with GET /v1/validators at the same moment.
     if (m.chain.lastSuccessAt !== undefined) m.metrics.lastSync.set(m.chain.lastSuccessAt / 1000);
+    // The height the view holds now (its event may still be on its way while phases already
+    // reflect the new block), the trust and the minimum set in force.
+    if (m.chain.height >= 0) m.metrics.chainHeight.set(m.chain.height);
+    m.metrics.chainTrusted.set(m.chain.trusted ? 1 : 0);
+    m.metrics.minimumSet.set(m.minimumSet()?.size ?? -1);
     m.metrics.queueDepth.set(m.queueDepth);
     const counts = new Map<Phase, number>();
     for (const decision of m.plan())
@@ -200,4 +321,9 @@ export class ManagerControlPlane implements ControlPlane {
     const registry = m.metrics.registry;
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
+}
+
+function entryOfPod(desired: DesiredState, pod: string): DesiredValidator | undefined {
+  for (const entry of desired.validators.values()) if (entry.pod?.name === pod) return entry;
+  return undefined;
 }

@@ -103,8 +103,20 @@ export const readinessSchema = {
           type: 'string',
           description: "When the newest block read was made, per its header's timestamp",
         }),
+        trusted: {
+          type: 'boolean',
+          description:
+            'False while the chain went back below the highest height seen, or a seen block differs: no action is taken.',
+        },
+        untrustedReason: nullable({ type: 'string' }),
+        highest: { type: 'integer', description: 'The highest height seen.' },
       },
     },
+    minimumSet: nullable({
+      type: 'object',
+      properties: { size: { type: 'integer' }, source: { type: 'string' } },
+      description: 'The minimum validator set in force (null while not known).',
+    }),
     informers: {
       type: 'array',
       items: {
@@ -158,6 +170,12 @@ export const scaleBodySchema = {
       type: 'boolean',
       default: false,
       description: 'Trigger views while waiting (manual pacemaker).',
+    },
+    force: {
+      type: 'boolean',
+      default: false,
+      description:
+        'Go ahead over the safety refusals: below the minimum validator set (lowering it), over a running drain (superseding it), past validators whose key problem hides whether they are staked.',
     },
   },
 } as const;
@@ -301,5 +319,55 @@ export const eventStreamResponse = {
     description:
       'A text/event-stream that stays open: `event: <name>` and `data: <JSON>` per event (docs/control-rpc.md).',
     content: { 'text/event-stream': { schema: { type: 'string' } } },
+  },
+} as const;
+
+export const departureParamsSchema = {
+  type: 'object',
+  required: ['pod'],
+  properties: {
+    pod: {
+      type: 'string',
+      maxLength: 253,
+      pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
+      description: 'The pod name (a DNS-1123 subdomain).',
+    },
+  },
+} as const;
+
+export const departureQuerySchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    timeoutSeconds: {
+      type: 'string',
+      pattern: '^(0|[1-9]\\d?|[12]\\d\\d|300)$',
+      description: 'Long-poll up to this many seconds (0–300, default 30) for a final answer.',
+    },
+  },
+} as const;
+
+export const departureSchema = {
+  type: 'object',
+  required: ['pod', 'validatorId', 'departed', 'final', 'code', 'reason', 'height'],
+  properties: {
+    pod: { type: 'string' },
+    validatorId: nullable({ type: 'string' }),
+    departed: {
+      type: 'boolean',
+      description: "The pod's validator has left the active set.",
+    },
+    final: {
+      type: 'boolean',
+      description:
+        'Waiting cannot change the answer: the pod may go (departed, or the manager will never unstake it).',
+    },
+    code: {
+      type: 'string',
+      description:
+        'LEFT_SET; final without departing: STILL_WANTED, BELOW_MINIMUM_SET, KEY_MISSING, KEY_INVALID, KEY_DUPLICATE, HELD, UNMANAGED, UNSTAKE_FAILED, NOT_A_VALIDATOR_POD; not final: LEAVING, PAUSED, CHAIN_UNTRUSTED, CHAIN_UNAVAILABLE.',
+    },
+    reason: { type: 'string' },
+    height: { type: 'integer' },
   },
 } as const;

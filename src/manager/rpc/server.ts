@@ -1,14 +1,13 @@
 // The control RPC (fastify): health, readiness, metrics, status, plan, journal, event stream,
-// scale, pause/resume and trigger-view. `buildServer` does not listen (tests use inject());
-// `startControlServer` does. Unexpected errors are logged and answered with a generic 500:
-// their messages may carry CLI output or input.
+// departures, scale, pause/resume and trigger-view. `buildServer` does not listen (tests use
+// inject()); `startControlServer` does. Unexpected errors are logged and answered with a generic
+// 500: their messages may carry CLI output or input. Every /v1 route needs the bearer token; the
+// probes (/healthz, /readyz), /metrics and /openapi.json do not.
 import type { ServerResponse } from 'node:http';
 import swagger from '@fastify/swagger';
 import Fastify, { LogController, type FastifyError } from 'fastify';
 import { describeError, ManagerError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
-import type { PhaseChange } from '../manager.ts';
-import type { ActionRecord } from '../model.ts';
 import {
   ScaleOutcome,
   type ScaleRequest,
@@ -17,12 +16,14 @@ import {
 } from '../scale/scaler.ts';
 import { checkBearer } from './auth.ts';
 import type { ControlPlane } from './control-plane.ts';
+import { registerDepartures } from './departure-route.ts';
+import { registerEventStream } from './event-stream-route.ts';
+import { answerClientError, answerFrameworkError } from './http-errors.ts';
 import {
   actionSchema,
   actionsPageSchema,
   actionsQuerySchema,
   errorSchema,
-  eventStreamResponse,
   healthSchema,
   metricsResponse,
   openApiResponse,
@@ -41,13 +42,13 @@ export interface ServerDeps {
   token: string | undefined;
   logger: Logger;
   version: string;
+  /** Bounds of the event stream (defaults: MAX_EVENT_STREAMS, MAX_UNSENT_BYTES). */
+  streams?: { max?: number; maxUnsentBytes?: number };
 }
 
 const error = { $ref: 'Error#' } as const;
 /** Error answers every mutation may give: a bad body, no token, an unexpected failure. */
 const errors = { 400: error, 401: error, 500: error };
-const HEARTBEAT_MS = 15_000;
-const RETRY_MS = 2_000;
 const BODY_LIMIT = 4096;
 
 export async function buildServer(deps: ServerDeps) {
@@ -56,6 +57,8 @@ export async function buildServer(deps: ServerDeps) {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
     return503OnClosing: true,
+    clientErrorHandler: answerClientError,
+    frameworkErrors: answerFrameworkError,
     ajv: {
       customOptions: {
         coerceTypes: false,
@@ -72,7 +75,7 @@ export async function buildServer(deps: ServerDeps) {
         title: 'cluster-manager control RPC',
         version: deps.version,
         description:
-          'Scale validators and see their state. Mutations need `Authorization: Bearer <token>`.',
+          'Scale validators and see their state. Every /v1 route needs `Authorization: Bearer <token>`.',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
     },
@@ -119,18 +122,9 @@ export async function buildServer(deps: ServerDeps) {
     }),
   );
 
-  // Open event streams, ended when the server closes (they would otherwise hold it open).
-  const streams = new Set<{ close(): void; end(): void }>();
-  app.addHook('preClose', (done) => {
-    for (const stream of streams) {
-      stream.close();
-      stream.end();
-    }
-    streams.clear();
-    done();
-  });
-
   const mutate = { security: [{ bearer: [] }] };
+  /** Reads of /v1 need the token as mutations do: the status names every validator and action. */
+  const read = { security: [{ bearer: [] }] };
   // On request, before the body is read or validated: without the token nothing else is looked at.
   const authorize = (request: {
     headers: { authorization?: string | undefined };
@@ -138,6 +132,7 @@ export async function buildServer(deps: ServerDeps) {
     checkBearer(request.headers.authorization, deps.token);
     return Promise.resolve();
   };
+  const unauthorized = { 401: error };
 
   app.get(
     '/healthz',
@@ -180,9 +175,11 @@ export async function buildServer(deps: ServerDeps) {
     '/v1/validators',
     {
       schema: {
+        ...read,
         summary: 'Every validator: pod, chain row, phase and reason',
-        response: { 200: validatorsSchema },
+        response: { 200: validatorsSchema, ...unauthorized },
       },
+      onRequest: authorize,
     },
     () => ({ validators: deps.control.validators() }),
   );
@@ -191,9 +188,11 @@ export async function buildServer(deps: ServerDeps) {
     '/v1/plan',
     {
       schema: {
+        ...read,
         summary: 'Dry run: the actions the planner would take now, with reasons',
-        response: { 200: planSchema },
+        response: { 200: planSchema, ...unauthorized },
       },
+      onRequest: authorize,
     },
     () => deps.control.plan(),
   );
@@ -202,10 +201,12 @@ export async function buildServer(deps: ServerDeps) {
     '/v1/actions',
     {
       schema: {
+        ...read,
         summary: 'The action journal, newest first (page on with `before=<next>`)',
         querystring: actionsQuerySchema,
-        response: { 200: actionsPageSchema, 400: error },
+        response: { 200: actionsPageSchema, 400: error, ...unauthorized },
       },
+      onRequest: authorize,
     },
     (request) =>
       deps.control.actions({
@@ -215,73 +216,24 @@ export async function buildServer(deps: ServerDeps) {
       }),
   );
 
-  app.get(
-    '/v1/events',
-    {
-      schema: {
-        summary:
-          'Server-sent events: `hello`, then phase changes (`phase`), actions (`action`), chain heights (`height`) and pause (`paused`)',
-        response: eventStreamResponse,
-      },
-    },
-    (request, reply) => {
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
-      });
-      const send = (event: string, data: unknown): void =>
-        void raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      raw.write(`retry: ${RETRY_MS}\n\n`);
-      const readiness = deps.control.readiness();
-      send('hello', { height: readiness.chain.height, paused: readiness.paused });
-      const onPhase = (change: PhaseChange): void =>
-        send('phase', {
-          key: change.key,
-          id: change.id ?? null,
-          from: change.from ?? null,
-          to: change.to,
-          reason: change.reason,
-        });
-      const onAction = (record: ActionRecord): void =>
-        send('action', {
-          seq: record.seq,
-          validatorId: record.validatorId,
-          kind: record.kind,
-          state: record.state,
-          txHash: record.txHash ?? null,
-          height: record.committedHeight ?? record.sentHeight ?? record.preparedHeight,
-          errorCode: record.errorCode ?? null,
-        });
-      const onHeight = (height: number): void => send('height', { height });
-      const onPaused = (paused: boolean): void => send('paused', { paused });
-      deps.control.events.on('phase', onPhase);
-      deps.control.events.on('action', onAction);
-      deps.control.events.on('height', onHeight);
-      deps.control.events.on('paused', onPaused);
-      const heartbeat = setInterval(() => raw.write(': keep-alive\n\n'), HEARTBEAT_MS);
-      const close = (): void => {
-        clearInterval(heartbeat);
-        deps.control.events.off('phase', onPhase);
-        deps.control.events.off('action', onAction);
-        deps.control.events.off('height', onHeight);
-        deps.control.events.off('paused', onPaused);
-      };
-      const stream = { close, end: () => raw.end() };
-      streams.add(stream);
-      raw.on('close', () => {
-        streams.delete(stream);
-        close();
-      });
-      request.log.debug('event stream opened');
-    },
-  );
+  registerEventStream(app, {
+    control: deps.control,
+    authorize,
+    ...(deps.streams?.max === undefined ? {} : { maxStreams: deps.streams.max }),
+    ...(deps.streams?.maxUnsentBytes === undefined
+      ? {}
+      : { maxUnsentBytes: deps.streams.maxUnsentBytes }),
+  });
+  registerDepartures(app, { control: deps.control, authorize });
 
   app.post<{
-    Body: { replicas: number; wait?: WaitFor; timeoutSeconds?: number; drive?: boolean };
+    Body: {
+      replicas: number;
+      wait?: WaitFor;
+      timeoutSeconds?: number;
+      drive?: boolean;
+      force?: boolean;
+    };
   }>(
     '/v1/scale',
     {
@@ -311,6 +263,7 @@ export async function buildServer(deps: ServerDeps) {
         wait: body.wait ?? 'none',
         timeoutSeconds: body.timeoutSeconds ?? 300,
         drive: body.drive ?? false,
+        force: body.force ?? false,
       };
       const gone = clientGone(reply.raw);
       let result: ScaleResult;

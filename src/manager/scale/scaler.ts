@@ -3,13 +3,26 @@
 // draining, their validators are unstaked and seen out of the set, and only then are the pods
 // removed — so consensus never waits on a validator that is already gone. The drain's target is
 // kept in an annotation on the StatefulSet, so a restarted manager finishes it.
+//
+// One intent at a time (scale-rules.ts): a scale is refused while a drain runs (409
+// SCALE_IN_PROGRESS) unless forced, which supersedes it and un-marks the pods the new target
+// keeps. The manager never overwrites a replicas value it did not write: it lowers the replicas
+// only from the value the drain started from, with the StatefulSet's resourceVersion as a
+// precondition; replicas set by someone else meanwhile win, and the drain gives way to them.
 import { PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes/client-node';
-import { ManagerError } from '../errors.ts';
+import { isManagerError, ManagerError } from '../errors.ts';
 import { apiStatus, describeApiError } from '../kube/client.ts';
 import type { Manager } from '../manager.ts';
 import { Annotations, ChainStatus, type DesiredValidator, type ValidatorId } from '../model.ts';
 import { hasProvenItself, Phase } from '../planner/plan.ts';
 import { BlockerWatch } from './scale-blockers.ts';
+import {
+  leaveState,
+  recordedDrain,
+  refusal,
+  type LeaveView,
+  type RecordedDrain,
+} from './scale-rules.ts';
 
 export const WaitFor = { none: 'none', staked: 'staked', active: 'active' } as const;
 export type WaitFor = (typeof WaitFor)[keyof typeof WaitFor];
@@ -20,6 +33,11 @@ export interface ScaleRequest {
   timeoutSeconds: number;
   /** Trigger views while waiting (chains with a manual pacemaker only move on TriggerView). */
   drive: boolean;
+  /**
+   * Go ahead over the safety refusals: below the minimum set (lowering it to `replicas`), over a
+   * running drain (superseding it), past validators whose key problem hides whether they are staked.
+   */
+  force: boolean;
 }
 
 export interface Missing {
@@ -54,6 +72,13 @@ export interface ScaleResult {
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const FALLBACK_CHECK_MS = 1_000;
+/** Tries of a replicas write that meets another writer's change of the StatefulSet (409). */
+const CONFLICT_RETRIES = 5;
+const DRAIN_ANNOTATIONS = {
+  target: Annotations.scaleTarget,
+  from: Annotations.scaleFrom,
+  forced: Annotations.scaleForced,
+};
 
 export class Scaler {
   readonly #manager: Manager;
@@ -95,21 +120,50 @@ export class Scaler {
   async scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult> {
     if (this.#manager.paused)
       throw new ManagerError('PAUSED', 'the manager is paused; resume it before scaling');
-    if (this.#inFlight) throw new ManagerError('SCALE_IN_PROGRESS', 'another scale is in progress');
+    if (this.#inFlight)
+      throw new ManagerError(
+        'SCALE_IN_PROGRESS',
+        'another scale is in progress (a scale request is still draining or waiting)',
+      );
     this.#inFlight = true;
     const started = this.#manager.clock.now();
     const deadline = started + request.timeoutSeconds * 1000;
     try {
-      const sts = this.statefulSet();
-      const name = sts.metadata?.name ?? '';
+      const name = this.statefulSet().metadata?.name ?? '';
+      // What the API server holds now, not the cache: the checks and the writes start from it.
+      const sts = await this.#read(name);
       const previous = sts.spec?.replicas ?? 1;
+      const drain = recordedDrain(sts.metadata?.annotations, DRAIN_ANNOTATIONS);
       const log = this.#manager.logger.child({ component: 'scale', statefulSet: name });
-      log.info({ from: previous, to: request.replicas, wait: request.wait }, 'scale requested');
+      const leaving = this.#entries(name)
+        .filter((entry) => (entry.ordinal ?? 0) >= request.replicas)
+        .map((entry) => ({ id: entry.id, state: leaveState(this.#leaveView(), entry.id) }));
+      const refused = refusal({
+        replicas: request.replicas,
+        force: request.force,
+        previous,
+        drain,
+        minimum: this.#manager.minimumSet(),
+        leaving: request.replicas < previous ? leaving : [],
+      });
+      if (refused !== undefined) {
+        log.info({ code: refused.code, to: request.replicas }, 'scale refused');
+        throw refused;
+      }
+      log.info(
+        { from: previous, to: request.replicas, wait: request.wait, force: request.force },
+        'scale requested',
+      );
+      await this.#recordMinimum(name, request);
+      if (drain !== undefined && drain.target !== request.replicas) {
+        log.warn({ drainingTo: drain.target, to: request.replicas }, 'forced: superseding a drain');
+        await this.#abandonDrain(name, request.replicas);
+      }
       let drained: ValidatorId[] = [];
       if (request.replicas < previous) {
         if (request.wait === WaitFor.none) {
-          drained = await this.#markLeaving(sts, request.replicas);
-          if (!this.#leftTheSet(drained)) {
+          drained = await this.#markLeaving(name, request, previous);
+          if (!this.#gone(drained, request.force)) {
             log.info({ draining: drained }, 'draining in the background');
             return this.#result({
               name,
@@ -118,12 +172,12 @@ export class Scaler {
               started,
               drained,
               outcome: ScaleOutcome.draining,
-              missing: this.#missingLeaving(drained),
+              missing: this.#missingLeaving(drained, request.force),
             });
           }
         } else {
-          drained = await this.#drain(sts, request, deadline, signal);
-          if (!this.#leftTheSet(drained)) {
+          drained = await this.#drain(name, request, { from: previous, deadline, signal });
+          if (!this.#gone(drained, request.force)) {
             return this.#result({
               name,
               previous,
@@ -131,15 +185,21 @@ export class Scaler {
               started,
               drained,
               outcome: ScaleOutcome.timeout,
-              missing: this.#missingLeaving(drained),
+              missing: this.#missingLeaving(drained, request.force),
             });
           }
         }
       } else {
-        await this.#undrain(sts, request.replicas);
+        await this.#undrain(name, request.replicas);
       }
-      await this.#patchReplicas(name, request.replicas);
-      await this.#setScaleTarget(name, undefined);
+      try {
+        await this.#patchReplicas(name, request.replicas, previous);
+      } catch (error: unknown) {
+        // Someone else scaled while this one drained: theirs stands, the drain gives way.
+        if (isManagerError(error, 'SCALE_CONFLICT')) await this.#abandonDrain(name, undefined);
+        throw error;
+      }
+      await this.#setDrain(name, undefined);
       log.info({ replicas: request.replicas }, 'replicas patched');
       if (request.wait === WaitFor.none) {
         return this.#result({
@@ -180,13 +240,53 @@ export class Scaler {
   }
 
   /**
-   * Records the target on the StatefulSet (so a restarted manager finishes the drain) and marks
-   * the pods of the leaving ordinals draining; returns the leaving ids.
+   * A forced scale below the minimum set lowers it to its target (kept on the StatefulSet, so a
+   * restarted manager keeps it too); any scale at or above the configured minimum lifts that again.
    */
-  async #markLeaving(sts: V1StatefulSet, replicas: number): Promise<ValidatorId[]> {
-    const name = sts.metadata?.name ?? '';
-    const leaving = this.#entries(name).filter((entry) => (entry.ordinal ?? 0) >= replicas);
-    await this.#setScaleTarget(name, replicas);
+  async #recordMinimum(name: string, request: ScaleRequest): Promise<void> {
+    const base = this.#manager.baseMinimumSet();
+    const forcedBelow = request.force && base !== undefined && request.replicas < base.size;
+    const recorded = this.#manager.minimumSet();
+    if (forcedBelow) {
+      if (recorded === undefined || recorded.size > request.replicas)
+        await this.#annotateStatefulSet(name, {
+          [Annotations.minimumSet]: String(request.replicas),
+        });
+    } else if (
+      base !== undefined &&
+      request.replicas >= base.size &&
+      recorded !== undefined &&
+      recorded.size < base.size
+    ) {
+      await this.#annotateStatefulSet(name, { [Annotations.minimumSet]: null });
+    }
+  }
+
+  #leaveView(): LeaveView {
+    const m = this.#manager;
+    return { keys: m.keys, chain: m.chain.validators, open: m.book.open, mempool: m.chain.mempool };
+  }
+
+  /**
+   * True when every id has left the set. A forced drain does not wait for validators whose key
+   * problem hides whether they are staked (the operator vouched for them).
+   */
+  #gone(ids: readonly ValidatorId[], forced: boolean): boolean {
+    const view = this.#leaveView();
+    return ids.every((id) => {
+      const state = leaveState(view, id);
+      return state.left || (forced && state.keyProblem !== undefined);
+    });
+  }
+
+  /**
+   * Records the drain on the StatefulSet (target, the replicas it starts from, forced; so a
+   * restarted manager finishes it and knows whose replicas it may lower) and marks the pods of the
+   * leaving ordinals draining; returns the leaving ids.
+   */
+  async #markLeaving(name: string, request: ScaleRequest, from: number): Promise<ValidatorId[]> {
+    const leaving = this.#entries(name).filter((entry) => (entry.ordinal ?? 0) >= request.replicas);
+    await this.#setDrain(name, { target: request.replicas, from, forced: request.force });
     for (const entry of leaving) {
       if (entry.pod !== undefined && !entry.pod.draining)
         await this.#annotatePod(entry.pod.name, 'true');
@@ -197,22 +297,37 @@ export class Scaler {
 
   /** Marks the leaving pods draining and waits until their validators have left the set. */
   async #drain(
-    sts: V1StatefulSet,
+    name: string,
     request: ScaleRequest,
-    deadline: number,
-    signal: AbortSignal,
+    { from, deadline, signal }: { from: number; deadline: number; signal: AbortSignal },
   ): Promise<ValidatorId[]> {
-    const ids = await this.#markLeaving(sts, request.replicas);
+    const ids = await this.#markLeaving(name, request, from);
     if (ids.length === 0) return ids;
-    await this.#waitUntil(() => this.#leftTheSet(ids), { deadline, drive: request.drive, signal });
+    await this.#waitUntil(() => this.#gone(ids, request.force), {
+      deadline,
+      drive: request.drive,
+      signal,
+    });
     return ids;
   }
 
   /** A scale-up cancels an unfinished drain of the ordinals it keeps. */
-  async #undrain(sts: V1StatefulSet, replicas: number): Promise<void> {
-    const name = sts.metadata?.name ?? '';
-    if (sts.metadata?.annotations?.[Annotations.scaleTarget] !== undefined)
-      await this.#setScaleTarget(name, undefined);
+  async #undrain(name: string, replicas: number): Promise<void> {
+    await this.#setDrain(name, undefined);
+    await this.#unmarkBelow(name, replicas);
+  }
+
+  /**
+   * Gives a drain up: its record is cleared and every pod the replicas (`keep`, or the
+   * StatefulSet's as they are now) keep loses its draining mark — no pod keeps one forever.
+   */
+  async #abandonDrain(name: string, keep: number | undefined): Promise<void> {
+    const replicas = keep ?? (await this.#read(name)).spec?.replicas ?? 1;
+    await this.#setDrain(name, undefined);
+    await this.#unmarkBelow(name, replicas);
+  }
+
+  async #unmarkBelow(name: string, replicas: number): Promise<void> {
     for (const entry of this.#entries(name)) {
       if (entry.pod?.draining === true && (entry.ordinal ?? 0) < replicas)
         await this.#annotatePod(entry.pod.name, null);
@@ -221,37 +336,53 @@ export class Scaler {
 
   /**
    * Completes a drain left by an earlier request or a restarted manager: once every draining
-   * pod's validator is out of the set, the replicas are lowered to the recorded target.
+   * pod's validator is out of the set, the replicas are lowered to the recorded target — but only
+   * from the replicas the drain started from: someone who scaled meanwhile (kubectl) wins, and the
+   * drain is given up. Draining marks no drain explains any more are removed.
    */
   async finishDrains(): Promise<void> {
     if (this.#inFlight || this.#finishing || !this.#manager.isLeader) return;
     const sets = this.#manager.statefulSets();
     const [cached] = sets;
     if (sets.length !== 1 || cached === undefined) return;
-    if (!Number.isInteger(Number(cached.metadata?.annotations?.[Annotations.scaleTarget]))) return;
+    const name = cached.metadata?.name ?? '';
+    const cachedDrain = recordedDrain(cached.metadata?.annotations, DRAIN_ANNOTATIONS);
+    const strayMarks = this.#entries(name).some(
+      (e) => e.pod?.draining === true && (e.ordinal ?? 0) < (cached.spec?.replicas ?? 1),
+    );
+    if (cachedDrain === undefined && !strayMarks) return;
     this.#finishing = true;
     try {
       // The cache may lag: a scale that just finished has cleared the target, and someone may
       // have scaled since (kubectl). Act only on what the API server holds now.
-      const name = cached.metadata?.name ?? '';
-      const { apps, namespace } = this.#manager.kube;
-      const sts = await apps.readNamespacedStatefulSet({ name, namespace });
-      const target = Number(sts.metadata?.annotations?.[Annotations.scaleTarget]);
-      if (!Number.isInteger(target)) return;
+      const sts = await this.#read(name);
       const replicas = sts.spec?.replicas ?? 1;
+      const drain = recordedDrain(sts.metadata?.annotations, DRAIN_ANNOTATIONS);
+      const log = this.#manager.logger.child({ component: 'scale', statefulSet: name });
+      if (drain === undefined) {
+        // A scale may have started while the StatefulSet was read: its marks are its own.
+        if (this.inFlight) return;
+        await this.#unmarkBelow(name, replicas);
+        return;
+      }
+      if (drain.from !== undefined && replicas !== drain.from && replicas !== drain.target) {
+        log.warn(
+          { drainingTo: drain.target, from: drain.from, replicas },
+          'the replicas were changed by someone else during a drain; theirs stand, the drain is given up',
+        );
+        await this.#abandonDrain(name, replicas);
+        return;
+      }
       const leaving = this.#entries(name)
-        .filter((e) => (e.ordinal ?? 0) >= target)
+        .filter((e) => (e.ordinal ?? 0) >= drain.target)
         .map((e) => e.id);
-      if (target < replicas && !this.#leftTheSet(leaving)) return;
-      if (target < replicas) await this.#patchReplicas(name, target);
-      await this.#setScaleTarget(name, undefined);
-      this.#manager.logger.info(
-        { statefulSet: name, replicas: target },
-        'finished an earlier drain',
-      );
+      if (drain.target < replicas && !this.#gone(leaving, drain.forced)) return;
+      if (drain.target < replicas) await this.#patchReplicas(name, drain.target, replicas);
+      await this.#setDrain(name, undefined);
+      log.info({ replicas: drain.target }, 'finished an earlier drain');
     } catch (error: unknown) {
       this.#manager.logger.warn(
-        { error: describeApiError(error) },
+        { error: isManagerError(error) ? error.message : describeApiError(error) },
         'could not finish a drain; will retry',
       );
     } finally {
@@ -267,30 +398,21 @@ export class Scaler {
     );
   }
 
-  /** True when none of `ids` is staked any more: the block that removed them is committed. */
-  #leftTheSet(ids: readonly ValidatorId[]): boolean {
-    return ids.every((id) => {
-      const entry = this.#manager.keys.get(id);
-      if (entry?.ok !== true) return true;
-      const status =
-        this.#manager.chain.validators.get(entry.key.address)?.status ?? ChainStatus.absent;
-      return (
-        status !== ChainStatus.staked &&
-        this.#manager.book.open.get(id) === undefined &&
-        !this.#manager.chain.mempool.has(entry.key.address)
-      );
-    });
-  }
-
-  #missingLeaving(ids: readonly ValidatorId[]): Missing[] {
+  #missingLeaving(ids: readonly ValidatorId[], forced: boolean): Missing[] {
     const phases = new Map(this.#manager.plan().map((d) => [d.key, d]));
-    return ids
-      .filter((id) => !this.#leftTheSet([id]))
-      .map((id) => ({
+    const view = this.#leaveView();
+    const missing: Missing[] = [];
+    for (const id of ids) {
+      const state = leaveState(view, id);
+      if (state.left || (forced && state.keyProblem !== undefined)) continue;
+      missing.push({
         id,
         phase: phases.get(id)?.phase ?? 'unknown',
-        reason: phases.get(id)?.reason ?? 'still staked',
-      }));
+        reason:
+          state.keyProblem === undefined ? (phases.get(id)?.reason ?? state.reason) : state.reason,
+      });
+    }
+    return missing;
   }
 
   /** Validators not yet where `request` wants them (after the replicas were patched). */
@@ -329,13 +451,7 @@ export class Scaler {
         });
     }
     const leaving = entries.filter((e) => (e.ordinal ?? 0) >= request.replicas).map((e) => e.id);
-    for (const id of leaving)
-      if (!this.#leftTheSet([id]))
-        missing.push({
-          id,
-          phase: decisions.get(id)?.phase ?? 'unknown',
-          reason: 'still in the validator set',
-        });
+    missing.push(...this.#missingLeaving(leaving, request.force));
     return missing;
   }
 
@@ -399,37 +515,79 @@ export class Scaler {
     });
   }
 
-  async #patchReplicas(name: string, replicas: number): Promise<void> {
+  /** The StatefulSet as the API server holds it now. */
+  async #read(name: string): Promise<V1StatefulSet> {
     const { apps, namespace } = this.#manager.kube;
     try {
-      await apps.patchNamespacedStatefulSetScale(
-        { name, namespace, body: { spec: { replicas } } },
-        mergePatch,
-      );
+      return await apps.readNamespacedStatefulSet({ name, namespace });
     } catch (error: unknown) {
       throw new ManagerError(
         'KUBE_UNAVAILABLE',
-        `could not patch the scale of StatefulSet ${name}: ${describeApiError(error)}`,
+        `could not read StatefulSet ${name}: ${describeApiError(error)}`,
         { cause: error },
       );
     }
   }
 
-  async #setScaleTarget(name: string, target: number | undefined): Promise<void> {
+  /**
+   * Sets the replicas to `replicas`, but only over the value `expected` this scale started from,
+   * with the StatefulSet's resourceVersion as a precondition (compare-and-swap): a value someone
+   * else wrote meanwhile is never overwritten (409 SCALE_CONFLICT). A conflict that only moved the
+   * resourceVersion (status updates) is tried again.
+   */
+  async #patchReplicas(name: string, replicas: number, expected: number): Promise<void> {
+    const { apps, namespace } = this.#manager.kube;
+    for (let attempt = 1; ; attempt++) {
+      const sts = await this.#read(name);
+      const current = sts.spec?.replicas ?? 1;
+      if (current === replicas) return;
+      if (current !== expected)
+        throw new ManagerError(
+          'SCALE_CONFLICT',
+          `the replicas of ${name} were changed to ${current} by someone else while this scale ran (it started from ${expected}); nothing was overwritten`,
+          { details: { replicas: current } },
+        );
+      try {
+        await apps.patchNamespacedStatefulSetScale(
+          {
+            name,
+            namespace,
+            body: {
+              metadata: { resourceVersion: sts.metadata?.resourceVersion },
+              spec: { replicas },
+            },
+          },
+          mergePatch,
+        );
+        return;
+      } catch (error: unknown) {
+        if (apiStatus(error) === 409 && attempt < CONFLICT_RETRIES) continue;
+        throw new ManagerError(
+          'KUBE_UNAVAILABLE',
+          `could not patch the scale of StatefulSet ${name}: ${describeApiError(error)}`,
+          { cause: error },
+        );
+      }
+    }
+  }
+
+  /** Records (or clears) the drain on the StatefulSet's annotations. */
+  async #setDrain(name: string, drain: RecordedDrain | undefined): Promise<void> {
+    await this.#annotateStatefulSet(name, {
+      [Annotations.scaleTarget]: drain === undefined ? null : String(drain.target),
+      [Annotations.scaleFrom]: drain?.from === undefined ? null : String(drain.from),
+      [Annotations.scaleForced]: drain?.forced === true ? 'true' : null,
+    });
+  }
+
+  async #annotateStatefulSet(
+    name: string,
+    annotations: Record<string, string | null>,
+  ): Promise<void> {
     const { apps, namespace } = this.#manager.kube;
     try {
       await apps.patchNamespacedStatefulSet(
-        {
-          name,
-          namespace,
-          body: {
-            metadata: {
-              annotations: {
-                [Annotations.scaleTarget]: target === undefined ? null : String(target),
-              },
-            },
-          },
-        },
+        { name, namespace, body: { metadata: { annotations } } },
         mergePatch,
       );
     } catch (error: unknown) {

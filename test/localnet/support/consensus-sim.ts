@@ -47,6 +47,11 @@ export interface SimOptions {
   timeoutMs: number;
   /** When false, a restarted node has lost its vote guard (no data dir). */
   persistentGuard: boolean;
+  /**
+   * When true, a crashed node keeps its committed blocks (its data dir keeps them), so every node
+   * may be down at once and the chain survives.
+   */
+  persistentChain?: boolean;
 }
 
 export class ConsensusSim {
@@ -102,7 +107,7 @@ export class ConsensusSim {
     const node = this.nodes[index]!;
     node.consensus?.stop();
     node.consensus = undefined;
-    node.committed = [];
+    if (this.#options.persistentChain !== true) node.committed = [];
     if (!this.#options.persistentGuard) node.guard = new VoteGuard({ chain: this.#chainTag });
   }
 
@@ -195,6 +200,11 @@ export class ConsensusSim {
         requestSync: () => this.#schedule(10, () => this.#sync(node, consensus)),
         requestRoundState: () => this.#schedule(10, () => this.#pullRoundState(node, consensus)),
         onLateVote: () => undefined,
+        restoreMessage: (value) => structuredClone(value) as ConsensusMessage<string>,
+        restoreLock: (lock) =>
+          typeof lock.block === 'string'
+            ? { block: lock.block, polVotes: lock.polVotes ?? [] }
+            : undefined,
       },
       chainTag: this.#chainTag,
       signer: node.key,

@@ -19,10 +19,13 @@ export class EventReader {
   }
 
   /** Opens the stream; resolves once the response headers are in. */
-  static async open(url: string): Promise<{ reader: EventReader; contentType: string | null }> {
+  static async open(
+    url: string,
+    token: string,
+  ): Promise<{ reader: EventReader; contentType: string | null }> {
     const controller = new AbortController();
     const response = await fetch(`${url}/v1/events`, {
-      headers: { accept: 'text/event-stream' },
+      headers: { accept: 'text/event-stream', authorization: `Bearer ${token}` },
       signal: controller.signal,
     });
     if (!response.ok || response.body === null)

@@ -1,0 +1,54 @@
+// Consensus-safe pacing: how many validators may start joining now. BFT commits a block with
+// votes from more than 2/3 of the set. With V voters among N members, k newcomers that do not vote
+// yet keep the chain live only while V > 2(N + k)/3, i.e. k < (3V − 2N)/2. Every member that does
+// not vote (joining, silent, its pod gone) counts in N and not in V. A set of one or two voters
+// cannot absorb even one silent newcomer, yet must be able to grow: it takes one synced validator
+// at a time, when nothing else is joining (the newcomer's own node is synced, so it votes at once).
+import { ActionKind, ChainStatus, type ActionRecord, type ValidatorId } from '../model.ts';
+import { isVoting, type VotingInput } from './voting.ts';
+
+export interface PacingInput extends VotingInput {
+  readonly keys: { idOfAddress(address: string): ValidatorId | undefined };
+  readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
+  readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
+  readonly mempool: ReadonlyMap<string, { readonly messageType: string }>;
+}
+
+export interface PacingBudget {
+  /** Members that vote now and stay. */
+  readonly voting: number;
+  /** Members once the leaving ones are out: staying rows, silent leavers, pending stakes. */
+  readonly members: number;
+  /** Members that do not vote (joining, silent or pending). */
+  readonly silent: number;
+  /** New stakes that may go out now. */
+  readonly budget: number;
+}
+
+export function pacingBudget(input: PacingInput): PacingBudget {
+  let voting = 0;
+  let members = 0;
+  for (const row of input.chain.values()) {
+    if (row.status !== ChainStatus.staked) continue;
+    const id = input.keys.idOfAddress(row.address);
+    const votes = isVoting(input, row.address, id);
+    // A validator on its way out (unwanted, or its unstake sent) votes only until its unstake
+    // commits: the joiners must fit the set that stays. Until then a silent one is a member.
+    const leaving =
+      (id !== undefined &&
+        (input.desired.validators.get(id)?.wanted === false ||
+          input.open.get(id)?.kind === ActionKind.unstake)) ||
+      input.mempool.get(row.address)?.messageType === 'MessageUnstake';
+    if (leaving && votes) continue;
+    members++;
+    if (votes && !leaving) voting++;
+  }
+  for (const action of input.open.values()) if (action.kind === ActionKind.stake) members++;
+  for (const [address, tx] of input.mempool) {
+    const id = input.keys.idOfAddress(address);
+    if (tx.messageType === 'MessageStake' && (id === undefined || !input.open.has(id))) members++;
+  }
+  let budget = Math.max(0, Math.floor((3 * voting - 2 * members - 1) / 2));
+  if (budget === 0 && voting >= 1 && voting <= 2 && members === voting) budget = 1;
+  return { voting, members, silent: members - voting, budget };
+}

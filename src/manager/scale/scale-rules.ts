@@ -1,0 +1,145 @@
+// The scaler's safety rules as pure functions: when a validator counts as gone from the set (a
+// drain may remove its pod only then), and which scale requests are refused — below the minimum
+// set, over a drain that is still running, or past a validator with a key problem — unless forced.
+// One intent at a time: a scale never silently overrides another, and never a replicas value that
+// someone else wrote (see Scaler, which checks the StatefulSet's replicas and resourceVersion).
+import { ManagerError } from '../errors.ts';
+import type { KeyEntry } from '../keys/key-store.ts';
+import { ChainStatus, type ActionRecord, type ChainValidator, type ValidatorId } from '../model.ts';
+import type { MinimumSet } from '../planner/minimum-set.ts';
+
+/** What the rules read about validators (the manager's keys, chain view and journal). */
+export interface LeaveView {
+  readonly keys: {
+    get(id: ValidatorId): KeyEntry | undefined;
+    /** The key's address now, or the one it had when last valid. */
+    addressOf(id: ValidatorId): string | undefined;
+  };
+  readonly chain: ReadonlyMap<string, Pick<ChainValidator, 'status'>>;
+  readonly open: ReadonlyMap<ValidatorId, Pick<ActionRecord, 'kind'>>;
+  readonly mempool: ReadonlyMap<string, unknown>;
+}
+
+/** A key problem by its code (the catalogue's): the manager never acts for such a validator. */
+export type KeyProblemCode = 'KEY_MISSING' | 'KEY_INVALID' | 'KEY_DUPLICATE';
+
+export type LeaveState =
+  | { readonly left: true }
+  | {
+      readonly left: false;
+      /** Set when the validator has a key problem: it will never be unstaked by the manager. */
+      readonly keyProblem: KeyProblemCode | undefined;
+      readonly reason: string;
+    };
+
+export function keyProblemOf(entry: KeyEntry | undefined): KeyProblemCode | undefined {
+  if (entry === undefined) return 'KEY_MISSING';
+  if (entry.ok) return undefined;
+  return entry.code === 'KEY_DUPLICATE' ? 'KEY_DUPLICATE' : 'KEY_INVALID';
+}
+
+/**
+ * Whether `id`'s validator has left the set: its address is known, the chain shows it not staked,
+ * and nothing of it is in flight. A validator whose address cannot be known (its key is missing or
+ * malformed and was never seen valid) never counts as gone: it may well be staked.
+ */
+export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
+  const keyProblem = keyProblemOf(view.keys.get(id));
+  const address = view.keys.addressOf(id);
+  if (address === undefined)
+    return {
+      left: false,
+      keyProblem,
+      reason: `${keyProblem ?? 'KEY_MISSING'}: the key of ${id} is ${keyProblem === 'KEY_INVALID' ? 'malformed' : 'missing'} and its address was never seen, so whether it is still staked cannot be known; the manager will not unstake it`,
+    };
+  const status = view.chain.get(address)?.status ?? ChainStatus.absent;
+  if (status === ChainStatus.staked)
+    return keyProblem === undefined
+      ? { left: false, keyProblem, reason: 'still in the validator set' }
+      : {
+          left: false,
+          keyProblem,
+          reason: `${keyProblem}: still staked, and the manager will not unstake a validator with a key problem`,
+        };
+  if (view.open.has(id) || view.mempool.has(address))
+    return { left: false, keyProblem, reason: 'its transaction is not committed yet' };
+  return { left: true };
+}
+
+export function hasLeft(view: LeaveView, id: ValidatorId): boolean {
+  return leaveState(view, id).left;
+}
+
+/** The drain an earlier scale recorded on the StatefulSet, if any. */
+export interface RecordedDrain {
+  readonly target: number;
+  /** The replicas it started from (absent in drains recorded before this was kept). */
+  readonly from: number | undefined;
+  readonly forced: boolean;
+}
+
+export interface ScaleCheck {
+  readonly replicas: number;
+  readonly force: boolean;
+  readonly previous: number;
+  readonly drain: RecordedDrain | undefined;
+  /** The minimum in force; undefined while not known. */
+  readonly minimum: MinimumSet | undefined;
+  /** The validators a scale-down would remove, with where they stand. */
+  readonly leaving: readonly { id: ValidatorId; state: LeaveState }[];
+}
+
+/**
+ * The refusal a scale request meets, or undefined when it may go ahead. `force` lifts each of
+ * them: it supersedes a running drain, lowers the minimum set to the target, and removes
+ * validators whose key problem hides whether they are staked.
+ */
+export function refusal(check: ScaleCheck): ManagerError | undefined {
+  if (check.force) return undefined;
+  const { replicas, drain, minimum } = check;
+  if (drain !== undefined && drain.target !== replicas)
+    return new ManagerError(
+      'SCALE_IN_PROGRESS',
+      `a scale-down to ${drain.target} is still draining; wait until it is done, or send force: true to supersede it (the pods the new target keeps are un-marked)`,
+      { details: { drainingTo: drain.target } },
+    );
+  const down = replicas < check.previous;
+  if (down && minimum === undefined)
+    return new ManagerError(
+      'NOT_READY',
+      'the minimum validator set is not known yet (the genesis set has not been read); retry in a moment',
+    );
+  if (minimum !== undefined && replicas < minimum.size && down)
+    return new ManagerError(
+      'BELOW_MINIMUM_SET',
+      `${replicas} is below the minimum validator set of ${minimum.size} (${minimum.source}); the manager keeps that many validators staked so the chain survives. Send force: true to go below it anyway`,
+      { details: { minimum: minimum.size } },
+    );
+  const blocked = check.leaving.filter(
+    (l): l is { id: ValidatorId; state: Extract<LeaveState, { left: false }> } =>
+      !l.state.left && l.state.keyProblem !== undefined,
+  );
+  const [first] = blocked;
+  if (first !== undefined && first.state.keyProblem !== undefined)
+    return new ManagerError(
+      first.state.keyProblem,
+      `cannot drain ${blocked.map((b) => b.id).join(', ')}: ${first.state.reason}. Fix the key, or send force: true if you know the validator is not staked`,
+      { details: { validators: blocked.map((b) => ({ id: b.id, code: b.state.keyProblem })) } },
+    );
+  return undefined;
+}
+
+/** Parses the drain recorded on a StatefulSet's annotations. */
+export function recordedDrain(
+  annotations: Readonly<Record<string, string>> | undefined,
+  names: { target: string; from: string; forced: string },
+): RecordedDrain | undefined {
+  const target = annotations?.[names.target];
+  if (target === undefined || !/^\d+$/.test(target)) return undefined;
+  const from = annotations?.[names.from];
+  return {
+    target: Number(target),
+    from: from !== undefined && /^\d+$/.test(from) ? Number(from) : undefined,
+    forced: annotations?.[names.forced] === 'true',
+  };
+}

@@ -1,0 +1,132 @@
+// The devnet's validators keep their chain through pod churn: each node's data dir is a claim of
+// its ordinal, so a validator pod deleted and recreated resumes where it was, and a StatefulSet
+// scaled to 0 and back — with the manager holding its minimum set, or paused — brings back the
+// same chain at its height. Before, the pods came back from genesis with an empty vote guard and
+// signed a forked history (issue 16, item 1).
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
+import { useDevnet } from '../integration/support.ts';
+
+const devnet = useDevnet('scale-to-zero', {
+  pacemaker: 'auto',
+  blockIntervalMs: 400,
+  departureTimeoutSeconds: 15,
+});
+
+const VALIDATORS = ['001', '002', '003', '004'];
+
+async function validatorPods(h: Harness): Promise<string[]> {
+  const pods = await h.core.listNamespacedPod({
+    namespace: h.info.namespace,
+    labelSelector: 'pokt.network/purpose=validator',
+  });
+  return pods.items.map((pod) => pod.metadata?.name ?? '').sort();
+}
+
+/** Block hashes 1…upTo as a node (or the full node, by default) has them. */
+async function hashes(h: Harness, upTo: number, rpcUrl = h.info.chainRpcUrl): Promise<string[]> {
+  const out: string[] = [];
+  for (let height = 1; height <= upTo; height++) {
+    const response = await fetch(`${rpcUrl}/v1/query/block`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ height }),
+    });
+    const body = (await response.json()) as {
+      block: { block_header: { quorum_cert: { block: string } } };
+    };
+    out.push(body.block.block_header.quorum_cert.block);
+  }
+  return out;
+}
+
+/** The claim folder of a validator ordinal on the process kubelet's host. */
+function claimFolder(h: Harness, ordinal: number): string {
+  const root = join(h.info.dir, 'emulator', 'pvcs');
+  const name = readdirSync(root).find((entry) =>
+    entry.startsWith(`${h.info.namespace}_data-validator-${ordinal}_`),
+  );
+  if (name === undefined) throw new Error(`no claim folder for ordinal ${ordinal}`);
+  return join(root, name);
+}
+
+function guardHeight(h: Harness, ordinal: number): number {
+  const file = join(claimFolder(h, ordinal), 'vote-guard.json');
+  return existsSync(file)
+    ? (JSON.parse(readFileSync(file, 'utf8')) as { height: number }).height
+    : 0;
+}
+
+async function scaleToZeroAndBack(h: Harness): Promise<void> {
+  await h.kubectlScale(0);
+  await waitFor(
+    async () => {
+      const pods = await validatorPods(h);
+      return pods.length === 0 ? true : pending(pods.join(', '));
+    },
+    { what: 'every validator pod to go', timeoutMs: 90_000, intervalMs: 500 },
+  );
+  const stopped = await h.height();
+  const before = await hashes(h, stopped);
+  // Every claim stays (Retain), with its node's data.
+  for (let ordinal = 0; ordinal < 4; ordinal++) expect(guardHeight(h, ordinal)).toBeGreaterThan(0);
+  await h.kubectlScale(4);
+  const resumed = await waitFor(
+    async () => {
+      const height = await h.height();
+      return height >= stopped + 4 ? height : pending(`height ${height}, stopped at ${stopped}`);
+    },
+    { what: 'the chain to go on from where it stopped', timeoutMs: 90_000, intervalMs: 500 },
+  );
+  // The same chain: nothing before the stop changed, and every validator agrees with the full node.
+  expect(await hashes(h, stopped)).toEqual(before);
+  const reference = await hashes(h, resumed);
+  for (const id of VALIDATORS) {
+    expect(await hashes(h, resumed, await h.nodeRpcUrl(id)), id).toEqual(reference);
+  }
+  expect(await h.stakedValidators()).toEqual(VALIDATORS);
+}
+
+describe('validators that keep their data through pod churn', { timeout: 300_000 }, () => {
+  it('a deleted validator pod comes back at its height, with its vote guard, and signs again', async () => {
+    const { h } = devnet;
+    await h.waitForHeight(5);
+    const guardBefore = guardHeight(h, 1);
+    const heightBefore = await h.height();
+    await h.core.deleteNamespacedPod({ name: h.podOf('002'), namespace: h.info.namespace });
+    const log = h.kubelet.logPath(h.info.namespace, h.podOf('002'));
+    const resumed = await waitFor(
+      () => {
+        const line = readFileSync(log, 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('resumed from the data dir'))
+          .at(-1);
+        return line === undefined
+          ? pending('not resumed yet')
+          : (JSON.parse(line) as { height: number });
+      },
+      { what: 'the new pod of 002 to resume from its claim', timeoutMs: 90_000, intervalMs: 250 },
+    );
+    expect(resumed.height).toBeGreaterThanOrEqual(heightBefore);
+    expect(guardHeight(h, 1)).toBeGreaterThanOrEqual(guardBefore);
+    await h.expectActive('002', { since: resumed.height + 1, timeoutMs: 60_000 });
+    const height = await h.height();
+    expect(await hashes(h, height, await h.nodeRpcUrl('002'))).toEqual(await hashes(h, height));
+  });
+
+  it('scale to 0 and back: the manager keeps its minimum set staked; the same chain resumes', async () => {
+    await scaleToZeroAndBack(devnet.h);
+  });
+
+  it('scale to 0 and back with the manager paused: hooks wait their timeout, the chain resumes', async () => {
+    const { h } = devnet;
+    expect((await h.post('/v1/pause', {})).status).toBe(200);
+    try {
+      await scaleToZeroAndBack(h);
+    } finally {
+      await h.post('/v1/resume', {});
+    }
+  });
+});

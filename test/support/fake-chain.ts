@@ -1,0 +1,119 @@
+// A chain port for unit tests of the chain view: blocks with linked state hashes, validator rows,
+// and the faults a real node shows — answering from an old snapshot (its height goes back) or from
+// a fork (other blocks at heights already seen). No sockets: it answers the ChainReader calls.
+import type { ChainReader } from '../../src/manager/chain/chain-view.ts';
+import type { Block, IndexedTransaction, ProtocolActor } from '../../src/pocket/index.ts';
+
+interface FakeBlock {
+  stateHash: string;
+  prevStateHash: string;
+  signers: string[];
+  txs: IndexedTransaction[];
+}
+
+export class FakeChain implements ChainReader {
+  /** blocks[h - 1] is block h. */
+  blocks: FakeBlock[] = [];
+  /** Rows by address, the same at every height (enough for the view's checks). */
+  rows: ProtocolActor[] = [];
+  /** While set, the node answers as if it were at this height (an old snapshot). */
+  servedHeight: number | undefined;
+  calls = 0;
+
+  readonly signers: string[];
+  readonly #branch: string;
+
+  constructor(signers: string[], branch = 'main') {
+    this.signers = signers;
+    this.#branch = branch;
+  }
+
+  /** Commits `n` blocks signed by `signers`. */
+  grow(n: number, txs: (height: number) => IndexedTransaction[] = () => []): this {
+    for (let i = 0; i < n; i++) {
+      const height = this.blocks.length + 1;
+      const prevStateHash = this.blocks.at(-1)?.stateHash ?? 'genesis';
+      this.blocks.push({
+        stateHash: `${this.#branch}-${height}`,
+        prevStateHash,
+        signers: [...this.signers],
+        txs: txs(height),
+      });
+    }
+    return this;
+  }
+
+  /** Replaces the blocks from `height` on with another branch (a fork), `length` blocks long. */
+  fork(height: number, length: number, branch = 'fork'): this {
+    this.blocks = this.blocks.slice(0, height - 1);
+    const other = new FakeChain(this.signers, branch);
+    other.blocks = this.blocks;
+    other.grow(length - height + 1);
+    this.blocks = other.blocks;
+    return this;
+  }
+
+  get top(): number {
+    return this.servedHeight ?? this.blocks.length;
+  }
+
+  height(): Promise<number> {
+    this.calls++;
+    return Promise.resolve(this.top);
+  }
+
+  validators(): Promise<ProtocolActor[]> {
+    this.calls++;
+    return Promise.resolve(this.rows);
+  }
+
+  block(height = 0): Promise<Block> {
+    this.calls++;
+    const h = height === 0 ? this.top : height;
+    const block = h <= this.top ? this.blocks[h - 1] : undefined;
+    if (block === undefined) return Promise.reject(new Error(`no block ${h}`));
+    return Promise.resolve({
+      block_header: {
+        height: h,
+        network_id: 'localnet',
+        state_hash: block.stateHash,
+        prev_state_hash: block.prevStateHash,
+        proposer_addr: '',
+        quorum_cert: {
+          height: h,
+          round: 0,
+          step: '',
+          block: block.stateHash,
+          threshold_sig: {
+            signatures: block.signers.map((address) => ({ address, signature: '' })),
+          },
+          transactions: null,
+        },
+        timestamp: '',
+        state_tree_hashes: {},
+        val_set_hash: '',
+        next_val_set_hash: '',
+      },
+      transactions: block.txs,
+    });
+  }
+
+  unconfirmedTransactions(): Promise<IndexedTransaction[]> {
+    this.calls++;
+    return Promise.resolve([]);
+  }
+}
+
+export function actor(address: string): ProtocolActor {
+  return {
+    address,
+    actor_type: 'validator',
+    public_key: '',
+    chains: ['0001'],
+    service_url: `${address}:42069`,
+    staked_amount: '1',
+    paused_height: -1,
+    unstaking_height: -1,
+    output_addr: address,
+  };
+}
