@@ -739,12 +739,23 @@ export class Harness {
     await Promise.resolve();
   }
 
-  /** The pid of the node process of validator `id`'s current pod, once the kubelet started it. */
+  /**
+   * The pid of the node process of validator `id`'s current pod, once the kubelet started it:
+   * the `localnet-node` process in that pod's folder (not a preStop hook's process, nor the node
+   * of an earlier pod of that name still terminating).
+   */
   async nodePid(id: string): Promise<number | undefined> {
-    const folder = `/pods/${this.info.namespace}_${this.podOf(id)}_`;
+    const pod = await this.core
+      .readNamespacedPod({ name: this.podOf(id), namespace: this.info.namespace })
+      .catch(() => undefined);
+    const uid = pod?.metadata?.uid;
+    if (uid === undefined) return undefined;
+    const folder = `/pods/${this.info.namespace}_${this.podOf(id)}_${uid.slice(0, 8)}`;
     for (const pid of descendants()) {
       const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => '');
-      if (cwd.startsWith(this.info.dir) && cwd.includes(folder)) return pid;
+      if (!cwd.startsWith(this.info.dir) || !cwd.includes(folder)) continue;
+      const argv = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+      if (argv.includes('localnet-node')) return pid;
     }
     return undefined;
   }

@@ -19,10 +19,20 @@ export interface EmulatorCommandOptions {
   stopSignal?: Promise<unknown>;
 }
 
-/** The image table used when none is given: our stand-in node, run by this Node binary. */
+/**
+ * The image table used when none is given: our stand-in node, run by this Node binary, with the
+ * `cluster-manager` binary its image holds (the validators' preStop hook runs it).
+ */
 export function defaultImages(): Record<string, ImageCommand> {
   const node = fileURLToPath(new URL('../bin/localnet-node.ts', import.meta.url));
-  return { 'localnet-node': { command: process.execPath, args: [node] } };
+  const manager = fileURLToPath(new URL('../bin/cluster-manager.ts', import.meta.url));
+  return {
+    'localnet-node': {
+      command: process.execPath,
+      args: [node],
+      binaries: { 'cluster-manager': { command: process.execPath, args: [manager] } },
+    },
+  };
 }
 
 async function loadImages(file: string | undefined): Promise<Record<string, ImageCommand>> {

@@ -1,7 +1,7 @@
 // A node's data dir (`--data-dir`, a StatefulSet volume per ordinal): which chain it belongs to
 // (`chain.json`), and what happens to a folder left by another chain (set aside, never mixed).
 // Layout: chain.json, vote-guard.json (vote-guard.ts), blocks.log (block-store.ts),
-// other-chains/<genesis hash prefix>-<time>/ (folders set aside). Everything is written with
+// other-chains/<time>-<genesis hash prefix>/ (folders set aside). Everything is written with
 // write-to-temp, fsync, rename, so a crash leaves the old file or the new one.
 import {
   closeSync,
@@ -109,12 +109,13 @@ function readChainFile(dir: string): ChainFile | undefined {
   );
 }
 
-/** Moves every entry but `other-chains/` into `other-chains/<hash16>-<time>/`; keeps the last 3. */
+/** Moves every entry but `other-chains/` into `other-chains/<time>-<hash16>/`; keeps the last 3. */
 function setAsideFolder(dir: string, oldHash: string): { from: string; to: string } {
   const parent = join(dir, OTHER_CHAINS_DIR);
+  // Named by time first, so that sorting the names sorts them oldest first.
   const target = join(
     parent,
-    `${oldHash.slice(0, 16)}-${new Date().toISOString().replaceAll(':', '')}`,
+    `${new Date().toISOString().replaceAll(':', '')}-${oldHash.slice(0, 16)}`,
   );
   try {
     mkdirSync(target, { recursive: true, mode: 0o700 });

@@ -286,6 +286,7 @@ describe('k8s/base on the emulator (kubectl 1.32, RBAC enforced)', () => {
     const core = new KubeConfig();
     core.loadFromFile(kubeconfig);
     const api = core.makeApiClient(CoreV1Api);
+    const from = await chain.height();
     await kubectl('scale', 'statefulset/validator', '-n', NAMESPACE, '--replicas=4');
     // Every look: a leaving pod that is gone must belong to a validator already out of the set.
     const early: string[] = [];
@@ -311,6 +312,12 @@ describe('k8s/base on the emulator (kubectl 1.32, RBAC enforced)', () => {
       { what: 'validator-4 and validator-5 to go', timeoutMs: 90_000, intervalMs: 100 },
     );
     expect(early).toEqual([]);
+    // They voted on the way out: both sign certificates after the scale-down was asked for.
+    const to = await chain.height();
+    const signed = new Set<string>();
+    for (let h = from + 1; h <= to; h++)
+      for (const address of await signersAt(h)) signed.add(address);
+    for (const [pod, address] of leaving) expect(signed.has(address), pod).toBe(true);
     const hooks = await readFile(
       emulator.kubelet.logPath(NAMESPACE, 'validator-5').replace(/\.log$/, '.hooks.log'),
       'utf8',

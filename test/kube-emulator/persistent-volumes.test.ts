@@ -264,4 +264,46 @@ describe('claim folders in the process kubelet', () => {
     );
     expect((await readdir(pvcs)).filter((name) => name.includes('data-web-0'))).toHaveLength(1);
   });
+
+  it('holds a pod whose claim does not exist yet, and starts it once the claim is bound', async () => {
+    const h = await startHarness({
+      kubelet: {
+        mode: 'process',
+        images: { busybox: { command: '/bin/sh' } },
+        readinessPeriodMs: 50,
+      },
+    });
+    const template = statefulSet(1).spec?.template.spec?.containers[0];
+    await h.core.createNamespacedPod({
+      namespace: NS,
+      body: {
+        metadata: { name: 'lonely' },
+        spec: {
+          containers: [template!],
+          volumes: [{ name: 'data', persistentVolumeClaim: { claimName: 'later' } }],
+        },
+      },
+    });
+    const waiting = await until('the pod to wait for its claim', async () => {
+      const pod = await h.core.readNamespacedPod({ name: 'lonely', namespace: NS });
+      const state = pod.status?.containerStatuses?.[0]?.state?.waiting;
+      return state?.reason === 'CreateContainerConfigError'
+        ? state
+        : pending(JSON.stringify(state));
+    });
+    expect(waiting.message).toBe('persistentvolumeclaim "later" not found');
+    await h.core.createNamespacedPersistentVolumeClaim({
+      namespace: NS,
+      body: {
+        metadata: { name: 'later' },
+        spec: { accessModes: ['ReadWriteOnce'], resources: { requests: { storage: '1Gi' } } },
+      },
+    });
+    await until('the pod to run', async () => {
+      const pod = await h.core.readNamespacedPod({ name: 'lonely', namespace: NS });
+      return pod.status?.containerStatuses?.[0]?.state?.running !== undefined
+        ? pod
+        : pending('not yet');
+    });
+  });
 });

@@ -272,4 +272,42 @@ describe('a node data dir', () => {
     storage.close();
     expect(reopen(dir).chain.height).toBe(0);
   });
+
+  it('refuses a log where a block appears twice, and a data dir that is a file (DATA_DIR_UNUSABLE)', () => {
+    const dir = tempDir();
+    const chain = new Chain(genesis, verifyEd25519Native);
+    const storage = NodeStorage.open(dir, chain, recordingLog());
+    commitBlocks(chain, storage, 3);
+    storage.blockCommitted(chain.block(3)!); // a second record of block 3
+    storage.blockCommitted(chain.block(3)!);
+    storage.close();
+    expect(() => reopen(dir)).toThrow(/DATA_DIR_CORRUPT: .*block 3 follows block 3/);
+
+    const file = join(tempDir(), 'not-a-folder');
+    writeFileSync(file, 'x');
+    expect(() => reopen(file)).toThrow(/DATA_DIR_UNUSABLE: .*not-a-folder/);
+  });
+
+  it('keeps the folders of the last three other chains it set aside', () => {
+    const dir = tempDir();
+    for (let i = 0; i < 5; i++) {
+      const other = buildGenesis({
+        keys,
+        validators: 4,
+        genesisTime: new Date(1_600_000_000_000 + i * 1000),
+      });
+      const old = new Chain(other, verifyEd25519Native);
+      NodeStorage.open(dir, old, recordingLog()).close();
+    }
+    reopen(dir).storage.close();
+    const kept = readdirSync(join(dir, OTHER_CHAINS_DIR)).sort();
+    expect(kept).toHaveLength(3);
+    // The newest three: the chains of genesis 3 and 4, and the last one before this genesis.
+    const hashOf = (i: number): string =>
+      new Chain(
+        buildGenesis({ keys, validators: 4, genesisTime: new Date(1_600_000_000_000 + i * 1000) }),
+        verifyEd25519Native,
+      ).genesisHash.slice(0, 16);
+    expect(kept.map((name) => name.slice(-16))).toEqual([hashOf(2), hashOf(3), hashOf(4)]);
+  });
 });
