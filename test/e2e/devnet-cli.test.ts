@@ -3,18 +3,23 @@
 // counts is on chain: who signed which committed block's certificate, which block carried the
 // unstakes, and when the pods got their deletion timestamp.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { StoreEvent } from '../../src/kube-emulator/index.ts';
 import { Harness } from '../../src/harness/harness.ts';
+import { kubectlVersions, runKubectl } from '../../src/harness/kubectl.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { BIN } from '../../src/devnet/devnet.ts';
 import { readyHints } from '../../src/devnet/hints.ts';
 import { lines, runCli, startCli } from '../rpc/support/cli.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
+/** A kubectl that sends built-in kinds as protobuf (1.32 and newer), if the machine has one. */
+const protobufKubectl = kubectlVersions().find((binary) => binary.minor >= 32);
+if (protobufKubectl === undefined)
+  console.warn('the kubectl create secret test is skipped: no kubectl 1.32 or newer here');
 /** The folder a developer works in; the devnet is its `.devnet`, and nothing is exported. */
 let root: string;
 let net: Harness;
@@ -246,9 +251,18 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
     // When each height was known committed on the full node the manager reads.
     const committedAt = new Map<number, number>();
     const start = await net.height();
+    // Without --force the drain is refused at once, naming the validator it cannot judge.
+    const refused = await runCli(['scale', '3', '--wait', 'active', '--timeout', '60'], at());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/KEY_MISSING.*007/s);
     try {
-      // No --drive: this test commits the blocks, one at a time.
-      const scale = startCli(['scale', '3', '--wait', 'active', '--timeout', '60'], at());
+      // No --drive: this test commits the blocks, one at a time. --force: 007 has no key, so the
+      // manager cannot tell whether it is staked and refuses a drain past it otherwise
+      // (KEY_MISSING, docs/operations.md "What the manager will refuse and why").
+      const scale = startCli(
+        ['scale', '3', '--wait', 'active', '--timeout', '60', '--force'],
+        at(),
+      );
       let exited = false;
       void scale.exited.then(() => (exited = true));
       while (!exited) {
@@ -299,4 +313,66 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
       expect(await net.activeValidators(h), `height ${h}`).toEqual(['001', '002', '003']);
     expect(await net.stakedValidators()).toEqual(['001', '002', '003']);
   });
+
+  it.skipIf(protobufKubectl === undefined)(
+    'the keys Secret recreated with `kubectl create secret generic --from-file` (1.32+: a protobuf body) is what the manager uses: scale 4 stakes 004 again',
+    async () => {
+      const namespace = net.info.namespace;
+      const name = 'validators-private-keys';
+      const secret = await net.core.readNamespacedSecret({ name, namespace });
+      const ids = Object.keys(secret.data ?? {}).sort();
+      expect(ids).toEqual(['001', '002', '003', '004', '005', '006']);
+      // The devnet's throwaway keys, one file each (as an operator keeps them), removed below.
+      const dir = await mkdtemp(join(tmpdir(), 'devnet-keys-'));
+      const options = {
+        kubeconfig: net.info.kubeconfig,
+        cacheDir: join(dir, 'cache'),
+        home: dir,
+        binary: protobufKubectl!,
+      };
+      try {
+        for (const id of ids)
+          await writeFile(join(dir, id), Buffer.from(secret.data![id]!, 'base64'), { mode: 0o600 });
+        const deleted = await runKubectl(['-n', namespace, 'delete', 'secret', name], options);
+        expect(deleted.code, deleted.stderr).toBe(0);
+        await net.waitForValidator(
+          '001',
+          (row) => row.reason.includes('KEY_MISSING'),
+          'the manager to see the keys gone',
+        );
+        const created = await runKubectl(
+          [
+            '-n',
+            namespace,
+            'create',
+            'secret',
+            'generic',
+            name,
+            ...ids.map((id) => `--from-file=${id}=${join(dir, id)}`),
+          ],
+          options,
+        );
+        expect(created.code, created.stderr).toBe(0);
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+      await net.waitForValidator(
+        '001',
+        (row) => !row.reason.includes('KEY_MISSING'),
+        'the manager to read the recreated keys',
+      );
+      const result = await runCli(
+        ['scale', '4', '--wait', 'active', '--drive', '--timeout', '90'],
+        at(),
+      );
+      expect(result.code, result.stderr).toBe(0);
+      expect(await net.stakedValidators()).toEqual(GENESIS);
+      const restaked = await txHeight(
+        '004',
+        'MessageStake',
+        (await txHeight('004', 'MessageUnstake')) ?? 1,
+      );
+      expect(restaked, 'the stake of 004 after its unstake').toBeDefined();
+    },
+  );
 });
