@@ -6,7 +6,7 @@ import { EventEmitter } from 'node:events';
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { PocketRpcClient } from '../pocket/index.ts';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { ChainView, type HighWater } from './chain/chain-view.ts';
+import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
 import { CliChainAdapter } from './chain/cli-adapter.ts';
 import { RpcChainAdapter } from './chain/rpc-adapter.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -26,7 +26,13 @@ import { ResilientInformer } from './kube/resilient-informer.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import { Annotations, type ActionRecord, type DesiredState, type ValidatorId } from './model.ts';
+import {
+  ActionKind,
+  Annotations,
+  type ActionRecord,
+  type DesiredState,
+  type ValidatorId,
+} from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
@@ -201,6 +207,7 @@ export class Manager {
       pollIntervalMs: config.chainPollIntervalMs,
       highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
       readGenesisSet: config.minValidators === 'auto',
+      ownTransactions: () => this.#ownTransactions(),
       listener: {
         onBlocks: (txs) => this.#reconciler.onBlocks(txs),
         onHeight: (height, changed) => this.#onHeight(height, changed),
@@ -819,6 +826,17 @@ export class Manager {
       };
     }
     return undefined;
+  }
+
+  /** Open actions whose hash is known: what the chain view asks for when V1 hides its mempool. */
+  *#ownTransactions(): Iterable<OwnTransaction> {
+    for (const open of this.book.open.values())
+      if (open.txHash !== undefined)
+        yield {
+          hash: open.txHash,
+          signer: open.address,
+          messageType: open.kind === ActionKind.stake ? 'MessageStake' : 'MessageUnstake',
+        };
   }
 
   /** A wanted validator without a key: logged and an Event, once until that changes. */
