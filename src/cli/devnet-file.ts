@@ -21,7 +21,12 @@ export interface DevnetInfo {
   pacemaker: 'auto' | 'manual';
   blockIntervalMs: number;
   txMode: 'rpc' | 'cli';
-  /** The chain RPC (the devnet's full node). */
+  /**
+   * The chain's fidelity profile (`v1`: Pocket V1 as its code runs). Absent in files of older
+   * devnets: `intended`.
+   */
+  fidelity?: 'intended' | 'v1';
+  /** The chain RPC (the devnet's full node; with fidelity v1 the first validator's). */
   chainRpcUrl: string;
   /** The control RPC of the manager the devnet started; null with `--no-manager`. */
   managerUrl: string | null;

@@ -17,6 +17,8 @@ export interface ChainShape {
   keys: number;
   pacemaker: 'auto' | 'manual';
   blockIntervalMs: number;
+  /** The nodes' fidelity profile (absent in chains saved before it existed: intended). */
+  fidelity?: 'intended' | 'v1';
   /** Pod name → container port name → the loopback port it was published on. */
   ports: Record<string, Record<string, number>>;
   replicas: number;

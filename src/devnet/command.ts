@@ -16,6 +16,7 @@ interface DevnetFlags {
   pacemaker: 'auto' | 'manual';
   blockInterval: number;
   txMode: 'rpc' | 'cli';
+  fidelity: 'intended' | 'v1';
   manager: boolean;
   keys?: number;
   resume?: boolean;
@@ -84,6 +85,12 @@ export function registerDevnetCommand(program: Command): void {
       oneOf(['rpc', 'cli'] as const, '--tx-mode'),
       'rpc',
     )
+    .option(
+      '--fidelity <profile>',
+      "the nodes' profile: intended (Pocket V1 as meant) or v1 (as its Go code runs: no state sync for late joiners, every row ever staked in the quorum, views by debug message); the manager gets CM_CHAIN_PROFILE to match",
+      oneOf(['intended', 'v1'] as const, '--fidelity'),
+      'intended',
+    )
     .option('--no-manager', 'start the cluster and chain only')
     .option(
       '--resume',
@@ -129,6 +136,7 @@ export function registerDevnetCommand(program: Command): void {
             pacemaker: flags.pacemaker,
             blockIntervalMs: flags.blockInterval,
             txMode: flags.txMode,
+            fidelity: flags.fidelity,
             manager: flags.manager,
             log: (line) => process.stderr.write(`${line}\n`),
             signal: starting.signal,

@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -50,6 +50,12 @@ export interface DevnetOptions {
   pacemaker: 'auto' | 'manual';
   blockIntervalMs: number;
   txMode: 'rpc' | 'cli';
+  /**
+   * The nodes' fidelity profile (default intended). `v1`: the nodes behave as V1's code does, the
+   * manager runs with CM_CHAIN_PROFILE=v1 and reads the chain at the first validator (V1's full
+   * nodes never sync), and in CLI mode runs localnet-cli as `p1` with config and genesis files.
+   */
+  fidelity?: 'intended' | 'v1';
   manager: boolean;
   /** Extra env for the manager (tests: faster polling, debounce). */
   managerEnv?: Record<string, string>;
@@ -121,6 +127,28 @@ function nodeImage(): ImageCommand {
 }
 
 /**
+ * CLI mode on a V1 chain: localnet-cli run under the name `p1` (its v1 mode) through a symlink,
+ * with the config and genesis files p1 loads before `Debug TriggerView` (CONFIG_PATH,
+ * GENESIS_PATH; app/client/cli/helpers/setup.go:28, common.go:18 at 58c9b650).
+ */
+async function p1Files(
+  dir: string,
+  localnetCli: string,
+  genesisJson: string,
+): Promise<Record<string, string>> {
+  const folder = join(dir, 'p1');
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  const p1 = join(folder, 'p1');
+  await rm(p1, { force: true });
+  await symlink(localnetCli, p1);
+  const config = join(folder, 'config.json');
+  const genesis = join(folder, 'genesis.json');
+  await writeFile(config, '{}\n', { mode: 0o600 });
+  await writeFile(genesis, genesisJson, { mode: 0o600 });
+  return { CM_CLI_PATH: p1, CM_CLI_CONFIG_PATH: config, CM_CLI_GENESIS_PATH: genesis };
+}
+
+/**
  * Starts a devnet; on any failure everything started so far is stopped again. The folder is
  * locked first (a running devnet's folder is refused before anything in it is touched), then
  * cleaned: a devnet starts on a fresh chain, with a fresh journal.
@@ -152,6 +180,8 @@ async function startLocked(
   const validators = saved?.validators ?? options.validators;
   const pacemaker = saved?.pacemaker ?? options.pacemaker;
   const blockIntervalMs = saved?.blockIntervalMs ?? options.blockIntervalMs;
+  const fidelity =
+    saved === undefined ? (options.fidelity ?? 'intended') : (saved.fidelity ?? 'intended');
   const keyCount = saved?.keys ?? Math.min(999, options.keys ?? Math.max(32, validators * 2));
   if (validators < 1 || validators > keyCount)
     throw new Error(`--validators must be 1…${keyCount}`);
@@ -216,6 +246,7 @@ async function startLocked(
     keys: keyCount,
     pacemaker,
     blockIntervalMs,
+    ...(fidelity === 'intended' ? {} : { fidelity }),
     ports,
     replicas: saved?.replicas ?? validators,
     height: saved?.height ?? 0,
@@ -251,7 +282,11 @@ async function startLocked(
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
     const objects = KubernetesObjectApi.makeApiClient(kc);
-    const settings = { pacemaker, blockIntervalMs };
+    const settings = {
+      pacemaker,
+      blockIntervalMs,
+      ...(fidelity === 'intended' ? {} : { fidelity }),
+    };
     // A token even without a manager: one started by hand from manager.env uses it. The
     // validators' preStop hook asks that manager (its URL and token) whether a pod may go.
     const token = randomBytes(24).toString('hex');
@@ -275,7 +310,17 @@ async function startLocked(
     );
     await waitForPods(kc, Math.min(validators, shape.replicas) + 1, { timeoutMs: 60_000, signal });
 
-    const chainRpcUrl = `http://127.0.0.1:${fullNodeRpc}`;
+    // V1's full nodes never leave genesis (no state sync): the chain is read at validator-001.
+    const chainRpcUrl =
+      fidelity === 'v1'
+        ? `http://127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-0`]?.rpc ?? 0}`
+        : `http://127.0.0.1:${fullNodeRpc}`;
+    const cliEnv =
+      options.txMode !== 'cli'
+        ? {}
+        : fidelity === 'v1'
+          ? await p1Files(dir, BIN.localnetCli, genesisJson)
+          : { CM_CLI_PATH: BIN.localnetCli };
     if (saved === undefined)
       await waitForStaked(chainRpcUrl, validators, { timeoutMs: 30_000, signal });
     else await waitForHeight(chainRpcUrl, saved.height, { timeoutMs: 30_000, signal });
@@ -285,7 +330,8 @@ async function startLocked(
       CM_CHAIN_RPC_URL: chainRpcUrl,
       CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',
       CM_TX_MODE: options.txMode,
-      ...(options.txMode === 'cli' ? { CM_CLI_PATH: BIN.localnetCli } : {}),
+      CM_CHAIN_PROFILE: fidelity,
+      ...cliEnv,
       CM_RPC_HOST: '127.0.0.1',
       CM_RPC_PORT: String(rpcPort),
       CM_RPC_TOKEN: token,
@@ -312,6 +358,7 @@ async function startLocked(
       pacemaker,
       blockIntervalMs,
       txMode: options.txMode,
+      ...(fidelity === 'intended' ? {} : { fidelity }),
       chainRpcUrl,
       managerUrl: options.manager ? `http://127.0.0.1:${rpcPort}` : null,
       token,

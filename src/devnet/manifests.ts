@@ -28,6 +28,8 @@ const FULL_NODE_LABELS = {
 export interface NodeSettings {
   pacemaker: 'auto' | 'manual';
   blockIntervalMs: number;
+  /** The nodes' fidelity profile (`localnet-node run --fidelity`; default intended). */
+  fidelity?: 'intended' | 'v1';
 }
 
 /**
@@ -102,6 +104,7 @@ function nodeContainer(
       String(settings.blockIntervalMs),
       '--data-dir',
       DATA_DIR,
+      ...(settings.fidelity === undefined ? [] : ['--fidelity', settings.fidelity]),
     ],
     env: [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

@@ -360,14 +360,34 @@ export class Harness {
   async triggerView(via: string = this.info.chainRpcUrl): Promise<number> {
     const client = this.#clientOf(via);
     const before = await client.height();
-    const response = await fetch(`${via}/v1/debug/trigger_view?wait=true`, {
-      method: 'POST',
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (response.status !== 200)
-      throw new Error(
-        `trigger_view at height ${before} answered ${response.status}: ${await response.text()}`,
+    if (this.info.fidelity === 'v1') {
+      // V1 has no debug routes: a DebugMessage to each validator of the address book, as p1 does.
+      const book = await client.addressBook({ actorType: 'validator' });
+      const answers = await Promise.all(
+        (book.actors ?? []).map((actor) =>
+          fetch(`http://${actor.service_url}/p2p/v1/debug-message`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ action: 'DEBUG_CONSENSUS_TRIGGER_NEXT_VIEW' }),
+            signal: AbortSignal.timeout(10_000),
+          }).then(
+            async (r) => (await r.arrayBuffer(), r.status),
+            () => 0,
+          ),
+        ),
       );
+      if (!answers.includes(200))
+        throw new Error(`no validator took the TriggerView message at height ${before}`);
+    } else {
+      const response = await fetch(`${via}/v1/debug/trigger_view?wait=true`, {
+        method: 'POST',
+        signal: AbortSignal.timeout(30_000),
+      });
+      if (response.status !== 200)
+        throw new Error(
+          `trigger_view at height ${before} answered ${response.status}: ${await response.text()}`,
+        );
+    }
     await waitFor(
       async () => {
         const now = await client.height();

@@ -18,6 +18,10 @@ export type TxMode = (typeof TxMode)[keyof typeof TxMode];
 export const Pacing = { bft: 'bft', off: 'off' } as const;
 export type Pacing = (typeof Pacing)[keyof typeof Pacing];
 
+/** Which chain the manager talks to, as far as its capabilities go (chain/capabilities.ts). */
+export const ChainProfile = { intended: 'intended', v1: 'v1' } as const;
+export type ChainProfile = (typeof ChainProfile)[keyof typeof ChainProfile];
+
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevel)[number];
 
@@ -30,6 +34,7 @@ export interface Config {
   readonly idAnnotation: string;
   readonly keysSecret: string;
   readonly chainRpcUrl: string;
+  readonly chainProfile: ChainProfile;
   readonly txMode: TxMode;
   readonly cliPath: string | undefined;
   readonly cliTimeoutMs: number;
@@ -151,6 +156,15 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'url',
     required: true,
     description: "The chain's RPC (queries always go here; RPC mode also broadcasts here).",
+  },
+  {
+    key: 'chainProfile',
+    env: 'CM_CHAIN_PROFILE',
+    flag: 'chain-profile',
+    kind: 'enum:intended|v1',
+    default: 'intended',
+    description:
+      'What the chain can do. intended: late joiners sync and vote, an unstaked row leaves the quorum, views by the debug RPC route. v1: Pocket V1 as its code runs (no state sync for late joiners, every row ever staked counts in the quorum, views by a debug message to each validator).',
   },
   {
     key: 'txMode',

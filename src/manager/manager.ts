@@ -6,7 +6,8 @@ import { EventEmitter } from 'node:events';
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import { PocketRpcClient } from '../pocket/index.ts';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { ChainView, type HighWater } from './chain/chain-view.ts';
+import { capabilitiesOf } from './chain/capabilities.ts';
+import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
 import { CliChainAdapter } from './chain/cli-adapter.ts';
 import { RpcChainAdapter } from './chain/rpc-adapter.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -26,9 +27,22 @@ import { ResilientInformer } from './kube/resilient-informer.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import { Annotations, type ActionRecord, type DesiredState, type ValidatorId } from './model.ts';
+import {
+  ActionKind,
+  Annotations,
+  type ActionRecord,
+  type ChainCapabilities,
+  type DesiredState,
+  type ValidatorId,
+} from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
-import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
+import {
+  NO_STATE_SYNC,
+  Phase,
+  type ChainTrust,
+  type Decision,
+  type PlanSettings,
+} from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -84,6 +98,8 @@ export class Manager {
   readonly adapter: ChainAdapter;
   readonly keys = new KeyStore();
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
+  /** What the chain can do (CM_CHAIN_PROFILE). */
+  readonly capabilities: ChainCapabilities;
 
   readonly #pods: ResilientInformer<V1Pod>;
   readonly #statefulSets: ResilientInformer<V1StatefulSet>;
@@ -117,6 +133,8 @@ export class Manager {
   #stopping = false;
   #cancelResync: (() => void) | undefined;
   #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
+  /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */
+  readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
   /** Ids whose KEY_MISSING was logged (once, until it changes). */
   readonly #reportedMissing = new Set<ValidatorId>();
   /**
@@ -139,6 +157,7 @@ export class Manager {
     this.#journal = Journal.open(config.journalPath, this.clock);
     this.book = new ActionBook(this.#journal);
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
+    this.capabilities = capabilitiesOf(config.chainProfile);
     this.rpc = new PocketRpcClient({ baseUrl: config.chainRpcUrl, timeoutMs: 10_000 });
     this.adapter =
       config.txMode === TxMode.cli && config.cliPath !== undefined
@@ -149,7 +168,7 @@ export class Manager {
             configPath: config.cliConfigPath,
             genesisPath: config.cliGenesisPath,
           })
-        : new RpcChainAdapter(this.rpc);
+        : new RpcChainAdapter(this.rpc, { viewTrigger: this.capabilities.viewTrigger });
     this.#recorder = new EventRecorder({
       core: kube.core,
       component: 'cluster-manager',
@@ -201,6 +220,7 @@ export class Manager {
       pollIntervalMs: config.chainPollIntervalMs,
       highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
       readGenesisSet: config.minValidators === 'auto',
+      ownTransactions: () => this.#ownTransactions(),
       listener: {
         onBlocks: (txs) => this.#reconciler.onBlocks(txs),
         onHeight: (height, changed) => this.#onHeight(height, changed),
@@ -220,6 +240,7 @@ export class Manager {
       stakeChains: config.stakeChains,
       nodeHeightMaxAgeMs: Math.max(2_000, config.chainPollIntervalMs * 4),
       votingWindow: VOTING_WINDOW,
+      capabilities: this.capabilities,
     };
     const world: WorldView = {
       desired: () => this.desired(),
@@ -821,6 +842,17 @@ export class Manager {
     return undefined;
   }
 
+  /** Open actions whose hash is known: what the chain view asks for when V1 hides its mempool. */
+  *#ownTransactions(): Iterable<OwnTransaction> {
+    for (const open of this.book.open.values())
+      if (open.txHash !== undefined)
+        yield {
+          hash: open.txHash,
+          signer: open.address,
+          messageType: open.kind === ActionKind.stake ? 'MessageStake' : 'MessageUnstake',
+        };
+  }
+
   /** A wanted validator without a key: logged and an Event, once until that changes. */
   #reportKeyMissing(decision: Decision): void {
     const id = decision.id;
@@ -838,6 +870,33 @@ export class Manager {
       void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
   }
 
+  /**
+   * A validator that cannot vote (no state sync for late joiners): logged and a Warning Event,
+   * once per phase (refused while pending, then staked if it was), until that changes.
+   */
+  #reportCannotVote(decision: Decision): void {
+    const id = decision.id;
+    if (id === undefined) return;
+    if (!decision.reason.startsWith(NO_STATE_SYNC)) {
+      this.#reportedCannotVote.delete(id);
+      return;
+    }
+    if (this.#reportedCannotVote.get(id) === decision.phase) return;
+    this.#reportedCannotVote.set(id, decision.phase);
+    this.logger.warn(
+      { validator: id, code: 'NO_STATE_SYNC', phase: decision.phase },
+      decision.reason,
+    );
+    const target = this.#eventTarget(id);
+    if (target !== undefined)
+      void this.#recorder.record(
+        target,
+        'Warning',
+        'CannotVote',
+        `validator ${id}: ${decision.reason}`,
+      );
+  }
+
   #schedulePhaseRefresh(): void {
     if (this.#phaseRefreshScheduled) return;
     this.#phaseRefreshScheduled = true;
@@ -852,6 +911,7 @@ export class Manager {
     const decisions = this.plan();
     const next = new Map<string, Phase>();
     const counts = new Map<Phase, number>();
+    const cannotVote = { staked: 0, refused: 0 };
     for (const decision of decisions) {
       next.set(decision.key, decision.phase);
       counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
@@ -866,6 +926,9 @@ export class Manager {
         });
       }
       this.#reportKeyMissing(decision);
+      this.#reportCannotVote(decision);
+      if (decision.reason.startsWith(NO_STATE_SYNC))
+        cannotVote[decision.phase === Phase.staked ? 'staked' : 'refused']++;
     }
     for (const key of this.#phases.keys()) {
       if (!next.has(key))
@@ -879,6 +942,10 @@ export class Manager {
     }
     this.#phases = next;
     for (const id of this.#reportedMissing) if (!next.has(id)) this.#reportedMissing.delete(id);
+    for (const id of this.#reportedCannotVote.keys())
+      if (!next.has(id)) this.#reportedCannotVote.delete(id);
+    this.metrics.cannotVote.set({ state: 'staked' }, cannotVote.staked);
+    this.metrics.cannotVote.set({ state: 'refused' }, cannotVote.refused);
     for (const phase of Object.values(Phase))
       this.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
     this.metrics.validators.set(

@@ -75,6 +75,12 @@ export class Metrics {
     help: 'The minimum validator set in force (−1 while not known).',
     registers: [this.registry],
   });
+  readonly cannotVote = new Gauge({
+    name: 'cluster_manager_validators_cannot_vote',
+    help: 'Validators that cannot vote on a chain without state sync (NO_STATE_SYNC): staked (counted in the quorum, silent) or refused (not staked, since it would halt the chain).',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
   readonly leader = new Gauge({
     name: 'cluster_manager_leader',
     help: '1 when this replica leads (or election is off), else 0.',

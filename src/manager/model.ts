@@ -93,6 +93,24 @@ export interface ChainValidator {
   readonly serviceUrl: string;
 }
 
+/**
+ * What the chain can do (see chain/capabilities.ts for the profiles and their sources). The
+ * planner's safety rules read these; they never assume.
+ */
+export interface ChainCapabilities {
+  readonly profile: string;
+  /** A validator staked after genesis syncs with the chain and then votes (state sync). */
+  readonly lateJoinersVote: boolean;
+  /** An unstaked row leaves the quorum; when false every row ever staked still counts in it. */
+  readonly unstakeLeavesQuorum: boolean;
+  /**
+   * How a view is triggered on a manual pacemaker in RPC mode: a debug route of the node's RPC
+   * (`POST /v1/debug/trigger_view`), or V1's DebugMessage to each validator of the address book.
+   * In CLI mode the CLI does it (`p1 Debug TriggerView`).
+   */
+  readonly viewTrigger: 'rpc-debug-route' | 'p2p-debug-message';
+}
+
 /** Kinds of action the manager takes. */
 export const ActionKind = { stake: 'stake', unstake: 'unstake' } as const;
 export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];

@@ -253,7 +253,25 @@ describe('k8s/overlays/pocket-v1', () => {
     expect(config.txMode).toBe('cli');
     expect(config.cliPath).toBe('/usr/local/bin/p1');
     expect(config.serviceUrlTemplate).toBe('validator-{id}-pocket:42069');
-    expect(config.chainRpcUrl).toMatch(/^http:\/\/pocket-(validators|full-nodes):50832$/);
+    // A genesis validator: V1's full nodes never sync (issue 13).
+    expect(config.chainRpcUrl).toBe('http://validator-001-pocket:50832');
+    expect(config.chainProfile).toBe('v1');
+  });
+
+  it("mounts the config and genesis p1 loads at CM_CLI_CONFIG_PATH / CM_CLI_GENESIS_PATH, from V1's ConfigMaps", () => {
+    const deployment = findObject(objects, 'Deployment', 'cluster-manager');
+    const manager = containerOf(deployment, 'manager');
+    const volumes = podSpecOf(deployment).volumes ?? [];
+    const sourceOf = (path: string | undefined): string | undefined => {
+      const mount = (manager.volumeMounts ?? []).find(
+        (m) => path !== undefined && path.startsWith(`${m.mountPath}/`),
+      );
+      return volumes.find((v) => v.name === mount?.name)?.configMap?.name;
+    };
+    expect(config.cliConfigPath).toBe('/var/pocket/config/config.json');
+    expect(config.cliGenesisPath).toBe('/var/pocket/genesis/genesis.json');
+    expect(sourceOf(config.cliConfigPath)).toBe('validator-001-pocket-config');
+    expect(sourceOf(config.cliGenesisPath)).toBe('v1-localnet-genesis');
   });
 
   it('mounts p1 at CM_CLI_PATH from the init container that copies it', () => {

@@ -1,6 +1,7 @@
 // planOne (one validator's decision, what a reconcile asks for) is plan() restricted to that id,
 // for any input: checked over random clusters, chains, journals and mempools (fast-check).
 import fc from 'fast-check';
+import { capabilitiesOf } from '../../src/manager/chain/capabilities.ts';
 import { describe, expect, it } from 'vitest';
 import { ChainStatus, type DesiredValidator } from '../../src/manager/model.ts';
 import { plan, planOne } from '../../src/manager/planner/plan.ts';
@@ -37,6 +38,7 @@ const scenario = fc.record({
   paused: fc.boolean(),
   unresolved: fc.boolean(),
   pacing: fc.constantFrom('bft', 'off'),
+  profile: fc.constantFrom('intended', 'v1'),
   syncCheck: fc.boolean(),
   trusted: fc.boolean(),
   minimum: fc.option(fc.integer({ min: 0, max: 12 }), { nil: undefined }),
@@ -93,7 +95,11 @@ describe('planOne', () => {
           extraSecretData,
           trust: { trusted: s.trusted, reason: s.trusted ? undefined : 'went back' },
           minimumSet: s.minimum === undefined ? undefined : { size: s.minimum, source: 'test' },
-          settings: { pacing: s.pacing, syncCheck: s.syncCheck },
+          settings: {
+            pacing: s.pacing,
+            syncCheck: s.syncCheck,
+            capabilities: capabilitiesOf(s.profile),
+          },
         });
         const all = plan(planInput);
         for (const id of [...IDS, '999']) {

@@ -2,7 +2,13 @@
 // and the faults a real node shows — answering from an old snapshot (its height goes back) or from
 // a fork (other blocks at heights already seen). No sockets: it answers the ChainReader calls.
 import type { ChainReader } from '../../src/manager/chain/chain-view.ts';
-import type { Block, IndexedTransaction, ProtocolActor } from '../../src/pocket/index.ts';
+import type {
+  Block,
+  IndexedTransaction,
+  MempoolEntry,
+  MempoolView,
+  ProtocolActor,
+} from '../../src/pocket/index.ts';
 
 interface FakeBlock {
   stateHash: string;
@@ -98,9 +104,27 @@ export class FakeChain implements ChainReader {
     });
   }
 
-  unconfirmedTransactions(): Promise<IndexedTransaction[]> {
+  /** Transactions waiting in the mempool. */
+  pending: IndexedTransaction[] = [];
+  /** While true, the mempool answers as V1 does while anything is pending (CODE 135). */
+  mempoolUnreadable = false;
+
+  mempool(): Promise<MempoolView> {
     this.calls++;
-    return Promise.resolve([]);
+    if (this.mempoolUnreadable && this.pending.length > 0)
+      return Promise.resolve({ readable: false, reason: 'CODE: 135' });
+    return Promise.resolve({ readable: true, transactions: this.pending });
+  }
+
+  /** As V1: while the mempool is not empty, every hash reads as in it (135). */
+  mempoolEntry(hash: string): Promise<MempoolEntry> {
+    this.calls++;
+    if (this.mempoolUnreadable && this.pending.length > 0)
+      return Promise.resolve({ inMempool: true, transaction: undefined });
+    const tx = this.pending.find((t) => t.tx.hash === hash);
+    return Promise.resolve(
+      tx === undefined ? { inMempool: false } : { inMempool: true, transaction: tx },
+    );
   }
 }
 

@@ -58,8 +58,15 @@ class Distrust extends Error {}
 /** The queries the view makes (a `PocketRpcClient` is one; tests pass a fake). */
 export type ChainReader = Pick<
   PocketRpcClient,
-  'height' | 'validators' | 'block' | 'unconfirmedTransactions'
+  'height' | 'validators' | 'block' | 'mempool' | 'mempoolEntry'
 >;
+
+/** A transaction this manager sent and still follows (hash known), for the mempool fallback. */
+export interface OwnTransaction {
+  readonly hash: string;
+  readonly signer: string;
+  readonly messageType: string;
+}
 
 export interface ChainViewOptions {
   rpc: ChainReader;
@@ -75,6 +82,12 @@ export interface ChainViewOptions {
   highWater?: HighWater | undefined;
   /** Read how many validators the genesis set had (for a minimum set of `auto`). */
   readGenesisSet?: boolean;
+  /**
+   * The manager's open transactions whose hash is known. When the mempool cannot be listed (V1's
+   * 135 while anything is pending) each is looked up by hash instead, and the view's mempool
+   * holds those found.
+   */
+  ownTransactions?: () => Iterable<OwnTransaction>;
 }
 
 /** Row status at height `height` per V1's fields (−1 = not set). */
@@ -373,14 +386,31 @@ export class ChainView {
 
   async #readMempool(): Promise<void> {
     this.#requests++;
-    const txs = await this.#options.rpc.unconfirmedTransactions({ timeoutMs: 5_000 });
+    const view = await this.#options.rpc.mempool({ timeoutMs: 5_000 });
     const next = new Map<string, MempoolTx>();
-    for (const tx of txs)
-      next.set(tx.signer_addr, {
-        hash: tx.tx.hash,
-        signer: tx.signer_addr,
-        messageType: tx.message_type,
-      });
+    if (view.readable) {
+      for (const tx of view.transactions)
+        next.set(tx.signer_addr, {
+          hash: tx.tx.hash,
+          signer: tx.signer_addr,
+          messageType: tx.message_type,
+        });
+    } else {
+      // V1 lists nothing while anything is pending: only the manager's own transactions can be
+      // known, one query each. V1 answers 135 for a hash too while the mempool is not empty, which
+      // the client reads as "in the mempool": a transaction of ours counts as pending until a
+      // block shows it (the reconciler resolves it from the blocks), never as dropped too early.
+      for (const own of this.#options.ownTransactions?.() ?? []) {
+        this.#requests++;
+        const entry = await this.#options.rpc.mempoolEntry(own.hash, { timeoutMs: 5_000 });
+        if (entry.inMempool)
+          next.set(own.signer, {
+            hash: own.hash,
+            signer: own.signer,
+            messageType: entry.transaction?.message_type ?? own.messageType,
+          });
+      }
+    }
     this.#mempool = next;
   }
 }

@@ -1,5 +1,6 @@
 // RPC mode: the manager builds and signs the transaction itself (@noble/ed25519), broadcasts it
-// with POST /v1/client/broadcast_tx_sync, and can send the very same bytes again.
+// with POST /v1/client/broadcast_tx_sync, and can send the very same bytes again. Views are
+// triggered as the chain's capabilities say: the stand-in's debug route, or V1's DebugMessage.
 import {
   hasV1Code,
   signTransaction,
@@ -9,16 +10,22 @@ import {
   type PocketRpcClient,
 } from '../../pocket/index.ts';
 import { ManagerError } from '../errors.ts';
-import { ActionKind, type ActionRecord } from '../model.ts';
+import { ActionKind, type ActionRecord, type ChainCapabilities } from '../model.ts';
 import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from './adapter.ts';
+import { sendDebugMessage, TRIGGER_NEXT_VIEW } from './debug-message.ts';
 import { broadcastError } from './tx-errors.ts';
 
 export class RpcChainAdapter implements ChainAdapter {
   readonly mode = 'rpc' as const;
   readonly #rpc: PocketRpcClient;
+  readonly #viewTrigger: ChainCapabilities['viewTrigger'];
 
-  constructor(rpc: PocketRpcClient) {
+  constructor(
+    rpc: PocketRpcClient,
+    options: { viewTrigger?: ChainCapabilities['viewTrigger'] } = {},
+  ) {
     this.#rpc = rpc;
+    this.#viewTrigger = options.viewTrigger ?? 'rpc-debug-route';
   }
 
   prepare(request: TxRequest): PreparedTx {
@@ -50,7 +57,9 @@ export class RpcChainAdapter implements ChainAdapter {
   }
 
   async triggerView(signal: AbortSignal): Promise<void> {
-    await this.#rpc.debug('trigger_view', { signal });
+    if (this.#viewTrigger === 'p2p-debug-message')
+      await sendDebugMessage(this.#rpc, TRIGGER_NEXT_VIEW, signal);
+    else await this.#rpc.debug('trigger_view', { signal });
   }
 
   async #broadcast(

@@ -9,6 +9,7 @@ import {
   ActionKind,
   ChainStatus,
   type ActionRecord,
+  type ChainCapabilities,
   type ChainValidator,
   type DesiredState,
   type DesiredValidator,
@@ -47,6 +48,11 @@ export const Wait = {
   minimumSet: 'minimum-set',
   /** The chain went back or forked: nothing is done until it is back past the highest height seen. */
   chainUntrusted: 'chain-untrusted',
+  /**
+   * The chain has no state sync (late joiners never vote) and cannot carry one more silent
+   * member: staking this validator would halt it. Waiting changes nothing (NO_STATE_SYNC).
+   */
+  noStateSync: 'no-state-sync',
 } as const;
 export type Wait = (typeof Wait)[keyof typeof Wait];
 
@@ -80,7 +86,12 @@ export interface PlanSettings {
   nodeHeightMaxAgeMs: number;
   /** A staked row votes while it signed one of the certificates of the last this many heights. */
   votingWindow: number;
+  /** What the chain can do; undefined: the intended chain (chain/capabilities.ts). */
+  capabilities?: ChainCapabilities | undefined;
 }
+
+/** The reason code and words of a validator that cannot vote on a chain without state sync. */
+export const NO_STATE_SYNC = 'NO_STATE_SYNC: cannot vote: chain has no state sync for late joiners';
 
 /** Whether the chain view's answers can be acted on (see ChainView: monotonic heights). */
 export interface ChainTrust {
@@ -205,7 +216,23 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     input.keys.idsOfAddress(address).includes(id);
   if (!input.desired.validators.has(id) && !onChain) return undefined;
   const draft = decideOne(id, input);
-  if (draft.action === 'none' || draft.waitingFor !== undefined) return draft;
+  if (draft.action === 'none') return draft;
+  if (draft.waitingFor !== undefined) {
+    // Without state sync a stake that could never fit is said so at once, pod Ready or not.
+    if (
+      isStakeWaitingOnItself(draft) &&
+      !joinersVote(input) &&
+      input.settings.pacing !== 'off' &&
+      input.synced &&
+      input.trust.trusted &&
+      !input.paused
+    ) {
+      const pacing = pacingBudget(input);
+      if (lowerStakes(input, id, pacing).claimed >= pacing.ceiling)
+        refuseNoStateSync(draft, pacing);
+    }
+    return draft;
+  }
   // Sync, trust, pause and unresolved pod ids depend on nothing but the input; the minimum set
   // only on the other unstakes; pacing spares unstakes.
   if (
@@ -219,14 +246,11 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
   }
   if (input.settings.pacing === 'off') return draft;
   const pacing = pacingBudget(input);
-  // plan() hands the budget out in id order: the stakes that may go out at lower ids come first.
-  let budget = pacing.budget;
-  for (const other of budget > 0 ? planIds(input) : []) {
-    if (other >= id) break;
-    const d = decideOne(other, input);
-    if (d.action === ActionKind.stake && d.waitingFor === undefined && --budget <= 0) break;
-  }
-  if (budget <= 0) waitForPacing(draft, pacing);
+  // plan() hands the budget out in id order: the stakes that may go out at lower ids come first
+  // (and, without state sync, the ceiling to every stake the rule wants, waiting or not).
+  const { granted, claimed } = lowerStakes(input, id, pacing);
+  if (!joinersVote(input) && claimed >= pacing.ceiling) refuseNoStateSync(draft, pacing);
+  else if (granted >= pacing.budget) waitForPacing(draft, pacing);
   return draft;
 }
 
@@ -325,6 +349,13 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
 
   if (wanted) {
     if (status === ChainStatus.staked) {
+      if (!proven && !joinersVote(input) && input.stakeHeights.has(id)) {
+        return {
+          ...draft,
+          phase: Phase.staked,
+          reason: `${NO_STATE_SYNC}; staked at height ${input.stakeHeights.get(id) ?? '?'} and counted in the quorum, its node never syncs or votes`,
+        };
+      }
       return {
         ...draft,
         phase: proven ? Phase.active : Phase.staked,
@@ -387,9 +418,15 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
       action: ActionKind.stake,
       fingerprint,
       serviceUrl,
-      reason: `${wantedReason}; pod ${pod.name} is Ready; on chain: ${status}`,
+      reason: `${wantedReason}; pod ${pod.name} is Ready; on chain: ${status}${
+        joinersVote(input)
+          ? ''
+          : '; the chain has no state sync: it joins as a member that never votes, within the margin'
+      }`,
     };
-    if (input.settings.syncCheck) {
+    // Without state sync the node of a late joiner never syncs: there is nothing to wait for (the
+    // ceiling above decides whether it may join as a member that never votes).
+    if (input.settings.syncCheck && joinersVote(input)) {
       const node = input.nodeHeights.get(id);
       if (node === undefined || input.now - node.at > input.settings.nodeHeightMaxAgeMs) {
         return {
@@ -428,7 +465,15 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
       reason: `${wantedReason}; still staked on chain`,
     };
   }
-  return { ...draft, phase: Phase.unstaked, reason: `${wantedReason}; on chain: ${status}` };
+  const counted =
+    row !== undefined && !(input.settings.capabilities?.unstakeLeavesQuorum ?? true)
+      ? '; its row still counts in the quorum (this chain keeps every row ever staked in it)'
+      : '';
+  return {
+    ...draft,
+    phase: Phase.unstaked,
+    reason: `${wantedReason}; on chain: ${status}${counted}`,
+  };
 }
 
 /**
@@ -487,14 +532,67 @@ function applyGlobalWaits(
 
   const pacing = pacingBudget(input);
   let budget = pacing.budget;
-  for (const d of actionable) {
-    if (d.action !== ActionKind.stake || d.waitingFor !== undefined) continue;
+  let ceiling = pacing.ceiling;
+  const noSync = !joinersVote(input);
+  for (const d of drafts) {
+    if (d.action !== ActionKind.stake) continue;
+    const now = d.waitingFor === undefined;
+    if (!now && !(noSync && isStakeWaitingOnItself(d))) continue;
+    if (noSync) {
+      if (ceiling <= 0) {
+        refuseNoStateSync(d, pacing);
+        continue;
+      }
+      ceiling--;
+    }
+    if (!now) continue;
     if (budget > 0) {
       budget--;
       continue;
     }
     waitForPacing(d, pacing);
   }
+}
+
+function joinersVote(input: PlanInput): boolean {
+  return input.settings.capabilities?.lateJoinersVote ?? true;
+}
+
+/** A stake that waits only for its own pod or node (not for the manager or the chain). */
+function isStakeWaitingOnItself(d: Draft | Decision): boolean {
+  return (
+    d.action === ActionKind.stake &&
+    (d.waitingFor === undefined ||
+      d.waitingFor === Wait.podReady ||
+      d.waitingFor === Wait.debounce ||
+      d.waitingFor === Wait.nodeSync)
+  );
+}
+
+/**
+ * The stakes at ids below `id` as plan() counts them: `granted` of the budget (those that may go
+ * now) and `claimed` of the ceiling (every stake that waits only on itself).
+ */
+function lowerStakes(
+  input: PlanInput,
+  id: ValidatorId,
+  pacing: PacingBudget,
+): { granted: number; claimed: number } {
+  let granted = 0;
+  let claimed = 0;
+  const noSync = !joinersVote(input);
+  if (pacing.budget <= 0 && !noSync) return { granted, claimed };
+  for (const other of planIds(input)) {
+    if (other >= id) break;
+    const d = decideOne(other, input);
+    if (!isStakeWaitingOnItself(d)) continue;
+    if (noSync) {
+      if (claimed >= pacing.ceiling) continue; // refused itself: it claims nothing
+      claimed++;
+    }
+    if (d.waitingFor === undefined && granted < pacing.budget) granted++;
+  }
+  return { granted, claimed };
 }
 
 /**
@@ -558,6 +656,13 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
         : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since unstaking it would leave ${verdict.staked - verdict.leaving - verdict.allowed.size - 1} staked validator(s), fewer than the minimum of ${minimum.size} (${minimum.source}); ${d.reason}`,
+  });
+}
+
+function refuseNoStateSync(d: Draft, pacing: PacingBudget): void {
+  Object.assign(d, {
+    waitingFor: Wait.noStateSync,
+    reason: `${NO_STATE_SYNC}; it would never vote, and a set of ${pacing.members} member(s) with ${pacing.voting} voting can carry no more silent members (BFT needs more than 2/3 voting): staking it would halt the chain, so it is not staked`,
   });
 }
 

@@ -164,6 +164,7 @@ export class Reconciler {
       case Wait.podIds:
       case Wait.minimumSet:
       case Wait.chainUntrusted:
+      case Wait.noStateSync:
         this.waiting.add(id);
         return undefined;
     }

@@ -1,17 +1,19 @@
 // Why a scale's wait cannot end, found while it waits: a validator whose state only a person can
 // change (a key missing, duplicated or malformed, a pod conflict, a terminal failure, a hold),
 // a manager paused meanwhile, or a chain that makes no blocks while nobody drives it (a manual
-// pacemaker without --drive). The scaler stops waiting with SCALE_BLOCKED and the reason instead
+// pacemaker without --drive), or a validator that cannot vote on a chain with no state sync for
+// late joiners (NO_STATE_SYNC: refused since it would halt the chain, or staked but silent for
+// good, so `--wait active` cannot end). The scaler stops waiting with SCALE_BLOCKED and the reason instead
 // of waiting out its timeout; the manager itself goes on.
 import { blockClockOf } from '../chain/block-clock.ts';
 import { ManagerError } from '../errors.ts';
 import type { Manager } from '../manager.ts';
-import { Phase } from '../planner/plan.ts';
+import { NO_STATE_SYNC, Phase } from '../planner/plan.ts';
 import type { Missing, ScaleRequest } from './scaler.ts';
 
 /** A reason the wait cannot end by itself. */
 export interface Blocker {
-  code: 'VALIDATOR_STUCK' | 'PAUSED' | 'NO_BLOCKS';
+  code: 'VALIDATOR_STUCK' | 'NO_STATE_SYNC' | 'PAUSED' | 'NO_BLOCKS';
   message: string;
 }
 
@@ -55,6 +57,12 @@ export function findBlocker(input: BlockerInput): Blocker | undefined {
     return {
       code: 'VALIDATOR_STUCK',
       message: stuck.map((m) => `${m.id} is ${m.phase}: ${m.reason}`).join('; '),
+    };
+  const silent = input.missing.filter((m) => m.reason.startsWith(NO_STATE_SYNC));
+  if (silent.length > 0)
+    return {
+      code: 'NO_STATE_SYNC',
+      message: silent.map((m) => `${m.id} is ${m.phase}: ${m.reason}`).join('; '),
     };
   if (input.paused)
     return {
@@ -167,7 +175,7 @@ export class BlockerWatch {
       quietSince: this.#quietSince,
       blockGapMs,
     });
-    if (blocker?.code === 'VALIDATOR_STUCK') {
+    if (blocker?.code === 'VALIDATOR_STUCK' || blocker?.code === 'NO_STATE_SYNC') {
       this.#stuckSince ??= m.clock.now();
       if (m.clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
     } else this.#stuckSince = undefined;

@@ -1,0 +1,36 @@
+// What the chain can do, as data the planner and the adapters read (DESIGN.md, "The chain port"):
+// never guessed from answers, taken from the configured profile (CM_CHAIN_PROFILE).
+import type { ChainProfile } from '../config.ts';
+import type { ChainCapabilities } from '../model.ts';
+
+/**
+ * The profiles. `intended` is Pocket V1 as designed (and the stand-in's default). `v1` is V1 as
+ * its code runs at 58c9b650:
+ * - no state sync: a node that was not a genesis validator stays at its height and never votes
+ *   (state_sync/module.go:47-55, consensus/module.go:158-169);
+ * - quorum over every validator row ever staked, unstaked ones included (consensus/helpers.go:
+ *   128-134, persistence/types/actor_shared_sql.go:87-94);
+ * - no debug RPC routes: a view is triggered by a DebugMessage sent to each validator over P2P
+ *   (app/client/cli/debug.go), which the stand-in takes at `POST /p2p/v1/debug-message`.
+ */
+const PROFILES: Readonly<Record<ChainProfile, ChainCapabilities>> = {
+  intended: {
+    profile: 'intended',
+    lateJoinersVote: true,
+    unstakeLeavesQuorum: true,
+    viewTrigger: 'rpc-debug-route',
+  },
+  v1: {
+    profile: 'v1',
+    lateJoinersVote: false,
+    unstakeLeavesQuorum: false,
+    viewTrigger: 'p2p-debug-message',
+  },
+};
+
+export function capabilitiesOf(profile: ChainProfile): ChainCapabilities {
+  return PROFILES[profile];
+}
+
+/** The capabilities the planner assumes when none are given (the intended chain). */
+export const INTENDED_CAPABILITIES: ChainCapabilities = PROFILES.intended;
