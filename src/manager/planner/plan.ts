@@ -47,6 +47,8 @@ export const Wait = {
   minimumSet: 'minimum-set',
   /** The chain went back or forked: nothing is done until it is back past the highest height seen. */
   chainUntrusted: 'chain-untrusted',
+  /** A readiness or pre-* hook with failure policy `block` has not passed (hooks/hook-gate.ts). */
+  hook: 'hook',
 } as const;
 export type Wait = (typeof Wait)[keyof typeof Wait];
 

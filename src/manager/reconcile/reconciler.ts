@@ -29,6 +29,7 @@ import {
   type PlanInput,
   type PlanSettings,
 } from '../planner/plan.ts';
+import type { HookGate } from '../hooks/hook-gate.ts';
 import type { ActionBook } from './action-book.ts';
 import type { Outcome } from './work-queue.ts';
 
@@ -70,6 +71,8 @@ export interface ReconcilerOptions {
   pollIntervalMs: number;
   /** Re-queues a validator (the manager's queue). */
   enqueue: (id: ValidatorId, afterMs?: number) => void;
+  /** Lifecycle hooks (none without a hooks file): run before an action is written. */
+  hooks?: HookGate | undefined;
 }
 
 export class Reconciler {
@@ -103,18 +106,24 @@ export class Reconciler {
     };
   }
 
-  /** The whole plan now (also the dry run of GET /v1/plan). */
+  /** The whole plan now (also the dry run of GET /v1/plan), with hook holds in the reasons. */
   plan(): Decision[] {
-    return plan(this.planInput());
+    const decisions = plan(this.planInput());
+    const hooks = this.#o.hooks;
+    return hooks === undefined ? decisions : decisions.map((d) => hooks.overlay(d));
   }
 
-  /** One validator's decision now. */
+  /** One validator's decision now, as plan() shows it. */
   planOne(id: ValidatorId): Decision | undefined {
-    return planOne(this.planInput(), id);
+    const decision = this.#decide(id);
+    return decision === undefined || this.#o.hooks === undefined
+      ? decision
+      : this.#o.hooks.overlay(decision);
   }
 
+  /** The planner's decision (a hook hold does not stop the reconcile: it runs the hook again). */
   #decide(id: ValidatorId): Decision | undefined {
-    return this.planOne(id);
+    return planOne(this.planInput(), id);
   }
 
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
@@ -154,6 +163,7 @@ export class Reconciler {
       case undefined:
         return this.#act(decision, signal);
       case Wait.debounce:
+      case Wait.hook: // only plan() shows it; the planner never decides it
         return { requeueAfterMs: decision.requeueAfterMs ?? 500 };
       case Wait.nodeSync:
         return { requeueAfterMs: Math.max(1_000, this.#o.pollIntervalMs) };
@@ -195,6 +205,27 @@ export class Reconciler {
       decision.fingerprint === undefined
     )
       return undefined;
+    if (this.#o.hooks !== undefined) {
+      const hold = await this.#o.hooks.before(
+        {
+          id,
+          address: entry.key.address,
+          kind: decision.action,
+          serviceUrl: decision.serviceUrl,
+        },
+        signal,
+      );
+      if (hold !== undefined) return { requeueAfterMs: hold.retryInMs };
+      // The hooks took time: the world may have changed (a pause, a pod gone unready, pacing).
+      const now = this.#decide(id);
+      if (
+        now?.action !== decision.action ||
+        now.waitingFor !== undefined ||
+        now.fingerprint !== decision.fingerprint ||
+        world.book.open.has(id)
+      )
+        return { requeueAfterMs: 100 };
+    }
     const request: TxRequest = {
       kind: decision.action,
       key: entry.key,
