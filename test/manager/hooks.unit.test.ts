@@ -370,6 +370,9 @@ describe('HookGate', () => {
       'HOOK_FAILED: stake held by pre-stake hook "gate": exited with 1: not yet; trying again in 1 s',
     );
     expect(g.overlay(decision())).toMatchObject({ waitingFor: Wait.hook, reason: hold?.reason });
+    // A node height gone stale between tries is asked again before the next one: still the hook.
+    expect(g.overlay(decision({ waitingFor: Wait.nodeSync })).waitingFor).toBe(Wait.hook);
+    expect(g.overlay(decision({ waitingFor: Wait.pacing })).waitingFor).toBe(Wait.pacing);
     // Another action than the one held is shown as the planner decided it.
     expect(g.overlay(decision({ action: 'unstake' })).waitingFor).toBeUndefined();
     expect(events).toContain(

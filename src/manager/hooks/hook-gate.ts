@@ -18,7 +18,7 @@ import { FailurePolicy, HookPoint, type HookDefinition } from './hooks-file.ts';
 import { runHook, type HookContext, type HookRunnerPorts, type HookResult } from './hook-runner.ts';
 
 /** A `block` hook that failed is tried again after 1 s, 2 s, 4 s … at most this long. */
-const MAX_RETRY_MS = 30_000;
+const MAX_RETRY_MS = 10_000;
 const FIRST_RETRY_MS = 1_000;
 
 export interface HookGateOptions {
@@ -128,7 +128,13 @@ export class HookGate {
   overlay(decision: Decision): Decision {
     if (decision.id === undefined) return decision;
     const hold = this.#holds.get(decision.id);
-    if (hold !== undefined && decision.action === hold.kind && decision.waitingFor === undefined)
+    // A node height that went stale between two tries is asked again just before the next try:
+    // until the hook passes, the hook is what the action waits for.
+    if (
+      hold !== undefined &&
+      decision.action === hold.kind &&
+      (decision.waitingFor === undefined || decision.waitingFor === Wait.nodeSync)
+    )
       return { ...decision, waitingFor: Wait.hook, reason: hold.reason };
     const post = this.#postFailures.get(decision.id);
     if (post !== undefined) return { ...decision, reason: `${decision.reason}; ${post}` };
