@@ -133,9 +133,10 @@ describe('the hooks file', () => {
 /** A command port that answers from a script of outcomes and records every request. */
 class FakeCommand implements CommandPort {
   readonly requests: CommandRequest[] = [];
-  constructor(
-    readonly answer: (request: CommandRequest) => CommandOutcome | Promise<CommandOutcome>,
-  ) {}
+  readonly answer: (request: CommandRequest) => CommandOutcome | Promise<CommandOutcome>;
+  constructor(answer: (request: CommandRequest) => CommandOutcome | Promise<CommandOutcome>) {
+    this.answer = answer;
+  }
   async run(request: CommandRequest): Promise<CommandOutcome> {
     this.requests.push(request);
     return this.answer(request);
@@ -148,7 +149,10 @@ class FakeCommand implements CommandPort {
 
 class FakeHttp implements HttpPort {
   readonly requests: HttpRequest[] = [];
-  constructor(readonly answer: HttpOutcome) {}
+  readonly answer: HttpOutcome;
+  constructor(answer: HttpOutcome) {
+    this.answer = answer;
+  }
   post(request: HttpRequest): Promise<HttpOutcome> {
     this.requests.push(request);
     return Promise.resolve(this.answer);

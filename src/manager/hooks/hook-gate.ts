@@ -58,6 +58,8 @@ export class HookGate {
   readonly #postFailures = new Map<ValidatorId, string>();
   /** `actionKey|hook` → when a failed `block` hook may run again. */
   readonly #notBefore = new Map<string, number>();
+  /** `actionKey|hook` of runs that are settled for good (a phase refresh asks the file no more). */
+  readonly #settled = new Set<string>();
   /** Post hooks running now, by action key (one run of an action's hooks at a time). */
   readonly #runningPost = new Set<string>();
   readonly #stop = new AbortController();
@@ -172,9 +174,7 @@ export class HookGate {
       if (hooks.length === 0) continue;
       const actionKey = `${id}/${action.kind}/${action.seq}`;
       if (this.#runningPost.has(actionKey)) continue;
-      const due = hooks.filter((hook) =>
-        this.#shouldRun(hook, this.#o.journal.hookRun(actionKey, hook.name)),
-      );
+      const due = hooks.filter((hook) => this.#isDue(actionKey, hook));
       if (due.length === 0) {
         this.#postFailures.delete(id);
         continue;
@@ -231,6 +231,15 @@ export class HookGate {
       return;
     }
     this.#postFailures.delete(id);
+  }
+
+  /** Whether a post hook still has to run for an action (settled answers are remembered). */
+  #isDue(actionKey: string, hook: HookDefinition): boolean {
+    const key = `${actionKey}|${hook.name}`;
+    if (this.#settled.has(key)) return false;
+    const due = this.#shouldRun(hook, this.#o.journal.hookRun(actionKey, hook.name));
+    if (!due) this.#settled.add(key);
+    return due;
   }
 
   /** Whether a pre or post hook still has to run for an action, given its recorded run. */
