@@ -69,6 +69,11 @@ export class HookGate {
     this.#o = options;
   }
 
+  /** The actions held by a failed `block` hook, by validator (the planner's `hookHolds`). */
+  get holds(): ReadonlyMap<ValidatorId, HookHold> {
+    return this.#holds;
+  }
+
   /** Hooks of a point, in file order. */
   hooksOf(point: HookPoint): HookDefinition[] {
     return this.#o.hooks.filter((hook) => hook.on === point);

@@ -132,6 +132,15 @@ export interface PlanInput {
   /** What each validator's own node last said its height was, and when. */
   readonly nodeHeights: ReadonlyMap<ValidatorId, { height: number; at: number }>;
   readonly settings: PlanSettings;
+  /**
+   * Actions a `block` hook holds (hooks/hook-gate.ts), by validator id: such an action waits for
+   * `hook` and takes no place in the height's pacing budget, so one failing hook holds only its
+   * own validator.
+   */
+  readonly hookHolds?: ReadonlyMap<
+    ValidatorId,
+    { readonly kind: ActionKind; readonly reason: string }
+  >;
 }
 
 /** The inputs of a stake: a terminal failure holds while these are unchanged. */
@@ -207,7 +216,8 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     input.keys.idsOfAddress(address).includes(id);
   if (!input.desired.validators.has(id) && !onChain) return undefined;
   const draft = decideOne(id, input);
-  if (draft.action === 'none' || draft.waitingFor !== undefined) return draft;
+  if (draft.action === 'none' || (draft.waitingFor !== undefined && draft.waitingFor !== Wait.hook))
+    return draft;
   // Sync, trust, pause and unresolved pod ids depend on nothing but the input; the minimum set
   // only on the other unstakes; pacing spares unstakes.
   if (
@@ -219,7 +229,7 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     applyGlobalWaits([draft], input, (other) => (other === id ? draft : decideOne(other, input)));
     return draft;
   }
-  if (input.settings.pacing === 'off') return draft;
+  if (input.settings.pacing === 'off' || draft.waitingFor === Wait.hook) return draft;
   const pacing = pacingBudget(input);
   // plan() hands the budget out in id order: the stakes that may go out at lower ids come first.
   let budget = pacing.budget;
@@ -408,7 +418,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         };
       }
     }
-    return stakeDraft;
+    return heldByHook(stakeDraft, input);
   }
 
   // Not wanted.
@@ -422,15 +432,26 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'unstake failed'}`,
       };
     }
-    return {
-      ...draft,
-      action: ActionKind.unstake,
-      fingerprint,
-      phase: proven ? Phase.active : Phase.staked,
-      reason: `${wantedReason}; still staked on chain`,
-    };
+    return heldByHook(
+      {
+        ...draft,
+        action: ActionKind.unstake,
+        fingerprint,
+        phase: proven ? Phase.active : Phase.staked,
+        reason: `${wantedReason}; still staked on chain`,
+      },
+      input,
+    );
   }
   return { ...draft, phase: Phase.unstaked, reason: `${wantedReason}; on chain: ${status}` };
+}
+
+/** A stake or unstake that would go now, unless a `block` hook holds it. */
+function heldByHook(d: Draft, input: PlanInput): Draft {
+  if (d.id === undefined || d.waitingFor !== undefined) return d;
+  const hold = input.hookHolds?.get(d.id);
+  if (hold?.kind !== d.action) return d;
+  return { ...d, waitingFor: Wait.hook, reason: hold.reason };
 }
 
 /**
@@ -443,8 +464,12 @@ function applyGlobalWaits(
   decide: (id: ValidatorId) => Draft,
 ): void {
   const actionable = drafts.filter((d) => d.action !== 'none' && d.waitingFor === undefined);
+  // A hook's hold is below sync, trust and pause: while those stop everything, no hook runs.
+  const gated = drafts.filter(
+    (d) => d.action !== 'none' && (d.waitingFor === undefined || d.waitingFor === Wait.hook),
+  );
   if (!input.synced) {
-    for (const d of actionable)
+    for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.sync,
         reason: `waiting for the caches and the chain to sync; then: ${d.reason}`,
@@ -452,7 +477,7 @@ function applyGlobalWaits(
     return;
   }
   if (!input.trust.trusted) {
-    for (const d of actionable)
+    for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.chainUntrusted,
         reason: `CHAIN_UNTRUSTED: ${input.trust.reason ?? 'the chain is not trusted'}; would ${d.action}: ${d.reason}`,
@@ -460,7 +485,7 @@ function applyGlobalWaits(
     return;
   }
   if (input.paused) {
-    for (const d of actionable)
+    for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.paused,
         reason: `paused; would ${d.action}: ${d.reason}`,

@@ -103,6 +103,7 @@ export class Reconciler {
       stakeHeights: world.book.stakeHeights,
       nodeHeights: world.nodeHeights,
       settings,
+      ...(this.#o.hooks === undefined ? {} : { hookHolds: this.#o.hooks.holds }),
     };
   }
 
@@ -121,7 +122,7 @@ export class Reconciler {
       : this.#o.hooks.overlay(decision);
   }
 
-  /** The planner's decision (a hook hold does not stop the reconcile: it runs the hook again). */
+  /** The planner's decision (a hook's hold is in it; the overlay only adds what plan() shows). */
   #decide(id: ValidatorId): Decision | undefined {
     return planOne(this.planInput(), id);
   }
@@ -163,8 +164,9 @@ export class Reconciler {
       case undefined:
         return this.#act(decision, signal);
       case Wait.debounce:
-      case Wait.hook: // only plan() shows it; the planner never decides it
         return { requeueAfterMs: decision.requeueAfterMs ?? 500 };
+      case Wait.hook: // held by a failed `block` hook: #act runs it again (after its backoff)
+        return this.#act(decision, signal);
       case Wait.nodeSync:
         return { requeueAfterMs: Math.max(1_000, this.#o.pollIntervalMs) };
       case Wait.sync:
@@ -205,6 +207,7 @@ export class Reconciler {
       decision.fingerprint === undefined
     )
       return undefined;
+    let reason = decision.reason;
     if (this.#o.hooks !== undefined) {
       const hold = await this.#o.hooks.before(
         {
@@ -225,6 +228,7 @@ export class Reconciler {
         world.book.open.has(id)
       )
         return { requeueAfterMs: 100 };
+      reason = now.reason; // the same action; its reason no longer names a hold
     }
     const request: TxRequest = {
       kind: decision.action,
@@ -244,7 +248,7 @@ export class Reconciler {
       txHex: prepared.txHex,
       nonce: prepared.nonce,
       fingerprint: decision.fingerprint,
-      reason: decision.reason,
+      reason,
       preparedHeight: Math.max(world.chain.height, 0),
     });
     // Bindings of this action's lines (a plain object: a child logger per action costs more).
