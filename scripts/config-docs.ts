@@ -38,6 +38,7 @@ const EXAMPLES: Readonly<Record<string, string>> = {
   CM_RESYNC_INTERVAL: '1m',
   CM_PACING: 'off',
   CM_JOURNAL_PATH: '/var/lib/cluster-manager/journal.sqlite',
+  CM_HOOKS_FILE: '/etc/cluster-manager/hooks.yaml',
   CM_LEADER_ELECTION: 'true',
   CM_IDENTITY: 'cluster-manager-6d5f7c9b8-x2vqk',
   CM_RPC_HOST: '127.0.0.1',

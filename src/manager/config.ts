@@ -54,6 +54,7 @@ export interface Config {
   readonly minValidators: number | 'auto';
   readonly concurrency: number;
   readonly journalPath: string;
+  readonly hooksFile: string | undefined;
   readonly leaderElection: boolean;
   readonly leaseName: string;
   readonly leaseDurationMs: number;
@@ -319,6 +320,14 @@ export const SETTINGS: readonly Setting[] = [
     kind: 'path',
     default: 'cluster-manager-journal.sqlite',
     description: 'SQLite file of the action journal (must survive restarts).',
+  },
+  {
+    key: 'hooksFile',
+    env: 'CM_HOOKS_FILE',
+    flag: 'hooks-file',
+    kind: 'path',
+    description:
+      'YAML or JSON file of lifecycle hooks (pre-stake, post-stake, pre-unstake, post-unstake, readiness); see docs/hooks.md. Refused when others may write it.',
   },
   {
     key: 'leaderElection',

@@ -20,6 +20,10 @@ import { Journal, type ChainIdentity } from './journal/journal.ts';
 import { chainFactsOf } from './chain/chain-identity.ts';
 import { apiStatus } from './kube/client.ts';
 import type { KubeClients } from './kube/client.ts';
+import { HookGate } from './hooks/hook-gate.ts';
+import { execaCommandPort, fetchHttpPort } from './hooks/hook-ports.ts';
+import type { HookRunnerPorts } from './hooks/hook-runner.ts';
+import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import { EventRecorder, type EventTarget } from './kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from './kube/label-selector.ts';
 import { LeaderElector } from './kube/leader-election.ts';
@@ -53,6 +57,10 @@ export interface ManagerOptions {
   kube: KubeClients;
   clock?: Clock;
   metrics?: Metrics;
+  /** The hooks (default: read from config.hooksFile, which throws HooksFileError when invalid). */
+  hooks?: readonly HookDefinition[];
+  /** How hooks reach the outside (default: execa and fetch). */
+  hookPorts?: Partial<HookRunnerPorts>;
 }
 
 /** A phase change of one validator (also streamed by GET /v1/events). */
@@ -112,6 +120,7 @@ export class Manager {
   readonly #recorder: EventRecorder;
   readonly #elector: LeaderElector | undefined;
   readonly #journal: Journal;
+  readonly #hooks: HookGate | undefined;
   readonly #probeClients = new Map<string, PocketRpcClient>();
   #desired: DesiredState | undefined;
   #desiredKeys = new Map<ValidatorId, string>();
@@ -154,6 +163,8 @@ export class Manager {
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
     this.#mapper = createIdMapper(config);
     this.#isValidatorTemplate = compileLabelSelector(config.podSelector);
+    const hooks =
+      options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
     this.#journal = Journal.open(config.journalPath, this.clock);
     this.book = new ActionBook(this.#journal);
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
@@ -230,6 +241,30 @@ export class Manager {
       },
     });
     this.metrics.chainTrusted.set(1);
+    this.#hooks =
+      hooks.length === 0
+        ? undefined
+        : new HookGate({
+            hooks,
+            journal: this.#journal,
+            ports: {
+              command: execaCommandPort,
+              http: fetchHttpPort,
+              path: process.env.PATH ?? '/usr/bin:/bin',
+              now: () => this.clock.now(),
+              ...options.hookPorts,
+            },
+            chainUrl: config.chainRpcUrl,
+            clock: this.clock,
+            logger: logger.child({ component: 'hooks' }),
+            metrics: this.metrics,
+            event: (id, type, reason, message) => {
+              const target = this.#eventTarget(id);
+              if (target !== undefined)
+                void this.#recorder.record(target, type, reason, `validator ${id}: ${message}`);
+            },
+            onRetryDue: () => this.#schedulePhaseRefresh(),
+          });
 
     const settings: PlanSettings = {
       readyDebounceMs: config.readyDebounceMs,
@@ -267,6 +302,7 @@ export class Manager {
       pollIntervalMs: config.chainPollIntervalMs,
       enqueue: (id, afterMs) =>
         afterMs === undefined ? this.#queue.add(id) : this.#queue.addAfter(id, afterMs),
+      hooks: this.#hooks,
     });
     this.#queue = new WorkQueue({
       concurrency: config.concurrency,
@@ -345,6 +381,7 @@ export class Manager {
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
+    await this.#hooks?.stop();
     await this.#elector?.stop();
     await this.chain.stop();
     await Promise.all([this.#pods.stop(), this.#statefulSets.stop(), this.#secret.stop()]);
@@ -897,6 +934,18 @@ export class Manager {
       );
   }
 
+  /** Post hooks run when actions could: leading, synced, trusted, not paused, not stopping. */
+  #canRunHooks(): boolean {
+    return (
+      !this.#stopping &&
+      this.#queue.running &&
+      this.isLeader &&
+      this.isSynced() &&
+      !this.#paused &&
+      this.chain.trusted
+    );
+  }
+
   #schedulePhaseRefresh(): void {
     if (this.#phaseRefreshScheduled) return;
     this.#phaseRefreshScheduled = true;
@@ -941,6 +990,7 @@ export class Manager {
         });
     }
     this.#phases = next;
+    this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
     for (const id of this.#reportedMissing) if (!next.has(id)) this.#reportedMissing.delete(id);
     for (const id of this.#reportedCannotVote.keys())
       if (!next.has(id)) this.#reportedCannotVote.delete(id);

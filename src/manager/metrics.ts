@@ -81,6 +81,12 @@ export class Metrics {
     labelNames: ['state'] as const,
     registers: [this.registry],
   });
+  readonly hookRuns = new Counter({
+    name: 'cluster_manager_hook_runs_total',
+    help: 'Hook runs by phase (pre-stake, post-stake, pre-unstake, post-unstake, readiness), hook name and result (succeeded, failed, cancelled).',
+    labelNames: ['phase', 'hook', 'result'] as const,
+    registers: [this.registry],
+  });
   readonly leader = new Gauge({
     name: 'cluster_manager_leader',
     help: '1 when this replica leads (or election is off), else 0.',

@@ -1,6 +1,7 @@
 // The service behind `cluster-manager run`: config read once (env and flags, every problem
 // reported together), then the manager and its control RPC; stop() shuts both down gracefully.
-import { loadConfig, redactedConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, redactedConfig, type Config } from './config.ts';
+import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import { loadKubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Manager } from './manager.ts';
@@ -27,10 +28,21 @@ export async function startService(options: {
     env: options.env,
     ...(options.flags === undefined ? {} : { flags: options.flags }),
   });
+  let hooks: HookDefinition[] = [];
+  try {
+    if (config.hooksFile !== undefined) hooks = loadHooksFile(config.hooksFile);
+  } catch (error: unknown) {
+    // Reported like every other configuration problem (exit code 2, each problem named).
+    if (error instanceof HooksFileError)
+      throw new ConfigError(error.problems.map((p) => `CM_HOOKS_FILE ${config.hooksFile}: ${p}`));
+    throw error;
+  }
   const logger = createLogger({ level: config.logLevel });
   logger.info({ config: redactedConfig(config) }, 'configuration');
+  if (hooks.length > 0)
+    logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
   const kube = loadKubeClients({ namespace: config.namespace, env: options.env });
-  const manager = new Manager({ config, logger, kube });
+  const manager = new Manager({ config, logger, kube, hooks });
   const control = new ManagerControlPlane(manager);
   const server = await startControlServer(
     { control, token: config.rpcToken, logger, version: VERSION },

@@ -22,6 +22,7 @@ const USER_DOCS = [
   'docs/architecture.md',
   'docs/decision-rule.md',
   'docs/configuration.md',
+  'docs/hooks.md',
   'docs/tilt.md',
   'docs/pocket-v1-localnet.md',
   'docs/operations.md',

@@ -1,7 +1,13 @@
 // The rule of DESIGN.md, row by row, plus its safety clauses.
 import { describe, expect, it } from 'vitest';
 import { ChainStatus } from '../../src/manager/model.ts';
-import { plan, stakeFingerprint, Wait, type Decision } from '../../src/manager/planner/plan.ts';
+import {
+  plan,
+  planOne,
+  stakeFingerprint,
+  Wait,
+  type Decision,
+} from '../../src/manager/planner/plan.ts';
 import {
   action,
   GENESIS,
@@ -328,5 +334,54 @@ describe('consensus-safe pacing', () => {
 
   it('can be switched off', () => {
     expect(stakes({ ...proven, desired: wantedTen, settings: { pacing: 'off' } })).toHaveLength(6);
+  });
+});
+
+describe('a hold by a failed block hook', () => {
+  const wantedTen = Array.from({ length: 10 }, (_, i) => wanted(String(i + 1).padStart(3, '0')));
+  const hold = (id: string, kind: 'stake' | 'unstake') =>
+    new Map([[id, { kind, reason: `HOOK_FAILED: ${kind} held by pre-${kind} hook "gate"` }]]);
+
+  it('holds only its own validator: it takes no place in the pacing budget', () => {
+    const held = { ...input({ ...proven, desired: wantedTen }), hookHolds: hold('005', 'stake') };
+    const decisions = plan(held);
+    expect(decisions.find((d) => d.id === '005')).toMatchObject({
+      action: 'stake',
+      waitingFor: Wait.hook,
+      reason: 'HOOK_FAILED: stake held by pre-stake hook "gate"',
+    });
+    expect(decisions.find((d) => d.id === '006')).toMatchObject({ waitingFor: undefined });
+    expect(planOne(held, '006')?.waitingFor).toBeUndefined();
+    expect(planOne(held, '005')?.waitingFor).toBe(Wait.hook);
+  });
+
+  it('gives way to a pause, an unsynced manager and an untrusted chain (no hook runs then)', () => {
+    const base = { ...proven, desired: wantedTen };
+    for (const [s, wait] of [
+      [{ paused: true }, Wait.paused],
+      [{ synced: false }, Wait.sync],
+      [{ trust: { trusted: false, reason: 'went back' } }, Wait.chainUntrusted],
+    ] as const) {
+      const held = { ...input({ ...base, ...s }), hookHolds: hold('005', 'stake') };
+      expect(plan(held).find((d) => d.id === '005')?.waitingFor).toBe(wait);
+      expect(planOne(held, '005')?.waitingFor).toBe(wait);
+    }
+  });
+
+  it('holds an unstake, which then does not count as leaving for the minimum set', () => {
+    const five = [...GENESIS, '005'];
+    const held = {
+      ...input({
+        signers: five,
+        chain: five.map((id) => row(id)),
+        desired: [...GENESIS.map((id) => wanted(id)), unwanted('005')],
+      }),
+      hookHolds: hold('005', 'unstake'),
+    };
+    expect(planOne(held, '005')).toMatchObject({ action: 'unstake', waitingFor: Wait.hook });
+    // A hold of the other kind does not apply.
+    expect(
+      planOne({ ...held, hookHolds: hold('005', 'stake') }, '005')?.waitingFor,
+    ).toBeUndefined();
   });
 });

@@ -34,6 +34,18 @@ CREATE TABLE IF NOT EXISTS actions (
 CREATE UNIQUE INDEX IF NOT EXISTS actions_one_open ON actions (validator_id) WHERE state IN ('prepared', 'sent');
 CREATE INDEX IF NOT EXISTS actions_by_validator ON actions (validator_id, seq);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hook_runs (
+  action_key TEXT NOT NULL,
+  hook TEXT NOT NULL,
+  point TEXT NOT NULL,
+  validator_id TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (action_key, hook)
+);
 `;
 
 /**
@@ -109,6 +121,45 @@ function toRecord(row: Row): ActionRecord {
     error: row.error ?? undefined,
     terminal: row.terminal === 1,
     attempts: row.attempts,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** One hook's run for one action (the table `hook_runs`). */
+export interface HookRunRecord {
+  actionKey: string;
+  hook: string;
+  point: string;
+  validatorId: ValidatorId;
+  state: 'running' | 'succeeded' | 'failed' | 'interrupted';
+  attempts: number;
+  error: string | undefined;
+  createdAt: string;
+  updatedAt: string;
+}
+
+interface HookRunRow {
+  action_key: string;
+  hook: string;
+  point: string;
+  validator_id: string;
+  state: string;
+  attempts: number;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+function toHookRun(row: HookRunRow): HookRunRecord {
+  return {
+    actionKey: row.action_key,
+    hook: row.hook,
+    point: row.point,
+    validatorId: row.validator_id,
+    state: row.state as HookRunRecord['state'],
+    attempts: row.attempts,
+    error: row.error ?? undefined,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -460,6 +511,63 @@ export class Journal {
   count(): number {
     const row = this.#sql('SELECT COUNT(*) AS n FROM actions').get() as { n: number };
     return row.n;
+  }
+
+  /** The recorded run of a hook for an action (see hooks/hook-gate.ts), if any. */
+  hookRun(actionKey: string, hook: string): HookRunRecord | undefined {
+    const row = this.#sql('SELECT * FROM hook_runs WHERE action_key = ? AND hook = ?').get(
+      actionKey,
+      hook,
+    ) as HookRunRow | undefined;
+    return row === undefined ? undefined : toHookRun(row);
+  }
+
+  /** Hook runs newest first (status and tests). */
+  hookRuns(options: { limit: number; validatorId?: ValidatorId | undefined }): HookRunRecord[] {
+    const rows = (options.validatorId === undefined
+      ? this.#sql('SELECT * FROM hook_runs ORDER BY updated_at DESC, rowid DESC LIMIT ?').all(
+          options.limit,
+        )
+      : this.#sql(
+          'SELECT * FROM hook_runs WHERE validator_id = ? ORDER BY updated_at DESC, rowid DESC LIMIT ?',
+        ).all(options.validatorId, options.limit)) as unknown as HookRunRow[];
+    return rows.map(toHookRun);
+  }
+
+  /**
+   * Records that a hook is about to run for an action (committed before it returns: a manager
+   * killed during the run finds it `running` at restart), counting the attempt.
+   */
+  startHookRun(input: {
+    actionKey: string;
+    hook: string;
+    point: string;
+    validatorId: ValidatorId;
+  }): HookRunRecord {
+    const now = this.#now();
+    this.#write(undefined, () =>
+      this.#sql(
+        `INSERT INTO hook_runs (action_key, hook, point, validator_id, state, attempts, created_at, updated_at)
+           VALUES (?, ?, ?, ?, 'running', 1, ?, ?)
+           ON CONFLICT(action_key, hook) DO UPDATE SET state = 'running', attempts = attempts + 1,
+             error = NULL, updated_at = excluded.updated_at`,
+      ).run(input.actionKey, input.hook, input.point, input.validatorId, now, now),
+    );
+    return this.hookRun(input.actionKey, input.hook) as HookRunRecord;
+  }
+
+  /** Records how a hook run ended. */
+  finishHookRun(
+    actionKey: string,
+    hook: string,
+    outcome: { state: 'succeeded' | 'failed' | 'interrupted'; error?: string | undefined },
+  ): HookRunRecord {
+    this.#write(undefined, () =>
+      this.#sql(
+        'UPDATE hook_runs SET state = ?, error = ?, updated_at = ? WHERE action_key = ? AND hook = ?',
+      ).run(outcome.state, outcome.error ?? null, this.#now(), actionKey, hook),
+    );
+    return this.hookRun(actionKey, hook) as HookRunRecord;
   }
 
   getSetting(name: string): string | undefined {

@@ -53,6 +53,8 @@ export const Wait = {
    * member: staking this validator would halt it. Waiting changes nothing (NO_STATE_SYNC).
    */
   noStateSync: 'no-state-sync',
+  /** A readiness or pre-* hook with failure policy `block` has not passed (hooks/hook-gate.ts). */
+  hook: 'hook',
 } as const;
 export type Wait = (typeof Wait)[keyof typeof Wait];
 
@@ -141,6 +143,15 @@ export interface PlanInput {
   /** What each validator's own node last said its height was, and when. */
   readonly nodeHeights: ReadonlyMap<ValidatorId, { height: number; at: number }>;
   readonly settings: PlanSettings;
+  /**
+   * Actions a `block` hook holds (hooks/hook-gate.ts), by validator id: such an action waits for
+   * `hook` and takes no place in the height's pacing budget, so one failing hook holds only its
+   * own validator.
+   */
+  readonly hookHolds?: ReadonlyMap<
+    ValidatorId,
+    { readonly kind: ActionKind; readonly reason: string }
+  >;
 }
 
 /** The inputs of a stake: a terminal failure holds while these are unchanged. */
@@ -217,7 +228,7 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
   if (!input.desired.validators.has(id) && !onChain) return undefined;
   const draft = decideOne(id, input);
   if (draft.action === 'none') return draft;
-  if (draft.waitingFor !== undefined) {
+  if (draft.waitingFor !== undefined && draft.waitingFor !== Wait.hook) {
     // Without state sync a stake that could never fit is said so at once, pod Ready or not.
     if (
       isStakeWaitingOnItself(draft) &&
@@ -244,7 +255,7 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     applyGlobalWaits([draft], input, (other) => (other === id ? draft : decideOne(other, input)));
     return draft;
   }
-  if (input.settings.pacing === 'off') return draft;
+  if (input.settings.pacing === 'off' || draft.waitingFor === Wait.hook) return draft;
   const pacing = pacingBudget(input);
   // plan() hands the budget out in id order: the stakes that may go out at lower ids come first
   // (and, without state sync, the ceiling to every stake the rule wants, waiting or not).
@@ -443,7 +454,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         };
       }
     }
-    return stakeDraft;
+    return heldByHook(stakeDraft, input);
   }
 
   // Not wanted.
@@ -457,13 +468,16 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'unstake failed'}`,
       };
     }
-    return {
-      ...draft,
-      action: ActionKind.unstake,
-      fingerprint,
-      phase: proven ? Phase.active : Phase.staked,
-      reason: `${wantedReason}; still staked on chain`,
-    };
+    return heldByHook(
+      {
+        ...draft,
+        action: ActionKind.unstake,
+        fingerprint,
+        phase: proven ? Phase.active : Phase.staked,
+        reason: `${wantedReason}; still staked on chain`,
+      },
+      input,
+    );
   }
   const counted =
     row !== undefined && !(input.settings.capabilities?.unstakeLeavesQuorum ?? true)
@@ -476,6 +490,14 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   };
 }
 
+/** A stake or unstake that would go now, unless a `block` hook holds it. */
+function heldByHook(d: Draft, input: PlanInput): Draft {
+  if (d.id === undefined || d.waitingFor !== undefined) return d;
+  const hold = input.hookHolds?.get(d.id);
+  if (hold?.kind !== d.action) return d;
+  return { ...d, waitingFor: Wait.hook, reason: hold.reason };
+}
+
 /**
  * Limits that depend on all validators at once: sync, trust, pause, unresolved ids, the minimum set
  * and pacing. `decide` answers the (undeferred) decision of any id, for the minimum set's split.
@@ -486,8 +508,12 @@ function applyGlobalWaits(
   decide: (id: ValidatorId) => Draft,
 ): void {
   const actionable = drafts.filter((d) => d.action !== 'none' && d.waitingFor === undefined);
+  // A hook's hold is below sync, trust and pause: while those stop everything, no hook runs.
+  const gated = drafts.filter(
+    (d) => d.action !== 'none' && (d.waitingFor === undefined || d.waitingFor === Wait.hook),
+  );
   if (!input.synced) {
-    for (const d of actionable)
+    for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.sync,
         reason: `waiting for the caches and the chain to sync; then: ${d.reason}`,
@@ -495,7 +521,7 @@ function applyGlobalWaits(
     return;
   }
   if (!input.trust.trusted) {
-    for (const d of actionable)
+    for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.chainUntrusted,
         reason: `CHAIN_UNTRUSTED: ${input.trust.reason ?? 'the chain is not trusted'}; would ${d.action}: ${d.reason}`,
@@ -503,7 +529,7 @@ function applyGlobalWaits(
     return;
   }
   if (input.paused) {
-    for (const d of actionable)
+    for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.paused,
         reason: `paused; would ${d.action}: ${d.reason}`,

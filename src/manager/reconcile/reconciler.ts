@@ -29,6 +29,7 @@ import {
   type PlanInput,
   type PlanSettings,
 } from '../planner/plan.ts';
+import type { HookGate } from '../hooks/hook-gate.ts';
 import type { ActionBook } from './action-book.ts';
 import type { Outcome } from './work-queue.ts';
 
@@ -70,6 +71,8 @@ export interface ReconcilerOptions {
   pollIntervalMs: number;
   /** Re-queues a validator (the manager's queue). */
   enqueue: (id: ValidatorId, afterMs?: number) => void;
+  /** Lifecycle hooks (none without a hooks file): run before an action is written. */
+  hooks?: HookGate | undefined;
 }
 
 export class Reconciler {
@@ -100,21 +103,28 @@ export class Reconciler {
       stakeHeights: world.book.stakeHeights,
       nodeHeights: world.nodeHeights,
       settings,
+      ...(this.#o.hooks === undefined ? {} : { hookHolds: this.#o.hooks.holds }),
     };
   }
 
-  /** The whole plan now (also the dry run of GET /v1/plan). */
+  /** The whole plan now (also the dry run of GET /v1/plan), with hook holds in the reasons. */
   plan(): Decision[] {
-    return plan(this.planInput());
+    const decisions = plan(this.planInput());
+    const hooks = this.#o.hooks;
+    return hooks === undefined ? decisions : decisions.map((d) => hooks.overlay(d));
   }
 
-  /** One validator's decision now. */
+  /** One validator's decision now, as plan() shows it. */
   planOne(id: ValidatorId): Decision | undefined {
-    return planOne(this.planInput(), id);
+    const decision = this.#decide(id);
+    return decision === undefined || this.#o.hooks === undefined
+      ? decision
+      : this.#o.hooks.overlay(decision);
   }
 
+  /** The planner's decision (a hook's hold is in it; the overlay only adds what plan() shows). */
   #decide(id: ValidatorId): Decision | undefined {
-    return this.planOne(id);
+    return planOne(this.planInput(), id);
   }
 
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
@@ -155,6 +165,8 @@ export class Reconciler {
         return this.#act(decision, signal);
       case Wait.debounce:
         return { requeueAfterMs: decision.requeueAfterMs ?? 500 };
+      case Wait.hook: // held by a failed `block` hook: #act runs it again (after its backoff)
+        return this.#act(decision, signal);
       case Wait.nodeSync:
         return { requeueAfterMs: Math.max(1_000, this.#o.pollIntervalMs) };
       case Wait.sync:
@@ -196,6 +208,29 @@ export class Reconciler {
       decision.fingerprint === undefined
     )
       return undefined;
+    let reason = decision.reason;
+    if (this.#o.hooks !== undefined) {
+      const hold = await this.#o.hooks.before(
+        {
+          id,
+          address: entry.key.address,
+          kind: decision.action,
+          serviceUrl: decision.serviceUrl,
+        },
+        signal,
+      );
+      if (hold !== undefined) return { requeueAfterMs: hold.retryInMs };
+      // The hooks took time: the world may have changed (a pause, a pod gone unready, pacing).
+      const now = this.#decide(id);
+      if (
+        now?.action !== decision.action ||
+        now.waitingFor !== undefined ||
+        now.fingerprint !== decision.fingerprint ||
+        world.book.open.has(id)
+      )
+        return { requeueAfterMs: 100 };
+      reason = now.reason; // the same action; its reason no longer names a hold
+    }
     const request: TxRequest = {
       kind: decision.action,
       key: entry.key,
@@ -214,7 +249,7 @@ export class Reconciler {
       txHex: prepared.txHex,
       nonce: prepared.nonce,
       fingerprint: decision.fingerprint,
-      reason: decision.reason,
+      reason,
       preparedHeight: Math.max(world.chain.height, 0),
     });
     // Bindings of this action's lines (a plain object: a child logger per action costs more).
