@@ -10,12 +10,15 @@ import { runBin } from '../support/run-bin.ts';
 import { mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { findObject, kubectl132, kustomizeBuild, repoRoot } from './support/manifests.ts';
+import { findObject, kubectlPath, kustomizeBuild, repoRoot } from './support/manifests.ts';
+import { noKubectl, withKubectl } from '../support/kubectl-gate.ts';
 
-const set = findObject(
-  kustomizeBuild('k8s/overlays/pocket-v1/validators'),
-  'StatefulSet',
-  'validator-001-pocket',
+const set = withKubectl(() =>
+  findObject(
+    kustomizeBuild('k8s/overlays/pocket-v1/validators'),
+    'StatefulSet',
+    'validator-001-pocket',
+  ),
 ) as unknown as {
   spec: {
     template: {
@@ -135,24 +138,28 @@ describe('the V1 validators’ bash departure hook', { timeout: 90_000 }, () => 
     expect(await runCli(env, '3')).toBe(3);
   });
 
-  it('is what post-render.sh adds to Helm’s output (a Helm post-renderer)', async () => {
-    const bin = mkdtempSync(join(tmpdir(), 'post-render-'));
-    try {
-      symlinkSync(kubectl132(), join(bin, 'kubectl'));
-      const dir = join(repoRoot, 'k8s/overlays/pocket-v1/validators');
-      const rendered = await new Promise<string>((resolve, reject) => {
-        const child = execFile(
-          '/bin/sh',
-          [join(dir, 'post-render.sh')],
-          { env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, timeout: 60_000 },
-          (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(stderr))),
-        );
-        child.stdin?.end(readFileSync(join(dir, 'v1-chart-validator.yaml')));
-      });
-      expect(rendered).toContain('terminationGracePeriodSeconds: 180');
-      expect(rendered).toContain('/v1/departures/');
-    } finally {
-      rmSync(bin, { recursive: true, force: true });
-    }
-  });
+  it.skipIf(noKubectl)(
+    'is what post-render.sh adds to Helm’s output (a Helm post-renderer)',
+    async () => {
+      const bin = mkdtempSync(join(tmpdir(), 'post-render-'));
+      try {
+        symlinkSync(kubectlPath(), join(bin, 'kubectl'));
+        const dir = join(repoRoot, 'k8s/overlays/pocket-v1/validators');
+        const rendered = await new Promise<string>((resolve, reject) => {
+          const child = execFile(
+            '/bin/sh',
+            [join(dir, 'post-render.sh')],
+            { env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, timeout: 60_000 },
+            (error, stdout, stderr) =>
+              error === null ? resolve(stdout) : reject(new Error(stderr)),
+          );
+          child.stdin?.end(readFileSync(join(dir, 'v1-chart-validator.yaml')));
+        });
+        expect(rendered).toContain('terminationGracePeriodSeconds: 180');
+        expect(rendered).toContain('/v1/departures/');
+      } finally {
+        rmSync(bin, { recursive: true, force: true });
+      }
+    },
+  );
 });

@@ -23,7 +23,9 @@ describe('informer soak', () => {
         body: { metadata: { name: 'a' } },
       });
       const watch = new Watch(h.kc);
-      watch.requestTimeoutMs = CLIENT_TIMEOUT_MS;
+      // Declared `private` in client-node 2.x's types, read by every watch() call (dist/watch.js).
+      // Were it renamed, the 30 s default would apply and the wait below would time out.
+      Object.assign(watch, { requestTimeoutMs: CLIENT_TIMEOUT_MS });
       const informer = new ListWatch<V1ConfigMap>(
         PATH,
         watch,
