@@ -28,7 +28,8 @@ const set = withKubectl(() =>
     };
   };
 };
-const SCRIPT =
+/** The hook's bash script, as kustomize builds the patch (read in tests: kubectl needed). */
+const script = (): string =>
   set.spec.template.spec.containers.find((c) => c.name === 'pocket')?.lifecycle?.preStop?.exec
     ?.command[2] ?? '';
 
@@ -66,7 +67,7 @@ function runScript(env: Record<string, string>): Promise<{ code: number; stdout:
   return new Promise((resolve) => {
     execFile(
       '/bin/bash',
-      ['-c', SCRIPT],
+      ['-c', script()],
       {
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOSTNAME: 'validator-3', ...env },
         timeout: 60_000,
@@ -88,9 +89,9 @@ async function runCli(env: Record<string, string>, timeout: string): Promise<num
   return result.code ?? -1;
 }
 
-describe('the V1 validators’ bash departure hook', { timeout: 90_000 }, () => {
+describe.skipIf(noKubectl)('the V1 validators’ bash departure hook', { timeout: 90_000 }, () => {
   it('is in the patch', () => {
-    expect(SCRIPT).toContain('/dev/tcp/');
+    expect(script()).toContain('/dev/tcp/');
   });
 
   it('retries through 503s and non-final answers, then exits 0 on LEFT_SET — as the CLI does', async () => {
@@ -138,28 +139,24 @@ describe('the V1 validators’ bash departure hook', { timeout: 90_000 }, () => 
     expect(await runCli(env, '3')).toBe(3);
   });
 
-  it.skipIf(noKubectl)(
-    'is what post-render.sh adds to Helm’s output (a Helm post-renderer)',
-    async () => {
-      const bin = mkdtempSync(join(tmpdir(), 'post-render-'));
-      try {
-        symlinkSync(kubectlPath(), join(bin, 'kubectl'));
-        const dir = join(repoRoot, 'k8s/overlays/pocket-v1/validators');
-        const rendered = await new Promise<string>((resolve, reject) => {
-          const child = execFile(
-            '/bin/sh',
-            [join(dir, 'post-render.sh')],
-            { env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, timeout: 60_000 },
-            (error, stdout, stderr) =>
-              error === null ? resolve(stdout) : reject(new Error(stderr)),
-          );
-          child.stdin?.end(readFileSync(join(dir, 'v1-chart-validator.yaml')));
-        });
-        expect(rendered).toContain('terminationGracePeriodSeconds: 180');
-        expect(rendered).toContain('/v1/departures/');
-      } finally {
-        rmSync(bin, { recursive: true, force: true });
-      }
-    },
-  );
+  it('is what post-render.sh adds to Helm’s output (a Helm post-renderer)', async () => {
+    const bin = mkdtempSync(join(tmpdir(), 'post-render-'));
+    try {
+      symlinkSync(kubectlPath(), join(bin, 'kubectl'));
+      const dir = join(repoRoot, 'k8s/overlays/pocket-v1/validators');
+      const rendered = await new Promise<string>((resolve, reject) => {
+        const child = execFile(
+          '/bin/sh',
+          [join(dir, 'post-render.sh')],
+          { env: { PATH: `${bin}:${process.env.PATH ?? ''}` }, timeout: 60_000 },
+          (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(stderr))),
+        );
+        child.stdin?.end(readFileSync(join(dir, 'v1-chart-validator.yaml')));
+      });
+      expect(rendered).toContain('terminationGracePeriodSeconds: 180');
+      expect(rendered).toContain('/v1/departures/');
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
+  });
 });
