@@ -2,8 +2,9 @@
 // kubectl 1.27-1.31 send these bodies as JSON; 1.32 and 1.33 as protobuf (the k8s\0 envelope),
 // which the review and token routes decode with the emulator's protobuf codec.
 import { RbacAuthorizationV1Api, KubeConfig } from '@kubernetes/client-node';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { startCluster, withVersions, type Cluster } from './ops-support.ts';
+import { forKubectl } from '../support/kubectl-gate.ts';
 
 let cluster: Cluster;
 
@@ -40,7 +41,7 @@ afterAll(() => cluster.stop());
 const as = ['--as', 'system:serviceaccount:default:manager'];
 
 describe('kubectl auth and tokens', () => {
-  it.for(withVersions([27, 28, 31, 32, 33]))(
+  forKubectl(withVersions([27, 28, 31, 32, 33]), 'no kubectl of 1.{27, 28, 31, 32, 33}')(
     'kubectl $version: can-i, --list, create token',
     async (binary) => {
       expect((await cluster.kubectl(binary, ['auth', 'can-i', 'delete', 'secrets'])).stdout).toBe(

@@ -4,7 +4,7 @@
 // `v5.channel.k8s.io` from 1.30 (kubectl pkg/cmd/util/helpers.go feature gates); logs is plain
 // HTTP in every version (oldest and newest).
 import { connect } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { waitFor } from '../../src/harness/wait.ts';
 import {
   fixtureImages,
@@ -13,6 +13,7 @@ import {
   withVersions,
   type Cluster,
 } from './ops-support.ts';
+import { eachKubectl } from '../support/kubectl-gate.ts';
 
 let cluster: Cluster;
 
@@ -82,7 +83,7 @@ function echo(port: number, payload: Buffer): Promise<Buffer> {
 }
 
 describe('kubectl port-forward', () => {
-  it.each(withVersions([27, 30, 31, 33]))(
+  eachKubectl(withVersions([27, 30, 31, 33]), 'no kubectl of 1.{27, 30, 31, 33}')(
     'kubectl $version forwards TCP to a pod port',
     async (binary) => {
       const forward = cluster.background(binary, ['-v=4', 'port-forward', 'pod/web', ':7000']);
@@ -103,7 +104,7 @@ describe('kubectl port-forward', () => {
 });
 
 describe('kubectl exec', () => {
-  it.each(withVersions([27, 29, 30, 33]))(
+  eachKubectl(withVersions([27, 29, 30, 33]), 'no kubectl of 1.{27, 29, 30, 33}')(
     'kubectl $version runs a command with stdin and its exit code',
     async (binary) => {
       const run = await cluster.kubectl(
@@ -120,7 +121,7 @@ describe('kubectl exec', () => {
 });
 
 describe('kubectl logs', () => {
-  it.each(withVersions([27, 33]))(
+  eachKubectl(withVersions([27, 33]), 'no kubectl of 1.{27, 33}')(
     'kubectl $version reads the current and previous run, tails and follows',
     async (binary) => {
       const previous = await cluster.kubectl(binary, ['logs', 'chatty', '--previous', '--tail=3']);

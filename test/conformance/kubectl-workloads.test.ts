@@ -3,6 +3,7 @@
 // reads Events through both APIs and pod logs.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/harness/wait.ts';
+import { eachKubectl } from '../support/kubectl-gate.ts';
 import {
   fixtureImages,
   pythonMissing,
@@ -46,7 +47,7 @@ const manifest = (kind: 'Deployment' | 'StatefulSet', name: string, image: strin
   });
 
 describe('rollouts, events and tables', () => {
-  it.each(withVersions([27, 33]))(
+  eachKubectl(withVersions([27, 33]), 'no kubectl of 1.{27, 33}')(
     'kubectl $version: rollout history and undo, events, describe, get -o wide',
     async (binary) => {
       const kubectl = (args: string[], input?: string) => cluster.kubectl(binary, args, input);

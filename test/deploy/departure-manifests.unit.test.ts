@@ -13,6 +13,7 @@ import {
   validatorStatefulSet,
 } from '../../src/devnet/manifests.ts';
 import { findObject, kustomizeBuild, type KubeObject } from './support/manifests.ts';
+import { noKubectl, withKubectl } from '../support/kubectl-gate.ts';
 
 /** The node's own drain after SIGTERM while still in the set (localnet-node's default). */
 const NODE_DRAIN_SECONDS = 20;
@@ -91,24 +92,29 @@ function expectHookReachesManager(objects: KubeObject[], container: Container): 
   expect(Object.keys(secret?.data ?? {})).toContain(ref?.key);
 }
 
-describe.each(['k8s/base', 'k8s/overlays/dev'])('%s: the validator StatefulSet', (dir) => {
-  const objects = kustomizeBuild(dir);
-  const set = shape(findObject(objects, 'StatefulSet', 'validator'));
-  const node = set.spec.template.spec.containers.find((c) => c.name === 'node')!;
-
-  it('keeps the data dir in a claim of its ordinal, kept on scale-down and delete', () => {
-    expectDataDirInClaim(set, node);
-  });
-
-  it('runs await-departure as its preStop hook, against the manager of the same build', () => {
-    const timeout = hookTimeout(node);
-    expect(timeout).toBeGreaterThanOrEqual(60);
-    expect(set.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
-      timeout + NODE_DRAIN_SECONDS,
+describe.skipIf(noKubectl).each(['k8s/base', 'k8s/overlays/dev'])(
+  '%s: the validator StatefulSet',
+  (dir) => {
+    const objects = withKubectl(() => kustomizeBuild(dir));
+    const set = withKubectl(() => shape(findObject(objects, 'StatefulSet', 'validator')));
+    const node = withKubectl(() =>
+      set.spec.template.spec.containers.find((c) => c.name === 'node')!,
     );
-    expectHookReachesManager(objects, node);
-  });
-});
+
+    it('keeps the data dir in a claim of its ordinal, kept on scale-down and delete', () => {
+      expectDataDirInClaim(set, node);
+    });
+
+    it('runs await-departure as its preStop hook, against the manager of the same build', () => {
+      const timeout = hookTimeout(node);
+      expect(timeout).toBeGreaterThanOrEqual(60);
+      expect(set.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThanOrEqual(
+        timeout + NODE_DRAIN_SECONDS,
+      );
+      expectHookReachesManager(objects, node);
+    });
+  },
+);
 
 describe('the devnet’s StatefulSets', () => {
   const settings = { pacemaker: 'auto' as const, blockIntervalMs: 1000 };
@@ -150,11 +156,13 @@ describe('the devnet’s StatefulSets', () => {
   });
 });
 
-describe('k8s/overlays/pocket-v1/validators: the patch for V1’s chart', () => {
-  const objects = kustomizeBuild('k8s/overlays/pocket-v1/validators');
-  const set = shape(findObject(objects, 'StatefulSet', 'validator-001-pocket'));
-  const pocket = set.spec.template.spec.containers.find((c) => c.name === 'pocket')!;
-  const manager = kustomizeBuild('k8s/overlays/pocket-v1');
+describe.skipIf(noKubectl)('k8s/overlays/pocket-v1/validators: the patch for V1’s chart', () => {
+  const objects = withKubectl(() => kustomizeBuild('k8s/overlays/pocket-v1/validators'));
+  const set = withKubectl(() => shape(findObject(objects, 'StatefulSet', 'validator-001-pocket')));
+  const pocket = withKubectl(() =>
+    set.spec.template.spec.containers.find((c) => c.name === 'pocket')!,
+  );
+  const manager = withKubectl(() => kustomizeBuild('k8s/overlays/pocket-v1'));
 
   it('holds termination with a bash hook (V1’s image has no cluster-manager) and a grace period for it', () => {
     const command = pocket.lifecycle?.preStop?.exec?.command ?? [];

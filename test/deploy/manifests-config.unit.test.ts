@@ -19,6 +19,7 @@ import {
   type Container,
   type KubeObject,
 } from './support/manifests.ts';
+import { noKubectl, withKubectl } from '../support/kubectl-gate.ts';
 
 const accepted = new Set([...SETTINGS.map((s) => s.env), ...EXTRA_VARIABLES.map((v) => v.env)]);
 
@@ -76,8 +77,8 @@ function mountOf(container: Container, path: string): { name: string; mountPath:
   return mount;
 }
 
-describe.each(DEPLOYABLE)('%s: the manager configuration', (dir) => {
-  const objects = kustomizeBuild(dir);
+describe.skipIf(noKubectl).each(DEPLOYABLE)('%s: the manager configuration', (dir) => {
+  const objects = withKubectl(() => kustomizeBuild(dir));
 
   it('sets only CM_* variables that config.ts accepts', () => {
     const names = Object.keys(managerEnv(objects)).filter((name) => name.startsWith('CM_'));
@@ -161,29 +162,35 @@ describe.each(DEPLOYABLE)('%s: the manager configuration', (dir) => {
   });
 });
 
-describe.each(DEPLOYABLE)('%s: pod hardening (Pod Security "restricted")', (dir) => {
-  const objects = kustomizeBuild(dir);
+describe.skipIf(noKubectl).each(DEPLOYABLE)(
+  '%s: pod hardening (Pod Security "restricted")',
+  (dir) => {
+    const objects = noKubectl ? [] : kustomizeBuild(dir);
 
-  it.each(workloads(objects).map((w) => [w.metadata.name, w] as const))('%s', (_name, workload) => {
-    const pod = podSpecOf(workload);
-    expect(pod.securityContext?.runAsNonRoot).toBe(true);
-    expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
-    expect(pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
-    for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
-      const security = container.securityContext;
-      expect(security?.allowPrivilegeEscalation, container.name).toBe(false);
-      expect(security?.capabilities?.drop, container.name).toEqual(['ALL']);
-      expect(security?.capabilities?.add, container.name).toBeUndefined();
-      // Only the dev overlay's manager writes to its root FS (Tilt's live_update).
-      const writable = dir === 'k8s/overlays/dev' && container.name === 'manager';
-      expect(security?.readOnlyRootFilesystem, container.name).toBe(!writable);
-      expect(container.resources?.requests?.memory, container.name).toBeDefined();
-      expect(container.resources?.limits?.memory, container.name).toBeDefined();
-    }
-  });
-});
+    it.each(workloads(objects).map((w) => [w.metadata.name, w] as const))(
+      '%s',
+      (_name, workload) => {
+        const pod = podSpecOf(workload);
+        expect(pod.securityContext?.runAsNonRoot).toBe(true);
+        expect(pod.securityContext?.runAsUser).toBeGreaterThan(0);
+        expect(pod.securityContext?.seccompProfile?.type).toBe('RuntimeDefault');
+        for (const container of [...pod.containers, ...(pod.initContainers ?? [])]) {
+          const security = container.securityContext;
+          expect(security?.allowPrivilegeEscalation, container.name).toBe(false);
+          expect(security?.capabilities?.drop, container.name).toEqual(['ALL']);
+          expect(security?.capabilities?.add, container.name).toBeUndefined();
+          // Only the dev overlay's manager writes to its root FS (Tilt's live_update).
+          const writable = dir === 'k8s/overlays/dev' && container.name === 'manager';
+          expect(security?.readOnlyRootFilesystem, container.name).toBe(!writable);
+          expect(container.resources?.requests?.memory, container.name).toBeDefined();
+          expect(container.resources?.limits?.memory, container.name).toBeDefined();
+        }
+      },
+    );
+  },
+);
 
-describe('the images', () => {
+describe.skipIf(noKubectl)('the images', () => {
   const version = (
     JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { version: string }
   ).version;
@@ -199,10 +206,10 @@ describe('the images', () => {
   });
 });
 
-describe('k8s/base: the localnet and the manager agree', () => {
-  const objects = kustomizeBuild('k8s/base');
-  const config = configOf(objects);
-  const validators = findObject(objects, 'StatefulSet', 'validator');
+describe.skipIf(noKubectl)('k8s/base: the localnet and the manager agree', () => {
+  const objects = withKubectl(() => kustomizeBuild('k8s/base'));
+  const config = withKubectl(() => configOf(objects));
+  const validators = withKubectl(() => findObject(objects, 'StatefulSet', 'validator'));
 
   it('selects the validator pods with CM_POD_SELECTOR and routes pocket-validators to them', () => {
     const labels = (
@@ -238,9 +245,9 @@ describe('k8s/base: the localnet and the manager agree', () => {
   });
 });
 
-describe('k8s/overlays/pocket-v1', () => {
-  const objects = kustomizeBuild('k8s/overlays/pocket-v1');
-  const config = configOf(objects);
+describe.skipIf(noKubectl)('k8s/overlays/pocket-v1', () => {
+  const objects = withKubectl(() => kustomizeBuild('k8s/overlays/pocket-v1'));
+  const config = withKubectl(() => configOf(objects));
 
   it("keeps its names apart from Pocket's own cluster-manager ServiceAccount, Role and binding", () => {
     for (const kind of ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service'])
@@ -297,7 +304,7 @@ describe('k8s/overlays/pocket-v1', () => {
   });
 });
 
-describe('k8s/overlays/dev', () => {
+describe.skipIf(noKubectl)('k8s/overlays/dev', () => {
   it('runs the manager under node --watch for live_update and logs at debug', () => {
     const objects = kustomizeBuild('k8s/overlays/dev');
     const manager = containerOf(findObject(objects, 'Deployment', 'cluster-manager'), 'manager');

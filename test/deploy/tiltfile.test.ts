@@ -18,13 +18,14 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runBin } from '../support/run-bin.ts';
 import {
   findObject,
-  kubectl132,
+  kubectlPath,
   kustomizeBuild,
   readRepoFile,
   repoRoot,
   stringData,
   type KubeObject,
 } from './support/manifests.ts';
+import { noKubectl, withKubectl } from '../support/kubectl-gate.ts';
 
 const tiltfile = readRepoFile('Tiltfile');
 /** The Tiltfile without comments, so that prose is not read as code. */
@@ -78,12 +79,13 @@ const scratch = mkdtempSync(join(tmpdir(), 'cm-tiltfile-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 /** The dev overlay built once by kubectl 1.32, handed to every run of the Tiltfile. */
 const devBuild = join(scratch, 'dev.yaml');
-writeFileSync(
-  devBuild,
-  execFileSync(kubectl132(), ['kustomize', join(repoRoot, 'k8s/overlays/dev')], {
-    encoding: 'utf8',
-  }),
-);
+if (!noKubectl)
+  writeFileSync(
+    devBuild,
+    execFileSync(kubectlPath(), ['kustomize', join(repoRoot, 'k8s/overlays/dev')], {
+      encoding: 'utf8',
+    }),
+  );
 
 function runTiltfile(options: {
   args?: Record<string, string>;
@@ -94,7 +96,7 @@ function runTiltfile(options: {
     args: options.args ?? {},
     context: options.context ?? 'kind-kind',
     namespace: 'localnet',
-    kubectl: kubectl132(),
+    kubectl: kubectlPath(),
     kustomize_output: { 'k8s/overlays/dev': devBuild },
     local_output: options.localOutput ?? '{"genesis": "stub"}',
   };
@@ -145,7 +147,7 @@ describe('the Tiltfile as text', () => {
     for (const kind of kinds) expect(TILT_CONFIG_DEFINES.has(kind), kind).toBe(true);
   });
 
-  it('forwards the ports the manifests serve on', () => {
+  it.skipIf(noKubectl)('forwards the ports the manifests serve on', () => {
     const objects = kustomizeBuild('k8s/overlays/dev');
     const config = stringData(findObject(objects, 'ConfigMap', 'cluster-manager-config'));
     expect(code).toContain(`_MANAGER_PORT = ${config.CM_RPC_PORT}`);
@@ -161,28 +163,31 @@ describe('the Tiltfile as text', () => {
   });
 });
 
-describe.skipIf(!python)('the Tiltfile run with stand-ins for Tilt', () => {
-  const plain = runTiltfile({});
+describe.skipIf(!python || noKubectl)('the Tiltfile run with stand-ins for Tilt', () => {
+  const plain = withKubectl(() => runTiltfile({}));
 
-  it('deploys the dev overlay with 4 validators and an automatic pacemaker by default', () => {
-    expect(plain.failed).toBeNull();
-    expect(plain.version_settings?.constraint).toMatch(/^>=0\.\d+/);
-    expect(plain.allowed_contexts).toEqual(['kind-kind']);
-    const validators = findObject(plain.yaml, 'StatefulSet', 'validator');
-    expect((validators.spec as { replicas: number }).replicas).toBe(4);
-    const built = findObject(
-      kustomizeBuild('k8s/overlays/dev'),
-      'ConfigMap',
-      'v1-localnet-genesis',
-    );
-    expect(findObject(plain.yaml, 'ConfigMap', 'v1-localnet-genesis').metadata.name).toBe(
-      built.metadata.name,
-    );
-    expect(plain.local).toEqual([]);
-    const args = (validators.spec as { template: { spec: { containers: { args: string[] }[] } } })
-      .template.spec.containers[0]!.args;
-    expect(args[args.indexOf('--pacemaker') + 1]).toBe('auto');
-  });
+  it.skipIf(noKubectl)(
+    'deploys the dev overlay with 4 validators and an automatic pacemaker by default',
+    () => {
+      expect(plain.failed).toBeNull();
+      expect(plain.version_settings?.constraint).toMatch(/^>=0\.\d+/);
+      expect(plain.allowed_contexts).toEqual(['kind-kind']);
+      const validators = findObject(plain.yaml, 'StatefulSet', 'validator');
+      expect((validators.spec as { replicas: number }).replicas).toBe(4);
+      const built = findObject(
+        kustomizeBuild('k8s/overlays/dev'),
+        'ConfigMap',
+        'v1-localnet-genesis',
+      );
+      expect(findObject(plain.yaml, 'ConfigMap', 'v1-localnet-genesis').metadata.name).toBe(
+        built.metadata.name,
+      );
+      expect(plain.local).toEqual([]);
+      const args = (validators.spec as { template: { spec: { containers: { args: string[] }[] } } })
+        .template.spec.containers[0]!.args;
+      expect(args[args.indexOf('--pacemaker') + 1]).toBe('auto');
+    },
+  );
 
   it('builds both images from the Dockerfile, live-updating the manager', () => {
     const stages = [...readRepoFile('Dockerfile').matchAll(/^FROM \S+ AS (\S+)$/gm)].map(
@@ -243,42 +248,48 @@ describe.skipIf(!python)('the Tiltfile run with stand-ins for Tilt', () => {
     }
   });
 
-  it('makes a genesis for --validators 6, renames its ConfigMap and points the pods at it', () => {
-    const six = runTiltfile({ args: { validators: '6' }, localOutput: '{"genesis": 6}' });
-    expect(six.failed).toBeNull();
-    expect(six.local).toEqual([
-      ['node_modules/.bin/node', 'scripts/localnet-manifests.ts', '--genesis-for', '6'],
-    ]);
-    const genesis = findObject(six.yaml, 'ConfigMap', 'v1-localnet-genesis');
-    expect(genesis.metadata.name).toBe('v1-localnet-genesis-6v');
-    expect(stringData(genesis)['genesis.json']).toBe('{"genesis": 6}');
-    const validators = findObject(six.yaml, 'StatefulSet', 'validator');
-    const spec = validators.spec as {
-      replicas: number;
-      template: { spec: { volumes: { configMap?: { name: string } }[] } };
-    };
-    expect(spec.replicas).toBe(6);
-    expect(
-      spec.template.spec.volumes.some((v) => v.configMap?.name === 'v1-localnet-genesis-6v'),
-    ).toBe(true);
-    expect(six.resources.find((r) => r.workload === 'validator')?.objects).toContain(
-      'v1-localnet-genesis-6v:configmap',
-    );
-  });
+  it.skipIf(noKubectl)(
+    'makes a genesis for --validators 6, renames its ConfigMap and points the pods at it',
+    () => {
+      const six = runTiltfile({ args: { validators: '6' }, localOutput: '{"genesis": 6}' });
+      expect(six.failed).toBeNull();
+      expect(six.local).toEqual([
+        ['node_modules/.bin/node', 'scripts/localnet-manifests.ts', '--genesis-for', '6'],
+      ]);
+      const genesis = findObject(six.yaml, 'ConfigMap', 'v1-localnet-genesis');
+      expect(genesis.metadata.name).toBe('v1-localnet-genesis-6v');
+      expect(stringData(genesis)['genesis.json']).toBe('{"genesis": 6}');
+      const validators = findObject(six.yaml, 'StatefulSet', 'validator');
+      const spec = validators.spec as {
+        replicas: number;
+        template: { spec: { volumes: { configMap?: { name: string } }[] } };
+      };
+      expect(spec.replicas).toBe(6);
+      expect(
+        spec.template.spec.volumes.some((v) => v.configMap?.name === 'v1-localnet-genesis-6v'),
+      ).toBe(true);
+      expect(six.resources.find((r) => r.workload === 'validator')?.objects).toContain(
+        'v1-localnet-genesis-6v:configmap',
+      );
+    },
+  );
 
-  it('switches to the manual pacemaker and lets the scale buttons drive blocks', () => {
-    const manual = runTiltfile({ args: { pacemaker: 'manual' } });
-    expect(manual.failed).toBeNull();
-    const validators = findObject(manual.yaml, 'StatefulSet', 'validator');
-    const args = (validators.spec as { template: { spec: { containers: { args: string[] }[] } } })
-      .template.spec.containers[0]!.args;
-    expect(args[args.indexOf('--pacemaker') + 1]).toBe('manual');
-    for (const name of ['scale-up', 'scale-down'])
-      expect(manual.buttons.find((b) => b.name === name)?.argv[2]).toContain('--drive');
-    expect(plain.buttons.find((b) => b.name === 'scale-up')?.argv[2]).not.toContain('--drive');
-  });
+  it.skipIf(noKubectl)(
+    'switches to the manual pacemaker and lets the scale buttons drive blocks',
+    () => {
+      const manual = runTiltfile({ args: { pacemaker: 'manual' } });
+      expect(manual.failed).toBeNull();
+      const validators = findObject(manual.yaml, 'StatefulSet', 'validator');
+      const args = (validators.spec as { template: { spec: { containers: { args: string[] }[] } } })
+        .template.spec.containers[0]!.args;
+      expect(args[args.indexOf('--pacemaker') + 1]).toBe('manual');
+      for (const name of ['scale-up', 'scale-down'])
+        expect(manual.buttons.find((b) => b.name === name)?.argv[2]).toContain('--drive');
+      expect(plain.buttons.find((b) => b.name === 'scale-up')?.argv[2]).not.toContain('--drive');
+    },
+  );
 
-  it.each([
+  it.skipIf(noKubectl).each([
     [{ validators: '0' }, /--validators must be 1 to 32/],
     [{ validators: '33' }, /--validators must be 1 to 32/],
     [{ validators: 'six' }, /--validators must be a whole number/],
@@ -287,21 +298,24 @@ describe.skipIf(!python)('the Tiltfile run with stand-ins for Tilt', () => {
     expect(runTiltfile({ args }).failed).toMatch(message);
   });
 
-  it('refuses a context that is not a local cluster unless it is allowed explicitly', () => {
-    expect(runTiltfile({ context: 'gke_prod_cluster' }).failed).toMatch(/not a local cluster/);
-    const allowed = runTiltfile({ context: 'gke_dev', args: { 'allow-context': 'gke_dev' } });
-    expect(allowed.failed).toBeNull();
-    expect(allowed.allowed_contexts).toEqual(['gke_dev']);
-    for (const context of ['k3d-dev', 'orbstack'])
-      expect(runTiltfile({ context }).failed, context).toBeNull();
-    for (const context of ['minikube', 'docker-desktop', 'rancher-desktop', 'orbstack'])
-      expect(code).toContain(`'${context}'`);
-    for (const prefix of ['kind-', 'k3d-']) expect(code).toContain(`'${prefix}'`);
-  });
+  it.skipIf(noKubectl)(
+    'refuses a context that is not a local cluster unless it is allowed explicitly',
+    () => {
+      expect(runTiltfile({ context: 'gke_prod_cluster' }).failed).toMatch(/not a local cluster/);
+      const allowed = runTiltfile({ context: 'gke_dev', args: { 'allow-context': 'gke_dev' } });
+      expect(allowed.failed).toBeNull();
+      expect(allowed.allowed_contexts).toEqual(['gke_dev']);
+      for (const context of ['k3d-dev', 'orbstack'])
+        expect(runTiltfile({ context }).failed, context).toBeNull();
+      for (const context of ['minikube', 'docker-desktop', 'rancher-desktop', 'orbstack'])
+        expect(code).toContain(`'${context}'`);
+      for (const prefix of ['kind-', 'k3d-']) expect(code).toContain(`'${prefix}'`);
+    },
+  );
 });
 
-describe.skipIf(!python)("the buttons' shell scripts", () => {
-  const plain = runTiltfile({});
+describe.skipIf(!python || noKubectl)("the buttons' shell scripts", () => {
+  const plain = withKubectl(() => runTiltfile({}));
   const sandbox = mkdtempSync(join(tmpdir(), 'cm-tilt-buttons-'));
   afterAll(() => rmSync(sandbox, { recursive: true, force: true }));
   // A folder laid out like the repo, whose `node` and `kubectl` only record how they were called.

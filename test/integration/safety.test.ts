@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor } from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
+import { noKubectl } from '../support/kubectl-gate.ts';
 
 const devnet = useDevnet('safety');
 const ns = () => devnet.h.info.namespace;
@@ -181,32 +182,35 @@ describe('safety under faults and bad input (issue 16)', { timeout: 180_000 }, (
     await h.expectStakedSet(['001', '002', '003', '004', '005']);
   });
 
-  it('never overwrites replicas it did not write: a kubectl scale up during a drain stands', async () => {
-    const { h } = devnet;
-    if ((await replicas()) !== 5)
-      expect((await h.scaleTo(5, { wait: 'active', timeoutSeconds: 90 })).status).toBe(200);
-    const down = await h.post('/v1/scale', { replicas: 4 });
-    expect(down.status).toBe(202);
-    // Before: the manager "finished an earlier drain" and put the replicas back to 4.
-    const scaled = await h.kubectl([
-      'scale',
-      'statefulset',
-      h.info.statefulSet,
-      '-n',
-      ns(),
-      '--replicas=6',
-    ]);
-    expect(scaled.code, scaled.stderr).toBe(0);
-    await h.expectStakedSet(['001', '002', '003', '004', '005', '006'], { timeoutMs: 90_000 });
-    await blocks(5);
-    expect(await replicas()).toBe(6);
-    expect(await draining()).toEqual([]);
-    const sts = await h.apps.readNamespacedStatefulSet({
-      name: h.info.statefulSet,
-      namespace: ns(),
-    });
-    expect(sts.metadata?.annotations?.['cluster-manager.dev/scale-target']).toBeUndefined();
-  });
+  it.skipIf(noKubectl)(
+    'never overwrites replicas it did not write: a kubectl scale up during a drain stands',
+    async () => {
+      const { h } = devnet;
+      if ((await replicas()) !== 5)
+        expect((await h.scaleTo(5, { wait: 'active', timeoutSeconds: 90 })).status).toBe(200);
+      const down = await h.post('/v1/scale', { replicas: 4 });
+      expect(down.status).toBe(202);
+      // Before: the manager "finished an earlier drain" and put the replicas back to 4.
+      const scaled = await h.kubectl([
+        'scale',
+        'statefulset',
+        h.info.statefulSet,
+        '-n',
+        ns(),
+        '--replicas=6',
+      ]);
+      expect(scaled.code, scaled.stderr).toBe(0);
+      await h.expectStakedSet(['001', '002', '003', '004', '005', '006'], { timeoutMs: 90_000 });
+      await blocks(5);
+      expect(await replicas()).toBe(6);
+      expect(await draining()).toEqual([]);
+      const sts = await h.apps.readNamespacedStatefulSet({
+        name: h.info.statefulSet,
+        namespace: ns(),
+      });
+      expect(sts.metadata?.annotations?.['cluster-manager.dev/scale-target']).toBeUndefined();
+    },
+  );
 
   it('a chain RPC node restarted from an old snapshot: not trusted, nothing sent, no fee, until it is back', async () => {
     const { h } = devnet;
@@ -300,47 +304,50 @@ describe('safety under faults and bad input (issue 16)', { timeout: 180_000 }, (
     expect(ready.minimumSet?.size).toBe(3);
   });
 
-  it('kubectl scale 0 keeps a quorum of the genesis set staked, held BELOW_MINIMUM_SET, and back resumes the same chain', async () => {
-    const { h } = devnet;
-    const from = await h.height();
-    const lastSeq = Math.max(0, ...(await h.actions()).map((a) => a.seq));
-    const scaled = await h.kubectl([
-      'scale',
-      'statefulset',
-      h.info.statefulSet,
-      '-n',
-      ns(),
-      '--replicas=0',
-    ]);
-    expect(scaled.code, scaled.stderr).toBe(0);
-    for (const id of ['001', '002', '003'])
-      await h.waitForValidator(
-        id,
-        (r) => r.phase === 'held' && r.reason.startsWith('BELOW_MINIMUM_SET'),
-        'held below the minimum set',
-        { drive: false, timeoutMs: 30_000 },
-      );
-    // Before: every validator was unstaked in one block and the chain stopped for good.
-    const unstakes = (await h.actions()).filter((a) => a.kind === 'unstake' && a.seq > lastSeq);
-    expect(unstakes.map((a) => a.validatorId).filter((id) => id !== '004')).toEqual([]);
-    const mempool = await h.mempool();
-    expect(mempool.filter((t) => t.id !== '004')).toEqual([]);
-    expect((await txsSince(from)).filter((t) => !t.startsWith('004'))).toEqual([]);
-    // Pods back (their data on their claims): the chain resumes at its height, the same chain.
-    const back = await h.kubectl([
-      'scale',
-      'statefulset',
-      h.info.statefulSet,
-      '-n',
-      ns(),
-      '--replicas=4',
-    ]);
-    expect(back.code, back.stderr).toBe(0);
-    await h.expectStakedSet(['001', '002', '003', '004'], { timeoutMs: 120_000 });
-    await h.expectChainProgress(3, 30_000);
-    expect(await h.forks()).toEqual([]);
-    expect((await h.committedTransactions()).filter((t) => t.resultCode !== 0)).toEqual([]);
-  });
+  it.skipIf(noKubectl)(
+    'kubectl scale 0 keeps a quorum of the genesis set staked, held BELOW_MINIMUM_SET, and back resumes the same chain',
+    async () => {
+      const { h } = devnet;
+      const from = await h.height();
+      const lastSeq = Math.max(0, ...(await h.actions()).map((a) => a.seq));
+      const scaled = await h.kubectl([
+        'scale',
+        'statefulset',
+        h.info.statefulSet,
+        '-n',
+        ns(),
+        '--replicas=0',
+      ]);
+      expect(scaled.code, scaled.stderr).toBe(0);
+      for (const id of ['001', '002', '003'])
+        await h.waitForValidator(
+          id,
+          (r) => r.phase === 'held' && r.reason.startsWith('BELOW_MINIMUM_SET'),
+          'held below the minimum set',
+          { drive: false, timeoutMs: 30_000 },
+        );
+      // Before: every validator was unstaked in one block and the chain stopped for good.
+      const unstakes = (await h.actions()).filter((a) => a.kind === 'unstake' && a.seq > lastSeq);
+      expect(unstakes.map((a) => a.validatorId).filter((id) => id !== '004')).toEqual([]);
+      const mempool = await h.mempool();
+      expect(mempool.filter((t) => t.id !== '004')).toEqual([]);
+      expect((await txsSince(from)).filter((t) => !t.startsWith('004'))).toEqual([]);
+      // Pods back (their data on their claims): the chain resumes at its height, the same chain.
+      const back = await h.kubectl([
+        'scale',
+        'statefulset',
+        h.info.statefulSet,
+        '-n',
+        ns(),
+        '--replicas=4',
+      ]);
+      expect(back.code, back.stderr).toBe(0);
+      await h.expectStakedSet(['001', '002', '003', '004'], { timeoutMs: 120_000 });
+      await h.expectChainProgress(3, 30_000);
+      expect(await h.forks()).toEqual([]);
+      expect((await h.committedTransactions()).filter((t) => t.resultCode !== 0)).toEqual([]);
+    },
+  );
 
   it('informers come back within seconds after API errors stop (a kubectl scale is seen at once)', async () => {
     const { h } = devnet;

@@ -7,35 +7,39 @@ import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-
 import { describe, expect, it } from 'vitest';
 import { isGone, startHarness, statefulSet, statusOf } from './harness.ts';
 import { waitFor } from '../../src/harness/wait.ts';
+import { noKubectl } from '../support/kubectl-gate.ts';
 
 describe('API semantics', () => {
-  it('creates a namespace and a StatefulSet with kubectl create, with uid, creationTimestamp, a numeric RV and generation 1 (check 2)', async () => {
-    const harness = await startHarness();
-    const dir = harness.emulator.dir;
-    await writeFile(
-      join(dir, 'ns.json'),
-      JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } }),
-    );
-    const manifest = statefulSet({ name: 'web', replicas: 1 });
-    manifest.metadata.namespace = 'apps';
-    await writeFile(join(dir, 'sts.json'), JSON.stringify(manifest));
-    expect((await harness.kubectl(['create', '-f', join(dir, 'ns.json')])).code).toBe(0);
-    const created = await harness.kubectl([
-      'create',
-      '--validate=false',
-      '-f',
-      join(dir, 'sts.json'),
-    ]);
-    expect(created.stdout).toContain('statefulset.apps/web created');
-    const got = await harness.kubectl(['get', 'sts', 'web', '-n', 'apps', '-o', 'json']);
-    const sts = JSON.parse(got.stdout) as { metadata: Record<string, unknown> };
-    expect(sts.metadata.uid).toMatch(
-      /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
-    );
-    expect(sts.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
-    expect(sts.metadata.resourceVersion).toMatch(/^\d+$/);
-    expect(sts.metadata.generation).toBe(1);
-  });
+  it.skipIf(noKubectl)(
+    'creates a namespace and a StatefulSet with kubectl create, with uid, creationTimestamp, a numeric RV and generation 1 (check 2)',
+    async () => {
+      const harness = await startHarness();
+      const dir = harness.emulator.dir;
+      await writeFile(
+        join(dir, 'ns.json'),
+        JSON.stringify({ apiVersion: 'v1', kind: 'Namespace', metadata: { name: 'apps' } }),
+      );
+      const manifest = statefulSet({ name: 'web', replicas: 1 });
+      manifest.metadata.namespace = 'apps';
+      await writeFile(join(dir, 'sts.json'), JSON.stringify(manifest));
+      expect((await harness.kubectl(['create', '-f', join(dir, 'ns.json')])).code).toBe(0);
+      const created = await harness.kubectl([
+        'create',
+        '--validate=false',
+        '-f',
+        join(dir, 'sts.json'),
+      ]);
+      expect(created.stdout).toContain('statefulset.apps/web created');
+      const got = await harness.kubectl(['get', 'sts', 'web', '-n', 'apps', '-o', 'json']);
+      const sts = JSON.parse(got.stdout) as { metadata: Record<string, unknown> };
+      expect(sts.metadata.uid).toMatch(
+        /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/,
+      );
+      expect(sts.metadata.creationTimestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+      expect(sts.metadata.resourceVersion).toMatch(/^\d+$/);
+      expect(sts.metadata.generation).toBe(1);
+    },
+  );
 
   it('lets exactly one of two concurrent Lease replaces with the same RV win; the other gets 409 Conflict (check 7)', async () => {
     const harness = await startHarness();
@@ -128,41 +132,44 @@ describe('API semantics', () => {
     }
   });
 
-  it('ignores status in a main-resource PUT but applies a --subresource=status patch (check 25)', async () => {
-    const harness = await startHarness({ kubelet: false });
-    const { core } = harness;
-    const pod = await core.createNamespacedPod({
-      namespace: 'default',
-      body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
-    });
-    const replaced = await core.replaceNamespacedPod({
-      name: 'p',
-      namespace: 'default',
-      body: {
-        ...pod,
-        metadata: { ...pod.metadata, labels: { a: 'b' } },
-        status: { phase: 'Running' },
-      },
-    });
-    expect(replaced.metadata?.labels).toEqual({ a: 'b' });
-    expect(replaced.status?.phase).toBe('Pending');
-    const patched = await harness.kubectl([
-      'patch',
-      'pod',
-      'p',
-      '--subresource=status',
-      '--type=merge',
-      '-p',
-      '{"status":{"phase":"Running"}}',
-      '-o',
-      'json',
-    ]);
-    expect(patched.code).toBe(0);
-    expect((JSON.parse(patched.stdout) as V1Pod).status?.phase).toBe('Running');
-    const read = await core.readNamespacedPod({ name: 'p', namespace: 'default' });
-    expect(read.status?.phase).toBe('Running');
-    expect(read.metadata?.labels).toEqual({ a: 'b' });
-  });
+  it.skipIf(noKubectl)(
+    'ignores status in a main-resource PUT but applies a --subresource=status patch (check 25)',
+    async () => {
+      const harness = await startHarness({ kubelet: false });
+      const { core } = harness;
+      const pod = await core.createNamespacedPod({
+        namespace: 'default',
+        body: { metadata: { name: 'p' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      });
+      const replaced = await core.replaceNamespacedPod({
+        name: 'p',
+        namespace: 'default',
+        body: {
+          ...pod,
+          metadata: { ...pod.metadata, labels: { a: 'b' } },
+          status: { phase: 'Running' },
+        },
+      });
+      expect(replaced.metadata?.labels).toEqual({ a: 'b' });
+      expect(replaced.status?.phase).toBe('Pending');
+      const patched = await harness.kubectl([
+        'patch',
+        'pod',
+        'p',
+        '--subresource=status',
+        '--type=merge',
+        '-p',
+        '{"status":{"phase":"Running"}}',
+        '-o',
+        'json',
+      ]);
+      expect(patched.code).toBe(0);
+      expect((JSON.parse(patched.stdout) as V1Pod).status?.phase).toBe('Running');
+      const read = await core.readNamespacedPod({ name: 'p', namespace: 'default' });
+      expect(read.status?.phase).toBe('Running');
+      expect(read.metadata?.labels).toEqual({ a: 'b' });
+    },
+  );
 
   it('folds Secret stringData into base64 data and never returns stringData (check 26)', async () => {
     const harness = await startHarness();

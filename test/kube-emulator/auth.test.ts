@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { failure, startHarness, statefulSet, statusOf } from './harness.ts';
+import { noKubectl } from '../support/kubectl-gate.ts';
 
 function setEnv(name: string, value: string): void {
   const previous = process.env[name];
@@ -44,21 +45,24 @@ describe('HTTPS and tokens', () => {
     expect(request?.authorization).toBe('Bearer in-cluster-token');
   });
 
-  it('requires the token over HTTPS (401 without it) and lets kubectl in with the written kubeconfig', async () => {
-    const harness = await startHarness({ https: true });
-    const { emulator } = harness;
-    const kc = new KubeConfig();
-    kc.loadFromOptions({ ...emulator.kubeconfigFor(), users: [{ name: 'admin' }] });
-    // client-node keeps no body for a 401; the code is what it reports.
-    const denied = await kc
-      .makeApiClient(CoreV1Api)
-      .listNamespace()
-      .catch((error: unknown) => (error as { code?: number }).code);
-    expect(denied).toBe(401);
-    const listed = await harness.kubectl(['get', 'namespaces', '-o', 'name']);
-    expect(listed.code).toBe(0);
-    expect(listed.stdout).toContain('namespace/default');
-  });
+  it.skipIf(noKubectl)(
+    'requires the token over HTTPS (401 without it) and lets kubectl in with the written kubeconfig',
+    async () => {
+      const harness = await startHarness({ https: true });
+      const { emulator } = harness;
+      const kc = new KubeConfig();
+      kc.loadFromOptions({ ...emulator.kubeconfigFor(), users: [{ name: 'admin' }] });
+      // client-node keeps no body for a 401; the code is what it reports.
+      const denied = await kc
+        .makeApiClient(CoreV1Api)
+        .listNamespace()
+        .catch((error: unknown) => (error as { code?: number }).code);
+      expect(denied).toBe(401);
+      const listed = await harness.kubectl(['get', 'namespaces', '-o', 'name']);
+      expect(listed.code).toBe(0);
+      expect(listed.stdout).toContain('namespace/default');
+    },
+  );
 });
 
 describe('RBAC', () => {

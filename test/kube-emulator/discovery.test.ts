@@ -1,34 +1,38 @@
 // Conformance check 1, and the health and discovery documents kubectl and client-node read.
 import { describe, expect, it } from 'vitest';
 import { startHarness } from './harness.ts';
+import { noKubectl } from '../support/kubectl-gate.ts';
 
 describe('discovery', () => {
-  it('kubectl version reports server v1.32 and api-resources lists the served kinds with short names (check 1)', async () => {
-    const harness = await startHarness();
-    const version = await harness.kubectl(['version', '-o', 'json']);
-    expect(version.code).toBe(0);
-    const parsed = JSON.parse(version.stdout) as {
-      serverVersion: { major: string; minor: string };
-    };
-    expect(parsed.serverVersion).toMatchObject({ major: '1', minor: '32' });
+  it.skipIf(noKubectl)(
+    'kubectl version reports server v1.32 and api-resources lists the served kinds with short names (check 1)',
+    async () => {
+      const harness = await startHarness();
+      const version = await harness.kubectl(['version', '-o', 'json']);
+      expect(version.code).toBe(0);
+      const parsed = JSON.parse(version.stdout) as {
+        serverVersion: { major: string; minor: string };
+      };
+      expect(parsed.serverVersion).toMatchObject({ major: '1', minor: '32' });
 
-    const resources = await harness.kubectl(['api-resources', '--no-headers']);
-    expect(resources.code).toBe(0);
-    const rows = resources.stdout
-      .trim()
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/));
-    const find = (name: string, apiVersion: string) =>
-      rows.find((row) => row[0] === name && row.includes(apiVersion));
-    expect(find('pods', 'v1')).toContain('po');
-    expect(find('secrets', 'v1')).toBeDefined();
-    expect(find('events', 'v1')).toContain('ev');
-    expect(find('events', 'events.k8s.io/v1')).toBeDefined();
-    expect(find('leases', 'coordination.k8s.io/v1')).toBeDefined();
-    expect(find('statefulsets', 'apps/v1')).toContain('sts');
-    expect(find('deployments', 'apps/v1')).toContain('deploy');
-    expect(find('roles', 'rbac.authorization.k8s.io/v1')).toBeDefined();
-  });
+      const resources = await harness.kubectl(['api-resources', '--no-headers']);
+      expect(resources.code).toBe(0);
+      const rows = resources.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.trim().split(/\s+/));
+      const find = (name: string, apiVersion: string) =>
+        rows.find((row) => row[0] === name && row.includes(apiVersion));
+      expect(find('pods', 'v1')).toContain('po');
+      expect(find('secrets', 'v1')).toBeDefined();
+      expect(find('events', 'v1')).toContain('ev');
+      expect(find('events', 'events.k8s.io/v1')).toBeDefined();
+      expect(find('leases', 'coordination.k8s.io/v1')).toBeDefined();
+      expect(find('statefulsets', 'apps/v1')).toContain('sts');
+      expect(find('deployments', 'apps/v1')).toContain('deploy');
+      expect(find('roles', 'rbac.authorization.k8s.io/v1')).toBeDefined();
+    },
+  );
 
   it('answers health probes and discovery documents as JSON', async () => {
     const harness = await startHarness();

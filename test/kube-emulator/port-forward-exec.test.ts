@@ -12,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { kubectlVersions, type KubectlBinary } from '../../src/harness/kubectl.ts';
 import { waitFor } from '../../src/harness/wait.ts';
 import { startHarness, type Harness } from './harness.ts';
+import { eachKubectl, noKubectl } from '../support/kubectl-gate.ts';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 // The wire of each version is checked in test/conformance/kubectl-streams.test.ts; here the
@@ -127,7 +128,7 @@ function pattern(size: number): Buffer {
 }
 
 describe('kubectl port-forward', () => {
-  it.each(versions)(
+  eachKubectl(versions, 'no kubectl of 1.27 or newer')(
     'kubectl $version forwards HTTP and raw TCP, several connections, megabytes both ways',
     async (binary) => {
       const h = await echoHarness();
@@ -152,38 +153,41 @@ describe('kubectl port-forward', () => {
     },
   );
 
-  it('reports a port no container declares, and a simulated pod, as the kubelet reports failures', async () => {
-    const binary = versions.at(-1);
-    if (binary === undefined) return;
-    const h = await echoHarness();
-    const forwarding = await portForward(h, binary, ['pod/web', ':9999']);
-    const refused = await fetch(`http://127.0.0.1:${forwarding.port}/`).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(Error);
-    await waitFor(
-      () => forwarding.output().includes('port 9999 is not a container port of pod web'),
-      {
-        what: 'the error on the error stream',
-      },
-    );
-    const sim = await startHarness({ kubelet: { mode: 'simulated' } });
-    await sim.core.createNamespacedPod({
-      namespace: 'default',
-      body: {
-        metadata: { name: 's' },
-        spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] },
-      },
-    });
-    await waitFor(
-      async () =>
-        (await sim.core.readNamespacedPod({ name: 's', namespace: 'default' })).status?.phase ===
-        'Running',
-    );
-    const simulated = await portForward(sim, binary, ['pod/s', ':80']);
-    await fetch(`http://127.0.0.1:${simulated.port}/`).catch(() => undefined);
-    await waitFor(() => simulated.output().includes('runs no process'), {
-      what: 'the simulated pod refusal',
-    });
-  });
+  it.skipIf(noKubectl)(
+    'reports a port no container declares, and a simulated pod, as the kubelet reports failures',
+    async () => {
+      const binary = versions.at(-1);
+      if (binary === undefined) throw new Error('no kubectl (the test is skipIf(noKubectl))');
+      const h = await echoHarness();
+      const forwarding = await portForward(h, binary, ['pod/web', ':9999']);
+      const refused = await fetch(`http://127.0.0.1:${forwarding.port}/`).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(Error);
+      await waitFor(
+        () => forwarding.output().includes('port 9999 is not a container port of pod web'),
+        {
+          what: 'the error on the error stream',
+        },
+      );
+      const sim = await startHarness({ kubelet: { mode: 'simulated' } });
+      await sim.core.createNamespacedPod({
+        namespace: 'default',
+        body: {
+          metadata: { name: 's' },
+          spec: { containers: [{ name: 'c', image: 'x', ports: [{ containerPort: 80 }] }] },
+        },
+      });
+      await waitFor(
+        async () =>
+          (await sim.core.readNamespacedPod({ name: 's', namespace: 'default' })).status?.phase ===
+          'Running',
+      );
+      const simulated = await portForward(sim, binary, ['pod/s', ':80']);
+      await fetch(`http://127.0.0.1:${simulated.port}/`).catch(() => undefined);
+      await waitFor(() => simulated.output().includes('runs no process'), {
+        what: 'the simulated pod refusal',
+      });
+    },
+  );
 
   it('serves client-node PortForward (WebSocket channels with the port header)', async () => {
     const h = await echoHarness();
@@ -210,23 +214,31 @@ describe('kubectl port-forward', () => {
     });
   });
 
-  it('answers 400 without an upgrade and 404 for a missing pod, before upgrading', async () => {
-    const h = await echoHarness();
-    const plain = await fetch(`${h.emulator.url}/api/v1/namespaces/default/pods/web/portforward`, {
-      method: 'POST',
-    });
-    expect(plain.status).toBe(400);
-    expect(((await plain.json()) as { message: string }).message).toBe('Upgrade request required');
-    const binary = versions.at(-1);
-    if (binary === undefined) return;
-    const missing = await h.kubectl(['port-forward', 'pod/ghost', '8080'], { binary });
-    expect(missing.code).not.toBe(0);
-    expect(missing.stderr).toContain('pods "ghost" not found');
-  });
+  it.skipIf(noKubectl)(
+    'answers 400 without an upgrade and 404 for a missing pod, before upgrading',
+    async () => {
+      const h = await echoHarness();
+      const plain = await fetch(
+        `${h.emulator.url}/api/v1/namespaces/default/pods/web/portforward`,
+        {
+          method: 'POST',
+        },
+      );
+      expect(plain.status).toBe(400);
+      expect(((await plain.json()) as { message: string }).message).toBe(
+        'Upgrade request required',
+      );
+      const binary = versions.at(-1);
+      if (binary === undefined) throw new Error('no kubectl (the test is skipIf(noKubectl))');
+      const missing = await h.kubectl(['port-forward', 'pod/ghost', '8080'], { binary });
+      expect(missing.code).not.toBe(0);
+      expect(missing.stderr).toContain('pods "ghost" not found');
+    },
+  );
 });
 
 describe('kubectl exec', () => {
-  it.each(versions)(
+  eachKubectl(versions, 'no kubectl of 1.27 or newer')(
     'kubectl $version runs a command with the container env, stdin, exit codes',
     async (binary) => {
       const h = await echoHarness();
@@ -254,7 +266,7 @@ describe('kubectl exec', () => {
     },
   );
 
-  it.each(versions)(
+  eachKubectl(versions, 'no kubectl of 1.27 or newer')(
     "kubectl $version killed mid-command: the command's process group is killed too",
     async (binary) => {
       const h = await echoHarness();
@@ -296,51 +308,54 @@ describe('kubectl exec', () => {
     },
   );
 
-  it('runs through client-node Exec (WebSocket v5), and refuses a simulated pod and attach', async () => {
-    const h = await echoHarness();
-    let out = '';
-    const stdout = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        out += chunk.toString();
-        done();
-      },
-    });
-    const status = await new Promise<V1Status>((resolve, reject) => {
-      new Exec(h.kc)
-        .exec(
-          'default',
-          'web',
-          'main',
-          ['sh', '-c', 'echo $GREETING; exit 2'],
-          stdout,
-          null,
-          null,
-          false,
-          resolve,
-        )
-        .catch(reject);
-    });
-    expect(out).toBe('hi there\n');
-    expect(status).toMatchObject({
-      status: 'Failure',
-      reason: 'NonZeroExitCode',
-      details: { causes: [{ reason: 'ExitCode', message: '2' }] },
-    });
-    const binary = versions.at(-1);
-    if (binary === undefined) return;
-    const attach = await h.kubectl(['attach', 'web'], { binary, timeoutMs: 10_000 });
-    expect(attach.stderr).toContain('attach is not supported by the kube-emulator');
-    const sim = await startHarness({ kubelet: { mode: 'simulated' } });
-    await sim.core.createNamespacedPod({
-      namespace: 'default',
-      body: { metadata: { name: 's' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
-    });
-    await waitFor(
-      async () =>
-        (await sim.core.readNamespacedPod({ name: 's', namespace: 'default' })).status?.phase ===
-        'Running',
-    );
-    const simulated = await sim.kubectl(['exec', 's', '--', 'true'], { binary });
-    expect(simulated.stderr).toContain('runs no process for pod s (simulated mode)');
-  });
+  it.skipIf(noKubectl)(
+    'runs through client-node Exec (WebSocket v5), and refuses a simulated pod and attach',
+    async () => {
+      const h = await echoHarness();
+      let out = '';
+      const stdout = new Writable({
+        write(chunk: Buffer, _encoding, done) {
+          out += chunk.toString();
+          done();
+        },
+      });
+      const status = await new Promise<V1Status>((resolve, reject) => {
+        new Exec(h.kc)
+          .exec(
+            'default',
+            'web',
+            'main',
+            ['sh', '-c', 'echo $GREETING; exit 2'],
+            stdout,
+            null,
+            null,
+            false,
+            resolve,
+          )
+          .catch(reject);
+      });
+      expect(out).toBe('hi there\n');
+      expect(status).toMatchObject({
+        status: 'Failure',
+        reason: 'NonZeroExitCode',
+        details: { causes: [{ reason: 'ExitCode', message: '2' }] },
+      });
+      const binary = versions.at(-1);
+      if (binary === undefined) throw new Error('no kubectl (the test is skipIf(noKubectl))');
+      const attach = await h.kubectl(['attach', 'web'], { binary, timeoutMs: 10_000 });
+      expect(attach.stderr).toContain('attach is not supported by the kube-emulator');
+      const sim = await startHarness({ kubelet: { mode: 'simulated' } });
+      await sim.core.createNamespacedPod({
+        namespace: 'default',
+        body: { metadata: { name: 's' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+      });
+      await waitFor(
+        async () =>
+          (await sim.core.readNamespacedPod({ name: 's', namespace: 'default' })).status?.phase ===
+          'Running',
+      );
+      const simulated = await sim.kubectl(['exec', 's', '--', 'true'], { binary });
+      expect(simulated.stderr).toContain('runs no process for pod s (simulated mode)');
+    },
+  );
 });

@@ -12,6 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { realClock, type Clock } from '../../src/kube-emulator/clock.ts';
 import { kubectlVersions } from '../../src/harness/kubectl.ts';
 import { failure, startHarness, type Harness } from './harness.ts';
+import { eachKubectl } from '../support/kubectl-gate.ts';
 
 /** A clock that tests can move forward (timers stay real). */
 function movableClock(): Clock & { advance(ms: number): void } {
@@ -184,10 +185,11 @@ describe('access reviews', () => {
     );
   });
 
-  it.each(
+  eachKubectl(
     kubectlVersions()
       .filter((k) => k.minor < 32)
       .slice(-1),
+    'no kubectl older than 1.32 (those send JSON bodies)',
   )('kubectl $version: auth can-i, --as and --list', async (binary) => {
     const h = await startHarness({ rbac: true, kubelet: false });
     await seedRbac(h);
@@ -300,10 +302,11 @@ describe('TokenRequest', () => {
     expect(await listPods(foreign.status?.token ?? '')).toBe(401);
   });
 
-  it.each(
+  eachKubectl(
     kubectlVersions()
       .filter((k) => k.minor < 32)
       .slice(-1),
+    'no kubectl older than 1.32 (those send JSON bodies)',
   )('kubectl $version create token: the printed token works for the account', async (binary) => {
     // Over HTTPS: kubectl sends no bearer token to a plain-HTTP server.
     const h = await startHarness({ https: true, rbac: true, kubelet: false });

@@ -12,6 +12,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { KUBECTL, startHarness } from './harness.ts';
 import { rawWatch } from './watch-client.ts';
 import { waitFor } from '../../src/harness/wait.ts';
+import { noKubectl } from '../support/kubectl-gate.ts';
 
 const merge = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -216,46 +217,49 @@ describe('watch', () => {
     expect(plain.events.every((e) => e.type !== 'BOOKMARK')).toBe(true);
   });
 
-  it('ends a watch with timeoutSeconds=2 cleanly after about two seconds, and kubectl get -w exits 0 when its stream ends (check 15)', async () => {
-    const h = await startHarness({ kubelet: false });
-    const watch = await rawWatch(h.emulator.url, '/api/v1/namespaces/default/pods', {
-      timeoutSeconds: '2',
-    });
-    const openFor = await watch.ended;
-    expect(openFor).toBeGreaterThanOrEqual(1900);
-    expect(openFor).toBeLessThan(4000);
-    const kubectl = spawn(
-      KUBECTL,
-      [
-        `--kubeconfig=${h.kubeconfigPath}`,
-        `--cache-dir=${h.emulator.dir}/kubectl-cache`,
-        'get',
-        'pods',
-        '-w',
-        '-o',
-        'name',
-      ],
-      {
-        stdio: 'ignore',
-      },
-    );
-    const exited = new Promise<number | null>((resolve) =>
-      kubectl.once('exit', (code) => resolve(code)),
-    );
-    onTestFinished(() => {
-      kubectl.kill('SIGKILL');
-    });
-    await waitFor(
-      () =>
-        h.emulator.requestLog.some(
-          (r) => r.query.includes('watch=true') && r.userAgent.startsWith('kubectl'),
-        ),
-      { what: 'kubectl to watch' },
-    );
-    await waitFor(() => h.emulator.openWatches === 1);
-    h.emulator.faults.endWatches();
-    expect(await exited).toBe(0);
-  });
+  it.skipIf(noKubectl)(
+    'ends a watch with timeoutSeconds=2 cleanly after about two seconds, and kubectl get -w exits 0 when its stream ends (check 15)',
+    async () => {
+      const h = await startHarness({ kubelet: false });
+      const watch = await rawWatch(h.emulator.url, '/api/v1/namespaces/default/pods', {
+        timeoutSeconds: '2',
+      });
+      const openFor = await watch.ended;
+      expect(openFor).toBeGreaterThanOrEqual(1900);
+      expect(openFor).toBeLessThan(4000);
+      const kubectl = spawn(
+        KUBECTL,
+        [
+          `--kubeconfig=${h.kubeconfigPath}`,
+          `--cache-dir=${h.emulator.dir}/kubectl-cache`,
+          'get',
+          'pods',
+          '-w',
+          '-o',
+          'name',
+        ],
+        {
+          stdio: 'ignore',
+        },
+      );
+      const exited = new Promise<number | null>((resolve) =>
+        kubectl.once('exit', (code) => resolve(code)),
+      );
+      onTestFinished(() => {
+        kubectl.kill('SIGKILL');
+      });
+      await waitFor(
+        () =>
+          h.emulator.requestLog.some(
+            (r) => r.query.includes('watch=true') && r.userAgent.startsWith('kubectl'),
+          ),
+        { what: 'kubectl to watch' },
+      );
+      await waitFor(() => h.emulator.openWatches === 1);
+      h.emulator.faults.endWatches();
+      expect(await exited).toBe(0);
+    },
+  );
 
   it('holds events back while paused and delivers them in order on resume', async () => {
     const harness = await startHarness({ kubelet: false });

@@ -1,10 +1,11 @@
 // Reading the deployment files as the tests need them: the kustomizations under k8s/, their
 // resources and patches, and `kustomize build` output from kubectl 1.32's built-in kustomize.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { findKubectl, kubectlMissing } from '../../../src/harness/kubectl.ts';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -86,27 +87,23 @@ export function allYamlFiles(): string[] {
 }
 
 /**
- * kubectl 1.32, found beside the machine's kubectl dispatcher (see NOTES.md): its built-in
- * kustomize is what `kubectl apply -k` uses. Throws a clear error when it is not installed.
+ * The kubectl whose built-in kustomize builds the manifests (what `kubectl apply -k` uses):
+ * `findKubectl()` — `$KUBECTL`, a kubectl 1.27+ on PATH, or the versioned one beside it. Throws
+ * with the reason when there is none (tests that need it are `skipIf(noKubectl)`).
  */
-export function kubectl132(): string {
-  const onPath = (process.env.PATH ?? '')
-    .split(':')
-    .map((dir) => join(dir, 'kubectl'))
-    .find((path) => existsSync(path));
-  if (onPath === undefined) throw new Error('kubectl is not on PATH (kubectl 1.32 is required)');
-  const versioned = join(dirname(realpathSync(onPath)), 'kubectl.1.32');
-  if (!existsSync(versioned)) throw new Error(`${versioned} is missing (kubectl 1.32 is required)`);
-  return versioned;
+export function kubectlPath(): string {
+  const binary = findKubectl();
+  if (binary === undefined) throw new Error(`kubectl is needed: ${kubectlMissing()}`);
+  return binary.path;
 }
 
 const builds = new Map<string, KubeObject[]>();
 
-/** `kubectl.1.32 kustomize <dir>`, parsed (cached per run). */
+/** `kubectl kustomize <dir>`, parsed (cached per run). */
 export function kustomizeBuild(dir: string): KubeObject[] {
   let objects = builds.get(dir);
   if (objects === undefined) {
-    const text = execFileSync(kubectl132(), ['kustomize', join(repoRoot, dir)], {
+    const text = execFileSync(kubectlPath(), ['kustomize', join(repoRoot, dir)], {
       encoding: 'utf8',
       timeout: 30_000,
     });

@@ -1,97 +1,45 @@
-// Bad input, property-based: every control-RPC route of a real manager (over client-node and
-// HTTP to the Kubernetes API emulator) answers any malformed body, query, content type or token
-// with a named 4xx error — never a 500, never a crash — and never changes anything: the
-// StatefulSet's replicas, the paused flag and the journal stay as they were.
+// Bad input, property-based: every control-RPC route answers any malformed body, query, content
+// type or token with a named 4xx error — never a 500, never a crash — and reaches no mutation of
+// the control plane behind it (a fake of the port the routes use: scale, pause and trigger-view
+// are recorded, none may be called). Runs through inject(), no socket, no manager.
 import fc from 'fast-check';
-import { KubeConfig } from '@kubernetes/client-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmulator, type Emulator } from '../../src/kube-emulator/index.ts';
-import { loadConfig } from '../../src/manager/config.ts';
-import { loadKubeClients } from '../../src/manager/kube/client.ts';
 import { createLogger } from '../../src/manager/logger.ts';
-import { Manager } from '../../src/manager/manager.ts';
-import { Metrics } from '../../src/manager/metrics.ts';
-import { ManagerControlPlane } from '../../src/manager/rpc/control-plane.ts';
 import { buildServer, type ControlServer } from '../../src/manager/rpc/server.ts';
-import { generateKeys } from '../../src/pocket/index.ts';
+import { FakeControlPlane } from '../support/fake-control-plane.ts';
 
-const NS = 'cm';
 const TOKEN = 'property-test-token-0123456789';
 const MUTATIONS = ['/v1/scale', '/v1/pause', '/v1/resume', '/v1/trigger-view'] as const;
 
-let emulator: Emulator;
-let manager: Manager;
+let control: FakeControlPlane;
 let app: ControlServer;
 
+/** The control plane of a manager whose chain is unreachable, with no call recorded. */
+function unreachableChain(): void {
+  control.reset();
+  // trigger-view fails as a dead chain RPC makes it fail; /readyz answers 503.
+  control.onTriggerView = () => Promise.reject(new Error('connect ECONNREFUSED 127.0.0.1:9'));
+  control.ready = { ...control.ready, ready: false };
+}
+
 beforeAll(async () => {
-  emulator = await startEmulator({ namespaces: [NS], kubelet: { mode: 'simulated' } });
-  const kc = new KubeConfig();
-  kc.loadFromOptions(emulator.kubeconfigFor(undefined, { namespace: NS }));
-  const keys = generateKeys({ count: 3, seed: 'property-rpc' });
-  const labels = { 'pokt.network/purpose': 'validator' };
-  const { core, apps } = loadKubeClients({ namespace: NS, env: {}, kubeConfig: kc });
-  await core.createNamespacedSecret({
-    namespace: NS,
-    body: {
-      metadata: { name: 'validators-private-keys' },
-      stringData: Object.fromEntries([...keys].map(([id, k]) => [id, k.exportPrivateKeyHex()])),
-    },
-  });
-  await apps.createNamespacedStatefulSet({
-    namespace: NS,
-    body: {
-      metadata: { name: 'validator' },
-      spec: {
-        replicas: 2,
-        serviceName: 'validators',
-        selector: { matchLabels: labels },
-        template: {
-          metadata: { labels },
-          spec: { containers: [{ name: 'node', image: 'localnet-node:dev' }] },
-        },
-      },
-    },
-  });
-  // The chain is deliberately unreachable: nothing here may need it.
-  const config = loadConfig({
-    env: {
-      CM_CHAIN_RPC_URL: 'http://127.0.0.1:9',
-      CM_NAMESPACE: NS,
-      CM_RPC_TOKEN: TOKEN,
-      CM_JOURNAL_PATH: ':memory:',
-      CM_LOG_LEVEL: 'silent',
-    },
-  });
-  const logger = createLogger({ level: 'silent' });
-  manager = new Manager({
-    config,
-    logger,
-    kube: loadKubeClients({ namespace: NS, env: {}, kubeConfig: kc }),
-    metrics: new Metrics(),
-  });
-  await manager.start();
+  control = new FakeControlPlane();
+  unreachableChain();
   app = await buildServer({
-    control: new ManagerControlPlane(manager),
+    control,
     token: TOKEN,
-    logger,
+    logger: createLogger({ level: 'silent' }),
     version: 'test',
   });
 });
 
 afterAll(async () => {
   await app.close();
-  await manager.stop();
-  await emulator.stop();
 });
 
-/** What must never change: replicas, paused, journal size. */
+/** What must never change: the mutations called and the paused flag. */
 function state(): string {
-  const sts = emulator.store.list('apps/statefulsets').find((o) => o.metadata.name === 'validator');
-  return JSON.stringify({
-    replicas: (sts?.spec as { replicas?: number } | undefined)?.replicas,
-    paused: manager.paused,
-    journal: manager.book.journal.count(),
-  });
+  return JSON.stringify({ mutations: control.mutations(), paused: control.paused });
 }
 
 /** A body the scale route accepts (those are left out: they are meant to change state). */
@@ -216,7 +164,7 @@ describe('the control RPC with bad input (property)', () => {
             expect(type).toBe('text/plain');
             if (url === '/v1/trigger-view') expect(answer.code).toBe('CHAIN_UNAVAILABLE');
             else expect(answer.status).toBe(200);
-            manager.setPaused(false);
+            unreachableChain();
             return;
           }
           expectNamed4xx(answer);
