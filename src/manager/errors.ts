@@ -35,6 +35,7 @@ export const ErrorCatalogue = {
   SCALE_TIMEOUT: { status: 504, retryable: false },
   SCALE_BLOCKED: { status: 409, retryable: false },
   BAD_REQUEST: { status: 400, retryable: false },
+  BODY_TOO_LARGE: { status: 413, retryable: false },
   HEADERS_TOO_LARGE: { status: 431, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
   NOT_FOUND: { status: 404, retryable: false },

@@ -102,6 +102,11 @@ export async function buildServer(deps: ServerDeps) {
         },
       });
     }
+    // An oversized body is 413 (RFC 9110 §15.5.14), as the node RPC answers it, not a bad request.
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+      return reply
+        .status(413)
+        .send({ error: { code: 'BODY_TOO_LARGE', message: badRequest(error) } });
     if (
       error.validation !== undefined ||
       (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
