@@ -12,9 +12,21 @@ export function devnetFlag(dir: string, cwd: string): string {
   return ` --devnet ${shellQuote(shown)}`;
 }
 
-/** A scale target that changes something: two more validators, within the keys; else one less. */
-export function suggestedScale(validators: number, keys: number): number | undefined {
-  const up = Math.min(keys, validators + 2);
+/**
+ * A scale target that changes something: two more validators, within the keys; else one less.
+ * On `--fidelity v1` late joiners never vote and every row counts toward the quorum, so only
+ * fewer than half the genesis set may join (`k < N/2`: 4 genesis validators carry one more, 4 of
+ * 5); a larger target would be refused (NO_STATE_SYNC), so it is not suggested.
+ */
+export function suggestedScale(
+  validators: number,
+  keys: number,
+  fidelity: 'intended' | 'v1' = 'intended',
+): number | undefined {
+  const joiners = fidelity === 'v1' ? Math.min(2, Math.ceil(validators / 2) - 1) : 2;
+  // A v1 set of 1 or 2 can take no joiner, and one less would be below its minimum set.
+  if (joiners <= 0) return undefined;
+  const up = Math.min(keys, validators + joiners);
   if (up > validators) return up;
   return validators > 1 ? validators - 1 : undefined;
 }
@@ -42,7 +54,7 @@ export function readyHints(
       `${cli} status`,
     ];
   }
-  const target = suggestedScale(info.validators, info.keys);
+  const target = suggestedScale(info.validators, info.keys, info.fidelity);
   const drive = info.pacemaker === 'manual' ? ' --drive' : '';
   return [
     ...(target === undefined ? [] : [`${cli} scale ${target} --wait active${drive}`]),

@@ -42,6 +42,16 @@ describe('the hints of a ready devnet', () => {
     expect(suggestedScale(1, 1)).toBeUndefined();
   });
 
+  it('on --fidelity v1 suggest only what V1 can carry: one late joiner for 4 genesis validators, two for 6', () => {
+    expect(readyHints({ ...info, fidelity: 'v1' }, '/repo', run)[0]).toBe(
+      'npx cluster-manager scale 5 --wait active',
+    );
+    expect(suggestedScale(6, 32, 'v1')).toBe(8);
+    expect(suggestedScale(5, 32, 'v1')).toBe(7);
+    expect(suggestedScale(2, 32, 'v1')).toBeUndefined();
+    expect(suggestedScale(1, 32, 'v1')).toBeUndefined();
+  });
+
   it('add --drive when the pacemaker is manual', () => {
     expect(readyHints({ ...info, pacemaker: 'manual' }, '/repo', run)[0]).toBe(
       'npx cluster-manager scale 6 --wait active --drive',

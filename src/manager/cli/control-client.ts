@@ -164,7 +164,12 @@ export function failOn(answer: Answer<unknown>, what: string): never {
     known
       ? `${(error as ApiError['error']).code}: ${(error as ApiError['error']).message}`
       : `${what} failed with HTTP ${answer.status}`
-  ).replace(/\s*\n\s*/g, '; ');
+  )
+    .replace(/\s*\n\s*/g, '; ')
+    // The API's advice is for API callers; on the command line the same thing is `--force`.
+    .replace(/\b([Ss])end force: true\b/g, (_, s: string) =>
+      s === 'S' ? 'Pass --force' : 'pass --force',
+    );
   const code =
     answer.status === 504
       ? ExitCode.timedOut
