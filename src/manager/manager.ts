@@ -838,6 +838,20 @@ export class Manager {
     }
   }
 
+  /**
+   * The id of the pod a StatefulSet would create at `ordinal`, when the id mapping can tell it
+   * from the pod's name alone (undefined otherwise: annotation mapping, or no id).
+   */
+  idOfNewPod(statefulSet: string, ordinal: number): ValidatorId | undefined {
+    if (!this.#mapper.derivableFromName) return undefined;
+    const result = this.#mapper.idOf({
+      name: `${statefulSet}-${ordinal}`,
+      ordinal,
+      annotations: undefined,
+    });
+    return 'id' in result ? result.id : undefined;
+  }
+
   #checkSynced(): void {
     if (this.#wasSynced || !this.isSynced()) return;
     this.#wasSynced = true;

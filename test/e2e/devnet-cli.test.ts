@@ -139,8 +139,23 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
   });
 
   it('`scale 7 --wait active` fails at once naming 007 and its missing key, not after its timeout', async () => {
+    // Asked plainly, a scale to an id with no key is refused before anything changes.
+    const refused = await runCli(['scale', '7', '--wait', 'active'], at());
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'error: KEY_MISSING: cannot scale to 7: no key in the keys Secret for 007;',
+    );
+    const sts = await net.apps.readNamespacedStatefulSet({
+      name: net.info.statefulSet,
+      namespace: net.info.namespace,
+    });
+    expect(sts.spec?.replicas).toBe(6);
+    // Forced, the wait still ends at once, naming 007 and its missing key.
     const started = performance.now();
-    const result = await runCli(['scale', '7', '--wait', 'active', '--timeout', '120'], at());
+    const result = await runCli(
+      ['scale', '7', '--wait', 'active', '--timeout', '120', '--force'],
+      at(),
+    );
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(result.code).toBe(1);
     const errors = lines(result.stderr).filter((l) => l.startsWith('error:'));

@@ -133,6 +133,19 @@ describe('which scales are refused', () => {
     expect(refusal({ ...base, leaving: leaving.slice(0, 1) })).toBeUndefined();
   });
 
+  it('up to ids with no key in the Secret: KEY_MISSING naming the first of them, unless forced (scale 999 with 32 keys)', () => {
+    const keyless = Array.from({ length: 967 }, (_, i) => String(33 + i).padStart(3, '0'));
+    const refused = refusal({ ...base, previous: 4, replicas: 999, keyless });
+    expect(refused?.code).toBe('KEY_MISSING');
+    expect(refused?.message).toMatch(
+      /^cannot scale to 999: no key .* for 033, 034, 035, 036, 037, … \(967\)/,
+    );
+    expect(refusal({ ...base, previous: 4, replicas: 999, keyless, force: true })).toBeUndefined();
+    // Every id it adds has a key: no refusal; a scale-down is judged by its leaving validators.
+    expect(refusal({ ...base, previous: 4, replicas: 8, keyless: [] })).toBeUndefined();
+    expect(refusal({ ...base, previous: 6, replicas: 4, keyless: ['007'] })).toBeUndefined();
+  });
+
   it('reads the drain recorded on the StatefulSet', () => {
     const names = { target: 't', from: 'f', forced: 'x' };
     expect(recordedDrain({ t: '4', f: '5' }, names)).toEqual({ target: 4, from: 5, forced: false });

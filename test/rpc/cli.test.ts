@@ -151,9 +151,19 @@ describe('acting', () => {
   });
 
   it('`scale 3 --wait staked` fails at once, not after its timeout, when 003 has no key (SCALE_BLOCKED)', async () => {
-    // 003 has no key in the Secret, so it can never be staked: no use waiting 120 s.
+    // 003 has no key in the Secret, so it can never be staked. Asked plainly, the scale is
+    // refused before anything changes; forced, no use waiting 120 s either.
+    const before = await fixture.replicas();
+    const refused = await runCli(['scale', '3', '--wait', 'staked'], { env });
+    expect(refused.code).toBe(1);
+    expect(lines(refused.stderr).filter((l) => l.startsWith('error:'))).toEqual([
+      'error: KEY_MISSING: cannot scale to 3: no key in the keys Secret for 003; their pods would run nodes that can never be validators. Add the keys first, or pass --force to scale anyway',
+    ]);
+    expect(await fixture.replicas()).toBe(before);
     const started = performance.now();
-    const result = await runCli(['scale', '3', '--wait', 'staked', '--timeout', '120'], { env });
+    const result = await runCli(['scale', '3', '--wait', 'staked', '--timeout', '120', '--force'], {
+      env,
+    });
     expect(performance.now() - started).toBeLessThan(30_000);
     expect(result.code).toBe(1);
     const errors = lines(result.stderr).filter((l) => l.startsWith('error:'));

@@ -302,14 +302,19 @@ describe('POST /v1/scale', () => {
   });
 
   it('answers 409 SCALE_IN_PROGRESS while another scale waits, then 409 SCALE_BLOCKED naming who can never get there, long before its timeout', async () => {
-    // 003 has no key in the Secret: its pod comes up, but it can never be staked.
+    // 003 has no key in the Secret: its pod would come up, but it could never be staked. Unless
+    // forced, that scale is refused before anything changes.
+    const before = await fixture.replicas();
+    const refused = await post<ErrorBody>('/v1/scale', { replicas: 3, wait: 'staked' });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'KEY_MISSING']);
+    expect(await fixture.replicas()).toBe(before);
     const started = performance.now();
     const first = post<{
       error: {
         code: string;
         details: { reason: string; missing: { id: string; phase: string; reason: string }[] };
       };
-    }>('/v1/scale', { replicas: 3, wait: 'staked', timeoutSeconds: 120 });
+    }>('/v1/scale', { replicas: 3, wait: 'staked', timeoutSeconds: 120, force: true });
     await waitFor(() => (m.control.scaler.inFlight ? true : pending('idle')), {
       what: 'the first scale',
       intervalMs: 20,

@@ -87,6 +87,11 @@ export interface ScaleCheck {
   readonly minimum: MinimumSet | undefined;
   /** The validators a scale-down would remove, with where they stand. */
   readonly leaving: readonly { id: ValidatorId; state: LeaveState }[];
+  /**
+   * The ids a scale-up would add that have no key in the keys Secret (empty when the ids of
+   * pods not yet created cannot be told from their names).
+   */
+  readonly keyless?: readonly ValidatorId[];
 }
 
 /**
@@ -115,6 +120,16 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       `${replicas} is below the minimum validator set of ${minimum.size} (${minimum.source}); the manager keeps that many validators staked so the chain survives. Send force: true to go below it anyway`,
       { details: { minimum: minimum.size } },
     );
+  const keyless = check.keyless ?? [];
+  if (replicas > check.previous && keyless.length > 0) {
+    const shown =
+      keyless.slice(0, 5).join(', ') + (keyless.length > 5 ? `, … (${keyless.length})` : '');
+    return new ManagerError(
+      'KEY_MISSING',
+      `cannot scale to ${replicas}: no key in the keys Secret for ${shown}; their pods would run nodes that can never be validators. Add the keys first, or send force: true to scale anyway`,
+      { details: { validators: keyless.slice(0, 100).map((id) => ({ id, code: 'KEY_MISSING' })) } },
+    );
+  }
   const blocked = check.leaving.filter(
     (l): l is { id: ValidatorId; state: Extract<LeaveState, { left: false }> } =>
       !l.state.left && l.state.keyProblem !== undefined,

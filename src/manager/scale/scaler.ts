@@ -145,6 +145,7 @@ export class Scaler {
         drain,
         minimum: this.#manager.minimumSet(),
         leaving: request.replicas < previous ? leaving : [],
+        keyless: this.#keyless(name, previous, request.replicas),
       });
       if (refused !== undefined) {
         log.info({ code: refused.code, to: request.replicas }, 'scale refused');
@@ -260,6 +261,16 @@ export class Scaler {
     ) {
       await this.#annotateStatefulSet(name, { [Annotations.minimumSet]: null });
     }
+  }
+
+  /** The ids of ordinals `from`…`to − 1` with no key in the Secret (a scale-up would add them). */
+  #keyless(name: string, from: number, to: number): ValidatorId[] {
+    const missing: ValidatorId[] = [];
+    for (let ordinal = Math.max(0, from); ordinal < to; ordinal++) {
+      const id = this.#manager.idOfNewPod(name, ordinal);
+      if (id !== undefined && this.#manager.keys.get(id) === undefined) missing.push(id);
+    }
+    return missing;
   }
 
   #leaveView(): LeaveView {
