@@ -24,6 +24,12 @@ const devnet = useDevnet('steps', {
 
 type Counts = Map<string, { stakes: number; unstakes: number }>;
 
+/**
+ * The height the 10 → 4 step holds on purpose (manual pacemaker until the six unstakes are in
+ * every mempool): the whole-run check leaves its gap out; every other height counts.
+ */
+let heldHeight: number | undefined;
+
 /** What changed per id between two snapshots of the committed stake/unstake counts. */
 function delta(before: Counts, after: Counts): Record<string, [number, number]> {
   const out: Record<string, [number, number]> = {};
@@ -118,6 +124,7 @@ describe('scaling in steps, automatic pacemaker', { timeout: 120_000 }, () => {
         { what: 'the six unstakes in every mempool', timeoutMs: 30_000, intervalMs: 100 },
       );
       at = await h.triggerView();
+      heldHeight = at;
     } finally {
       await h.setPacemaker('auto');
     }
@@ -152,8 +159,13 @@ describe('scaling in steps, automatic pacemaker', { timeout: 120_000 }, () => {
     const gap = await h.ledger.longestGap(from, to);
     expect(gap.ms, `height ${gap.height} took ${gap.ms} ms`).toBeLessThanOrEqual(MAX_GAP_MS);
     expect(delta(before, await h.ledger.counts())).toEqual(each(['003', '004'], [0, 1]));
-    // The whole run: no height took more than a few intervals.
-    const whole = await h.ledger.longestGap(start, to);
+    // The whole run: no height took more than a few intervals (but the one held on purpose).
+    const held = heldHeight ?? to + 1;
+    const [earlier, later] = [
+      await h.ledger.longestGap(start, held - 1),
+      await h.ledger.longestGap(held + 1, to),
+    ];
+    const whole = earlier.ms >= later.ms ? earlier : later;
     expect(whole.ms, `height ${whole.height} took ${whole.ms} ms`).toBeLessThanOrEqual(MAX_GAP_MS);
   });
 });
