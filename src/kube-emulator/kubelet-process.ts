@@ -284,6 +284,9 @@ export class ProcessKubelet implements KubeletBase {
     this.#unsubscribe();
     this.#queue.stop();
     const grace = this.#settings.stopGraceMs ?? 3000;
+    // The node goes away: a pod already terminating has its grace period cut to now, so a preStop
+    // hook still waiting (for a manager that may be gone too) does not hold the stop.
+    for (const run of this.#runs.values()) run.deadline?.moveEarlier(this.#clock.now());
     await Promise.all([...this.#runs.values()].map((run) => this.#teardown(run, grace)));
     await Promise.allSettled([...this.#chains.values()]);
     this.#runs.clear();
