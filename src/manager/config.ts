@@ -3,6 +3,9 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { Pacing } from './model.ts';
+
+export { Pacing } from './model.ts';
 
 /** How a pod maps to the validator id that names its key in the Secret. */
 export const IdMapping = {
@@ -14,9 +17,6 @@ export type IdMapping = (typeof IdMapping)[keyof typeof IdMapping];
 
 export const TxMode = { rpc: 'rpc', cli: 'cli' } as const;
 export type TxMode = (typeof TxMode)[keyof typeof TxMode];
-
-export const Pacing = { bft: 'bft', off: 'off' } as const;
-export type Pacing = (typeof Pacing)[keyof typeof Pacing];
 
 /** Which chain the manager talks to, as far as its capabilities go (chain/capabilities.ts). */
 export const ChainProfile = { intended: 'intended', v1: 'v1' } as const;

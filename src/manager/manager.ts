@@ -4,12 +4,11 @@
 // on stop, stop intake, finish or cancel in-flight work, release the lease, close.
 import { EventEmitter } from 'node:events';
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
-import { PocketRpcClient } from '../pocket/index.ts';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { capabilitiesOf } from './chain/capabilities.ts';
+import { chainFactsOf } from './chain/chain-facts.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
-import { CliChainAdapter } from './chain/cli-adapter.ts';
-import { RpcChainAdapter } from './chain/rpc-adapter.ts';
+import { pocketChain } from './chain/pocket/pocket-chain.ts';
+import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { TxMode, type Config } from './config.ts';
 import { computeDesiredState, DiscoveryMemory } from './discovery/desired-state.ts';
@@ -17,7 +16,6 @@ import { createIdMapper, ordinalOf, type IdMapper } from './discovery/id-mapping
 import { describeError } from './errors.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
 import { Journal, type ChainIdentity } from './journal/journal.ts';
-import { chainFactsOf } from './chain/chain-identity.ts';
 import { apiStatus } from './kube/client.ts';
 import type { KubeClients } from './kube/client.ts';
 import { HookGate } from './hooks/hook-gate.ts';
@@ -32,7 +30,6 @@ import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
 import {
-  ActionKind,
   Annotations,
   type ActionRecord,
   type ChainCapabilities,
@@ -59,6 +56,8 @@ export interface ManagerOptions {
   metrics?: Metrics;
   /** The hooks (default: read from config.hooksFile, which throws HooksFileError when invalid). */
   hooks?: readonly HookDefinition[];
+  /** The chain (default: Pocket V1 at config.chainRpcUrl, in config.txMode). */
+  chain?: ChainPort;
   /** How hooks reach the outside (default: execa and fetch). */
   hookPorts?: Partial<HookRunnerPorts>;
 }
@@ -102,7 +101,8 @@ export class Manager {
   readonly events = new EventEmitter<ManagerEvents>();
   readonly chain: ChainView;
   readonly book: ActionBook;
-  readonly rpc: PocketRpcClient;
+  /** The chain port: reads, sending, rules and capabilities (chain/port.ts). */
+  readonly chainPort: ChainPort;
   readonly adapter: ChainAdapter;
   readonly keys = new KeyStore();
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
@@ -121,7 +121,6 @@ export class Manager {
   readonly #elector: LeaderElector | undefined;
   readonly #journal: Journal;
   readonly #hooks: HookGate | undefined;
-  readonly #probeClients = new Map<string, PocketRpcClient>();
   #desired: DesiredState | undefined;
   #desiredKeys = new Map<ValidatorId, string>();
   #recomputeScheduled = false;
@@ -168,18 +167,23 @@ export class Manager {
     this.#journal = Journal.open(config.journalPath, this.clock);
     this.book = new ActionBook(this.#journal);
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
-    this.capabilities = capabilitiesOf(config.chainProfile);
-    this.rpc = new PocketRpcClient({ baseUrl: config.chainRpcUrl, timeoutMs: 10_000 });
-    this.adapter =
-      config.txMode === TxMode.cli && config.cliPath !== undefined
-        ? new CliChainAdapter({
-            cliPath: config.cliPath,
-            rpcUrl: config.chainRpcUrl,
-            timeoutMs: config.cliTimeoutMs,
-            configPath: config.cliConfigPath,
-            genesisPath: config.cliGenesisPath,
-          })
-        : new RpcChainAdapter(this.rpc, { viewTrigger: this.capabilities.viewTrigger });
+    this.chainPort =
+      options.chain ??
+      pocketChain({
+        rpcUrl: config.chainRpcUrl,
+        profile: config.chainProfile,
+        cli:
+          config.txMode === TxMode.cli && config.cliPath !== undefined
+            ? {
+                path: config.cliPath,
+                timeoutMs: config.cliTimeoutMs,
+                configPath: config.cliConfigPath,
+                genesisPath: config.cliGenesisPath,
+              }
+            : undefined,
+      });
+    this.capabilities = this.chainPort.capabilities;
+    this.adapter = this.chainPort.sender;
     this.#recorder = new EventRecorder({
       core: kube.core,
       component: 'cluster-manager',
@@ -225,7 +229,7 @@ export class Manager {
     });
 
     this.chain = new ChainView({
-      rpc: this.rpc,
+      reads: this.chainPort.reads,
       clock: this.clock,
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
@@ -292,8 +296,9 @@ export class Manager {
     this.#reconciler = new Reconciler({
       world,
       adapter: this.adapter,
-      rpc: this.rpc,
-      probeNode: (url, signal) => this.#probeClient(url).height({ signal, timeoutMs: 2_000 }),
+      reads: this.chainPort.reads,
+      rules: this.chainPort.rules,
+      probeNode: (url, signal) => this.chainPort.nodeHeight(url, signal),
       settings,
       clock: this.clock,
       logger: logger.child({ component: 'reconciler' }),
@@ -618,15 +623,6 @@ export class Manager {
     await this.#queue.cancelAll();
   }
 
-  #probeClient(url: string): PocketRpcClient {
-    let client = this.#probeClients.get(url);
-    if (client === undefined) {
-      client = new PocketRpcClient({ baseUrl: url, timeoutMs: 2_000 });
-      this.#probeClients.set(url, client);
-    }
-    return client;
-  }
-
   #allIds(): Set<ValidatorId> {
     const ids = new Set(this.desired().validators.keys());
     for (const address of this.chain.validators.keys())
@@ -751,7 +747,7 @@ export class Manager {
   #checkJournal(): void {
     if (this.#journalChecking || (this.#journalChecked && !this.#journalBindPending)) return;
     this.#journalChecking = true;
-    bindJournalToChain(this.#journal, chainFactsOf(this.rpc))
+    bindJournalToChain(this.#journal, chainFactsOf(this.chainPort.reads))
       .then((outcome) => this.#onJournalBinding(outcome))
       .catch((error: unknown) => {
         this.logger.warn(
@@ -897,11 +893,7 @@ export class Manager {
   *#ownTransactions(): Iterable<OwnTransaction> {
     for (const open of this.book.open.values())
       if (open.txHash !== undefined)
-        yield {
-          hash: open.txHash,
-          signer: open.address,
-          messageType: open.kind === ActionKind.stake ? 'MessageStake' : 'MessageUnstake',
-        };
+        yield { hash: open.txHash, signer: open.address, kind: open.kind };
   }
 
   /** A wanted validator without a key: logged and an Event, once until that changes. */

@@ -111,6 +111,28 @@ export interface ChainCapabilities {
   readonly viewTrigger: 'rpc-debug-route' | 'p2p-debug-message';
 }
 
+/** How stakes are paced: BFT-safe waves (fewer than a third of the voters per height), or none. */
+export const Pacing = { bft: 'bft', off: 'off' } as const;
+export type Pacing = (typeof Pacing)[keyof typeof Pacing];
+
+/** What the core reads of a parsed validator key, whatever the chain (the chain port parses it). */
+export interface ChainKey {
+  readonly address: string;
+  readonly publicKeyHex: string;
+}
+
+/** One id's key as the keys source holds it: parsed, or why not. */
+export type KeyEntry<K extends ChainKey = ChainKey> =
+  | { readonly id: ValidatorId; readonly ok: true; readonly key: K }
+  | {
+      readonly id: ValidatorId;
+      readonly ok: false;
+      readonly code: string;
+      readonly message: string;
+      /** Known for a duplicate (a valid key under several ids); undefined for a malformed one. */
+      readonly address?: string | undefined;
+    };
+
 /** Kinds of action the manager takes. */
 export const ActionKind = { stake: 'stake', unstake: 'unstake' } as const;
 export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];

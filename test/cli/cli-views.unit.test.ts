@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/cli/devnet-file.ts';
-import { parseChainTime } from '../../src/manager/chain/block-clock.ts';
+import { parseChainTime } from '../../src/manager/chain/pocket/chain-time.ts';
 import { ageText, summaryLines } from '../../src/manager/cli/render.ts';
 import { commandPrefix, stillHappening } from '../../src/manager/cli/scale-command.ts';
 import { DEFAULT_SERVER, resolveTarget } from '../../src/manager/cli/server-target.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ChainFacts } from '../../src/manager/chain/chain-identity.ts';
+import type { ChainFacts } from '../../src/manager/chain/chain-facts.ts';
 import { bindJournalToChain } from '../../src/manager/journal/chain-binding.ts';
 import {
   Journal,

@@ -4,6 +4,7 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ChainView, type HighWater } from '../../src/manager/chain/chain-view.ts';
+import { pocketReads } from '../../src/manager/chain/pocket/pocket-reads.ts';
 import { ChainStatus } from '../../src/manager/model.ts';
 import { actor, FakeChain } from '../support/fake-chain.ts';
 import { ManualClock } from '../support/manual-clock.ts';
@@ -18,7 +19,7 @@ function viewOf(chain: FakeChain, options: { highWater?: HighWater; genesis?: bo
     marks: [] as HighWater[],
   };
   const view = new ChainView({
-    rpc: chain,
+    reads: pocketReads(chain),
     clock: new ManualClock(),
     logger: pino({ level: 'silent' }),
     pollIntervalMs: 100,

@@ -5,16 +5,18 @@
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ChainView, type OwnTransaction } from '../../src/manager/chain/chain-view.ts';
+import { ActionKind } from '../../src/manager/model.ts';
+import { pocketReads, type PocketQueries } from '../../src/manager/chain/pocket/pocket-reads.ts';
 import { startNet, type LocalNet } from '../../src/localnet/net.ts';
 import { generateKeys, PocketRpcClient, type IndexedTransaction } from '../../src/pocket/index.ts';
 import { stakeTx } from '../localnet/support/chain.ts';
 import { actor, FakeChain } from '../support/fake-chain.ts';
 import { ManualClock } from '../support/manual-clock.ts';
 
-function viewOf(rpc: ConstructorParameters<typeof ChainView>[0]['rpc'], own: OwnTransaction[]) {
+function viewOf(rpc: PocketQueries, own: OwnTransaction[]) {
   const health: boolean[] = [];
   const view = new ChainView({
-    rpc,
+    reads: pocketReads(rpc),
     clock: new ManualClock(),
     logger: pino({ level: 'silent' }),
     pollIntervalMs: 100,
@@ -46,7 +48,7 @@ describe('the chain view and a mempool V1 will not list', () => {
     chain.rows = ['a1', 'a2', 'a3', 'a4'].map(actor);
     chain.mempoolUnreadable = true;
     chain.pending = [pendingTx('h-own', 'a5'), pendingTx('h-other', 'a6')];
-    const { view } = viewOf(chain, [{ hash: 'h-own', signer: 'a5', messageType: 'MessageStake' }]);
+    const { view } = viewOf(chain, [{ hash: 'h-own', signer: 'a5', kind: ActionKind.stake }]);
     await view.tick();
     expect(view.healthy).toBe(true);
     expect(view.lastError).toBeUndefined();
@@ -55,7 +57,7 @@ describe('the chain view and a mempool V1 will not list', () => {
     expect(view.mempool.get('a5')).toEqual({
       hash: 'h-own',
       signer: 'a5',
-      messageType: 'MessageStake',
+      kind: ActionKind.stake,
     });
 
     // Once the mempool is empty again it is listed as usual, and the entry is gone.
@@ -84,7 +86,7 @@ describe('against a --fidelity v1 node with a pending transaction', () => {
     expect(await rpc.mempool()).toMatchObject({ readable: false });
 
     const { view, health } = viewOf(rpc, [
-      { hash: tx.hash, signer: key.address, messageType: 'MessageStake' },
+      { hash: tx.hash, signer: key.address, kind: ActionKind.stake },
     ]);
     await view.tick();
     expect(health).toEqual([true]);

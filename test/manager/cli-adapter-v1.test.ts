@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitFor } from '../../src/harness/wait.ts';
 import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../src/localnet/server.ts';
-import { CliChainAdapter } from '../../src/manager/chain/cli-adapter.ts';
+import { CliChainAdapter } from '../../src/manager/chain/pocket/cli-adapter.ts';
 import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';

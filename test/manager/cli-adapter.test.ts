@@ -4,7 +4,10 @@ import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CliChainAdapter, ownTempFolderPrefix } from '../../src/manager/chain/cli-adapter.ts';
+import {
+  CliChainAdapter,
+  ownTempFolderPrefix,
+} from '../../src/manager/chain/pocket/cli-adapter.ts';
 import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import { generateKeys } from '../../src/pocket/index.ts';

@@ -2,7 +2,7 @@
 // v1.6.0 ExecuteC): cobra's `Error:` line before the usage, Go's `log.Fatal` line, or the fatal
 // JSON line of p1's logger on stdout; never key material.
 import { describe, expect, it } from 'vitest';
-import { failureReason } from '../../src/manager/chain/cli-adapter.ts';
+import { failureReason } from '../../src/manager/chain/pocket/cli-adapter.ts';
 
 const USAGE = `Usage:\n  p1 Validator Stake <fromAddr> <amount> <relayChainIDs> <serviceURI> [flags]\n\nFlags:\n  -h, --help   help for Stake\n${'      --pad string   padding\n'.repeat(20)}\nGlobal Flags:\n      --verbose   Show verbose output\n`;
 

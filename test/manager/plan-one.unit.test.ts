@@ -1,9 +1,9 @@
 // planOne (one validator's decision, what a reconcile asks for) is plan() restricted to that id,
 // for any input: checked over random clusters, chains, journals and mempools (fast-check).
 import fc from 'fast-check';
-import { capabilitiesOf } from '../../src/manager/chain/capabilities.ts';
+import { capabilitiesOf } from '../../src/manager/chain/pocket/capabilities.ts';
 import { describe, expect, it } from 'vitest';
-import { ChainStatus, type DesiredValidator } from '../../src/manager/model.ts';
+import { ActionKind, ChainStatus, type DesiredValidator } from '../../src/manager/model.ts';
 import { plan, planOne } from '../../src/manager/planner/plan.ts';
 import { action, input, KEYS, NOW, row, unwanted, wanted } from '../support/plan-fixture.ts';
 
@@ -26,7 +26,7 @@ const validator = fc.record({
   chain: fc.constantFrom('absent', ChainStatus.staked, ChainStatus.unstaking, ChainStatus.paused),
   signed: fc.boolean(),
   open: fc.constantFrom('none', 'stake', 'unstake'),
-  mempool: fc.constantFrom('none', 'MessageStake', 'MessageUnstake'),
+  mempool: fc.constantFrom('none', ActionKind.stake, ActionKind.unstake),
   node: fc.constantFrom('synced', 'lagging', 'unknown'),
   stakeHeight: fc.option(fc.integer({ min: 90, max: 110 }), { nil: undefined }),
   terminal: fc.boolean(),
@@ -75,7 +75,7 @@ describe('planOne', () => {
             latest.push(
               action(id, { kind: 'stake', state: 'failed', terminal: true, fingerprint: 'x' }),
             );
-          if (v.mempool !== 'none') mempool.push({ id, messageType: v.mempool });
+          if (v.mempool !== 'none') mempool.push({ id, kind: v.mempool });
           if (v.stakeHeight !== undefined) stakeHeights[id] = v.stakeHeight;
           if (v.node !== 'unknown') nodeHeights[id] = v.node === 'synced' ? 100 : 90;
         }

@@ -1,6 +1,6 @@
 // The rule of DESIGN.md, row by row, plus its safety clauses.
 import { describe, expect, it } from 'vitest';
-import { ChainStatus } from '../../src/manager/model.ts';
+import { ActionKind, ChainStatus } from '../../src/manager/model.ts';
 import {
   plan,
   planOne,
@@ -139,7 +139,7 @@ describe('what blocks an action', () => {
       {
         ...proven,
         desired: [wanted('005')],
-        mempool: [{ id: '005', messageType: 'MessageStake' }],
+        mempool: [{ id: '005', kind: ActionKind.stake }],
       },
       '005',
     );

@@ -2,7 +2,7 @@
 // decides"): the minimum validator set, key problems, an untrusted chain, and pacing that counts
 // every silent member and lets a set of one or two grow. Pure: the planner on built inputs.
 import { describe, expect, it } from 'vitest';
-import { ChainStatus } from '../../src/manager/model.ts';
+import { ActionKind, ChainStatus } from '../../src/manager/model.ts';
 import {
   quorumOf,
   resolveMinimumSet,
@@ -92,7 +92,7 @@ describe('the minimum validator set', () => {
       'held',
     );
     // A mempool unstake this manager did not send counts the same.
-    expect(unstakesNow({ ...s, mempool: [{ id: '004', messageType: 'MessageUnstake' }] })).toEqual([
+    expect(unstakesNow({ ...s, mempool: [{ id: '004', kind: ActionKind.unstake }] })).toEqual([
       '005',
     ]);
   });

@@ -4,7 +4,7 @@
 // NO_STATE_SYNC (pod Ready or not), an unstaked late joiner still counts, the node sync check is
 // not waited on, and the same input on the intended chain behaves as before.
 import { describe, expect, it } from 'vitest';
-import { capabilitiesOf } from '../../src/manager/chain/capabilities.ts';
+import { capabilitiesOf } from '../../src/manager/chain/pocket/capabilities.ts';
 import { ChainStatus } from '../../src/manager/model.ts';
 import { pacingBudget } from '../../src/manager/planner/pacing.ts';
 import { NO_STATE_SYNC, plan, planOne, Wait } from '../../src/manager/planner/plan.ts';

@@ -1,8 +1,10 @@
-// A chain port for unit tests of the chain view: blocks with linked state hashes, validator rows,
-// and the faults a real node shows — answering from an old snapshot (its height goes back) or from
-// a fork (other blocks at heights already seen). No sockets: it answers the ChainReader calls.
-import type { ChainReader } from '../../src/manager/chain/chain-view.ts';
+// A V1 node's queries for unit tests of the chain view (through the Pocket side of the chain
+// port, `pocketReads`): blocks with linked state hashes, validator rows, and the faults a real
+// node shows — answering from an old snapshot (its height goes back) or from a fork (other blocks
+// at heights already seen). No sockets.
+import type { PocketQueries } from '../../src/manager/chain/pocket/pocket-reads.ts';
 import type {
+  Account,
   Block,
   IndexedTransaction,
   MempoolEntry,
@@ -17,7 +19,7 @@ interface FakeBlock {
   txs: IndexedTransaction[];
 }
 
-export class FakeChain implements ChainReader {
+export class FakeChain implements PocketQueries {
   /** blocks[h - 1] is block h. */
   blocks: FakeBlock[] = [];
   /** Rows by address, the same at every height (enough for the view's checks). */
@@ -125,6 +127,25 @@ export class FakeChain implements ChainReader {
     return Promise.resolve(
       tx === undefined ? { inMempool: false } : { inMempool: true, transaction: tx },
     );
+  }
+
+  /** A committed transaction by hash (undefined when no block holds it). */
+  transaction(hash: string): Promise<IndexedTransaction | undefined> {
+    this.calls++;
+    for (const block of this.blocks.slice(0, this.top))
+      for (const tx of block.txs) if (tx.tx.hash === hash) return Promise.resolve(tx);
+    return Promise.resolve(undefined);
+  }
+
+  /** Balances by address (0 when not set). */
+  balances = new Map<string, string>();
+
+  account(address: string): Promise<Account> {
+    this.calls++;
+    return Promise.resolve({
+      address,
+      coins: [{ denom: 'upokt', amount: this.balances.get(address) ?? '0' }],
+    });
   }
 }
 

@@ -3,6 +3,7 @@ import { generateKeys, type ValidatorKey } from '../../src/pocket/index.ts';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import {
   ChainStatus,
+  type ActionKind,
   type ActionRecord,
   type ChainValidator,
   type DesiredValidator,
@@ -134,7 +135,7 @@ export interface Scenario {
   latest?: ActionRecord[];
   stakeHeights?: Record<ValidatorId, number>;
   nodeHeights?: Record<ValidatorId, number>;
-  mempool?: { id: ValidatorId; messageType: string }[];
+  mempool?: { id: ValidatorId; kind: ActionKind }[];
   paused?: boolean;
   synced?: boolean;
   height?: number;
@@ -171,10 +172,7 @@ export function input(s: Scenario): PlanInput {
     chain: new Map((s.chain ?? []).map((r) => [r.address, r])),
     signers: new Map((s.signers ?? []).map((id) => [keyOf(id).address, 100])),
     mempool: new Map(
-      (s.mempool ?? []).map((m) => [
-        keyOf(m.id).address,
-        { hash: 'cd'.repeat(32), messageType: m.messageType },
-      ]),
+      (s.mempool ?? []).map((m) => [keyOf(m.id).address, { hash: 'cd'.repeat(32), kind: m.kind }]),
     ),
     open: new Map((s.open ?? []).map((a) => [a.validatorId, a])),
     latest: new Map((s.latest ?? s.open ?? []).map((a) => [a.validatorId, a])),

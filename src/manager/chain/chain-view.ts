@@ -8,27 +8,12 @@
 // the chain is back at or past the highest height seen with the block seen there; the planner acts
 // on nothing meanwhile. Blocks are linked by V1's `prev_state_hash` (the `state_hash` of the block
 // before), so the check costs no request while heights move forward.
-import type { IndexedTransaction, PocketRpcClient, ProtocolActor } from '../../pocket/index.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { ChainStatus, type ChainValidator } from '../model.ts';
-import { readGenesisValidatorCount } from './genesis-set.ts';
+import type { ActionKind, ChainValidator } from '../model.ts';
+import type { ChainReads, CommittedTx, MempoolTx } from './port.ts';
 
-/** A transaction found in a committed block. */
-export interface CommittedTx {
-  readonly hash: string;
-  readonly height: number;
-  readonly resultCode: number;
-  readonly signer: string;
-  readonly messageType: string;
-}
-
-/** A transaction waiting in the mempool. */
-export interface MempoolTx {
-  readonly hash: string;
-  readonly signer: string;
-  readonly messageType: string;
-}
+export type { CommittedTx, MempoolTx } from './port.ts';
 
 export interface ChainViewListener {
   /** New blocks were scanned (in height order) and the rows below reflect their effects. */
@@ -55,21 +40,21 @@ const IDENTITIES_KEPT = 256;
 /** Thrown inside a tick when the chain is found to have gone back or forked. */
 class Distrust extends Error {}
 
-/** The queries the view makes (a `PocketRpcClient` is one; tests pass a fake). */
+/** The queries the view makes (the chain port's reads; tests pass a fake). */
 export type ChainReader = Pick<
-  PocketRpcClient,
-  'height' | 'validators' | 'block' | 'mempool' | 'mempoolEntry'
+  ChainReads,
+  'height' | 'validators' | 'block' | 'mempool' | 'mempoolEntry' | 'genesisValidatorCount'
 >;
 
 /** A transaction this manager sent and still follows (hash known), for the mempool fallback. */
 export interface OwnTransaction {
   readonly hash: string;
   readonly signer: string;
-  readonly messageType: string;
+  readonly kind: ActionKind;
 }
 
 export interface ChainViewOptions {
-  rpc: ChainReader;
+  reads: ChainReader;
   clock: Clock;
   logger: Logger;
   pollIntervalMs: number;
@@ -90,14 +75,6 @@ export interface ChainViewOptions {
   ownTransactions?: () => Iterable<OwnTransaction>;
 }
 
-/** Row status at height `height` per V1's fields (−1 = not set). */
-export function statusOf(actor: ProtocolActor, height: number): ChainStatus {
-  if (actor.unstaking_height >= 0)
-    return actor.unstaking_height > height ? ChainStatus.unstaking : ChainStatus.unstaked;
-  if (actor.paused_height >= 0) return ChainStatus.paused;
-  return ChainStatus.staked;
-}
-
 export class ChainView {
   readonly #options: ChainViewOptions;
   #height = -1;
@@ -109,7 +86,7 @@ export class ChainView {
   #synced = false;
   #lastError: string | undefined;
   #lastSuccessAt: number | undefined;
-  #lastBlockTime: string | undefined;
+  #lastBlockTime: number | undefined;
   #stopped = true;
   #wake: AbortController | undefined;
   #loop: Promise<void> | undefined;
@@ -174,7 +151,7 @@ export class ChainView {
     return this.#lastSuccessAt;
   }
   /** The header timestamp of the newest block read (the chain's clock, V1's text). */
-  get lastBlockTime(): string | undefined {
+  get lastBlockTime(): number | undefined {
     return this.#lastBlockTime;
   }
   /** RPC requests made so far (idle-cost benchmark). */
@@ -223,10 +200,10 @@ export class ChainView {
 
   /** One poll: height, and when it moved, rows, new blocks and mempool. Never throws. */
   async tick(): Promise<void> {
-    const { rpc, listener, logger } = this.#options;
+    const { reads, listener, logger } = this.#options;
     try {
       this.#requests++;
-      const height = await rpc.height({ timeoutMs: 5_000 });
+      const height = await reads.height({ timeoutMs: 5_000 });
       if (height < this.#highest) {
         throw new Distrust(
           `the chain's height went back to ${height} after ${this.#highest} had been seen; nothing is done until it is back at ${this.#highest}`,
@@ -239,25 +216,18 @@ export class ChainView {
       const moved = height !== this.#height;
       const changed = new Set<string>();
       if (moved || !this.#synced || !this.#trusted) {
-        const rows = await rpc.validators({ height, timeoutMs: 10_000 });
+        const rows = await reads.validators(height, { timeoutMs: 10_000 });
         this.#requests += Math.max(1, Math.ceil(rows.length / 1000));
         const next = new Map<string, ChainValidator>();
-        for (const actor of rows) {
-          const row: ChainValidator = {
-            address: actor.address,
-            status: statusOf(actor, height),
-            stakedAmount: actor.staked_amount,
-            unstakingHeight: actor.unstaking_height,
-            serviceUrl: actor.service_url,
-          };
-          const before = this.#validators.get(actor.address);
+        for (const row of rows) {
+          const before = this.#validators.get(row.address);
           if (
             before === undefined ||
             before.status !== row.status ||
             before.serviceUrl !== row.serviceUrl
           )
-            changed.add(actor.address);
-          next.set(actor.address, row);
+            changed.add(row.address);
+          next.set(row.address, row);
         }
         for (const address of this.#validators.keys()) if (!next.has(address)) changed.add(address);
         const committed = await this.#scanBlocks(height, changed);
@@ -324,8 +294,8 @@ export class ChainView {
     const known = this.#identities.get(height);
     if (known === undefined || height < 1) return;
     this.#requests++;
-    const block = await this.#options.rpc.block(height, { timeoutMs: 10_000 });
-    this.#expectIdentity(height, block.block_header.state_hash);
+    const block = await this.#options.reads.block(height, { timeoutMs: 10_000 });
+    this.#expectIdentity(height, block.hash);
   }
 
   #expectIdentity(height: number, stateHash: string): void {
@@ -348,7 +318,7 @@ export class ChainView {
   async #readGenesisSet(): Promise<void> {
     try {
       this.#requests += 2;
-      this.#genesisCount = await readGenesisValidatorCount(this.#options.rpc);
+      this.#genesisCount = await this.#options.reads.genesisValidatorCount();
       this.#options.logger.info({ genesisValidators: this.#genesisCount }, 'genesis set read');
     } catch (error: unknown) {
       this.#options.logger.debug(
@@ -366,35 +336,30 @@ export class ChainView {
     const txs: CommittedTx[] = [];
     for (let h = from; h <= height; h++) {
       this.#requests++;
-      const block = await this.#options.rpc.block(h, { timeoutMs: 10_000 });
+      const block = await this.#options.reads.block(h, { timeoutMs: 10_000 });
       // Linked to the block seen before it (and the same as the one seen at h, if any).
-      this.#expectIdentity(h - 1, block.block_header.prev_state_hash);
-      this.#expectIdentity(h, block.block_header.state_hash);
-      this.#identities.set(h, block.block_header.state_hash);
-      for (const signature of block.block_header.quorum_cert.threshold_sig.signatures ?? []) {
-        if ((this.#signers.get(signature.address) ?? -1) < h) {
-          if (!this.#signers.has(signature.address)) changed.add(signature.address);
-          this.#signers.set(signature.address, h);
+      this.#expectIdentity(h - 1, block.parentHash);
+      this.#expectIdentity(h, block.hash);
+      this.#identities.set(h, block.hash);
+      for (const signer of block.signers) {
+        if ((this.#signers.get(signer) ?? -1) < h) {
+          if (!this.#signers.has(signer)) changed.add(signer);
+          this.#signers.set(signer, h);
         }
       }
-      for (const tx of block.transactions ?? []) txs.push(toCommitted(tx, h));
+      txs.push(...block.txs);
       this.#scanned = h;
-      this.#lastBlockTime = block.block_header.timestamp;
+      this.#lastBlockTime = block.time;
     }
     return txs;
   }
 
   async #readMempool(): Promise<void> {
     this.#requests++;
-    const view = await this.#options.rpc.mempool({ timeoutMs: 5_000 });
+    const view = await this.#options.reads.mempool({ timeoutMs: 5_000 });
     const next = new Map<string, MempoolTx>();
     if (view.readable) {
-      for (const tx of view.transactions)
-        next.set(tx.signer_addr, {
-          hash: tx.tx.hash,
-          signer: tx.signer_addr,
-          messageType: tx.message_type,
-        });
+      for (const tx of view.txs) next.set(tx.signer, tx);
     } else {
       // V1 lists nothing while anything is pending: only the manager's own transactions can be
       // known, one query each. V1 answers 135 for a hash too while the mempool is not empty, which
@@ -402,27 +367,17 @@ export class ChainView {
       // block shows it (the reconciler resolves it from the blocks), never as dropped too early.
       for (const own of this.#options.ownTransactions?.() ?? []) {
         this.#requests++;
-        const entry = await this.#options.rpc.mempoolEntry(own.hash, { timeoutMs: 5_000 });
+        const entry = await this.#options.reads.mempoolEntry(own.hash, { timeoutMs: 5_000 });
         if (entry.inMempool)
           next.set(own.signer, {
             hash: own.hash,
             signer: own.signer,
-            messageType: entry.transaction?.message_type ?? own.messageType,
+            kind: entry.kind ?? own.kind,
           });
       }
     }
     this.#mempool = next;
   }
-}
-
-function toCommitted(tx: IndexedTransaction, height: number): CommittedTx {
-  return {
-    hash: tx.tx.hash,
-    height: tx.height || height,
-    resultCode: tx.result_code,
-    signer: tx.signer_addr,
-    messageType: tx.message_type,
-  };
 }
 
 function short(hash: string): string {

@@ -2,7 +2,7 @@
 // recorded chain is compared with the chain's: a journal of another chain (a new devnet, a chain
 // reset to a new genesis) is set aside — renamed, never deleted — and a new one used, so stake
 // heights, terminal failures, open actions and a pause of a dead chain do not carry over.
-import type { ChainFacts } from '../chain/chain-identity.ts';
+import type { ChainFacts } from '../chain/chain-facts.ts';
 import type { ActionRecord } from '../model.ts';
 import type { ChainIdentity, Journal } from './journal.ts';
 

@@ -4,18 +4,10 @@
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { isPocketError, parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
-import type { ValidatorId } from '../model.ts';
+import type { KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
 
-export type KeyEntry =
-  | { readonly id: ValidatorId; readonly ok: true; readonly key: ValidatorKey }
-  | {
-      readonly id: ValidatorId;
-      readonly ok: false;
-      readonly code: string;
-      readonly message: string;
-      /** Known for a duplicate (a valid key under several ids); undefined for a malformed one. */
-      readonly address?: string | undefined;
-    };
+/** One id's key as the Secret holds it: a Pocket key, or why not. */
+export type KeyEntry = ModelKeyEntry<ValidatorKey>;
 
 /** The code of a key shared by two or more ids. */
 export const KEY_DUPLICATE = 'KEY_DUPLICATE';

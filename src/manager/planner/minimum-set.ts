@@ -44,7 +44,7 @@ export interface MinimumSetInput extends VotingInput {
   readonly keys: { idOfAddress(address: string): ValidatorId | undefined };
   readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
-  readonly mempool: ReadonlyMap<string, { readonly messageType: string }>;
+  readonly mempool: ReadonlyMap<string, { readonly kind: ActionKind | undefined }>;
   readonly minimumSet: MinimumSet | undefined;
 }
 
@@ -77,7 +77,7 @@ export function splitByMinimumSet(
     const id = input.keys.idOfAddress(row.address);
     if (
       (id !== undefined && input.open.get(id)?.kind === ActionKind.unstake) ||
-      input.mempool.get(row.address)?.messageType === 'MessageUnstake'
+      input.mempool.get(row.address)?.kind === ActionKind.unstake
     )
       leaving++;
   }

@@ -27,7 +27,7 @@ export interface PacingInput extends VotingInput {
   readonly keys: { idOfAddress(address: string): ValidatorId | undefined };
   readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
-  readonly mempool: ReadonlyMap<string, { readonly messageType: string }>;
+  readonly mempool: ReadonlyMap<string, { readonly kind: ActionKind | undefined }>;
 }
 
 export interface PacingBudget {
@@ -63,7 +63,7 @@ export function pacingBudget(input: PacingInput): PacingBudget {
       (id !== undefined &&
         (input.desired.validators.get(id)?.wanted === false ||
           input.open.get(id)?.kind === ActionKind.unstake)) ||
-      input.mempool.get(row.address)?.messageType === 'MessageUnstake';
+      input.mempool.get(row.address)?.kind === ActionKind.unstake;
     if (leaving && votes && rowsLeaveQuorum) continue;
     members++;
     if (votes && !leaving) voting++;
@@ -77,7 +77,7 @@ export function pacingBudget(input: PacingInput): PacingBudget {
   for (const action of input.open.values()) if (action.kind === ActionKind.stake) members++;
   for (const [address, tx] of input.mempool) {
     const id = input.keys.idOfAddress(address);
-    if (tx.messageType === 'MessageStake' && (id === undefined || !input.open.has(id))) members++;
+    if (tx.kind === ActionKind.stake && (id === undefined || !input.open.has(id))) members++;
   }
   let budget = Math.max(0, Math.floor((3 * voting - 2 * members - 1) / 2));
   let ceiling = Math.max(budget, Math.floor((3 * able - 2 * members - 1) / 2));

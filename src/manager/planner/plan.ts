@@ -2,17 +2,17 @@
 // validator needs, and why. The reconciler acts on it; `GET /v1/plan` shows it as a dry run.
 // The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses, and
 // the safety rules (minimum set, key problems, a chain that is not trusted) come above every row.
-import type { ValidatorKey } from '../../pocket/index.ts';
-import type { Pacing } from '../config.ts';
-import type { KeyEntry } from '../keys/key-store.ts';
 import {
   ActionKind,
   ChainStatus,
   type ActionRecord,
   type ChainCapabilities,
+  type ChainKey,
   type ChainValidator,
   type DesiredState,
   type DesiredValidator,
+  type KeyEntry,
+  type Pacing,
   type ValidatorId,
 } from '../model.ts';
 import { splitByMinimumSet, type MinimumSet, type MinimumSetVerdict } from './minimum-set.ts';
@@ -135,7 +135,10 @@ export interface PlanInput {
    * Transactions waiting in the mempool by signer address. One that is not in this manager's
    * journal (another replica's, or from before the journal was lost) still counts as pending.
    */
-  readonly mempool: ReadonlyMap<string, { readonly hash: string; readonly messageType: string }>;
+  readonly mempool: ReadonlyMap<
+    string,
+    { readonly hash: string; readonly kind: ActionKind | undefined }
+  >;
   /** The newest action of each validator (terminal failures live here). */
   readonly latest: ReadonlyMap<ValidatorId, ActionRecord>;
   /** Height at which each validator's latest applied stake committed. */
@@ -156,14 +159,14 @@ export interface PlanInput {
 
 /** The inputs of a stake: a terminal failure holds while these are unchanged. */
 export function stakeFingerprint(
-  key: ValidatorKey,
+  key: ChainKey,
   settings: PlanSettings,
   serviceUrl: string,
 ): string {
   return `stake|${key.publicKeyHex}|${settings.stakeAmount}|${settings.stakeChains.join(',')}|${serviceUrl}`;
 }
 
-export function unstakeFingerprint(key: ValidatorKey): string {
+export function unstakeFingerprint(key: ChainKey): string {
   return `unstake|${key.publicKeyHex}`;
 }
 
@@ -338,11 +341,11 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
 
   const pooled = input.mempool.get(key.address);
   if (pooled !== undefined) {
-    const staking = pooled.messageType === 'MessageStake';
+    const staking = pooled.kind === ActionKind.stake;
     return {
       ...draft,
       phase: staking ? Phase.staking : Phase.unstaking,
-      reason: `a ${pooled.messageType} of this validator (${pooled.hash.slice(0, 12)}…, not in this manager's journal) is in the mempool`,
+      reason: `a ${pooled.kind ?? 'transaction'} of this validator (${pooled.hash.slice(0, 12)}…, not in this manager's journal) is in the mempool`,
     };
   }
 

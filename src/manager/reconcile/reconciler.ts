@@ -1,10 +1,9 @@
 // reconcile(id): level-triggered. Reads the desired state (caches) and the actual state (chain
 // view, journal, mempool), asks the planner for the one action the id needs, and does it:
 // journal first, then send, then follow the transaction until the chain shows its effect.
-import type { PocketRpcClient } from '../../pocket/index.ts';
 import type { ChainAdapter, TxRequest } from '../chain/adapter.ts';
-import type { ChainView, CommittedTx } from '../chain/chain-view.ts';
-import { resultCodeError } from '../chain/tx-errors.ts';
+import type { ChainView } from '../chain/chain-view.ts';
+import type { ChainReads, ChainRules, CommittedTx } from '../chain/port.ts';
 import type { Clock } from '../clock.ts';
 import { describeError, isManagerError, ManagerError } from '../errors.ts';
 import type { EventRecorder, EventTarget } from '../kube/event-recorder.ts';
@@ -37,8 +36,6 @@ import type { Outcome } from './work-queue.ts';
 const FOLLOW_BLOCKS = 3;
 /** Times the same bytes are sent again before the transaction is declared dropped. */
 const MAX_RESENDS = 3;
-/** V1's fee of a stake or unstake message (uPOKT), used to explain drops. */
-const MIN_FEE = 10_000n;
 
 /** Everything the reconciler reads; owned by the manager. */
 export interface WorldView {
@@ -60,7 +57,10 @@ export interface WorldView {
 export interface ReconcilerOptions {
   world: WorldView;
   adapter: ChainAdapter;
-  rpc: PocketRpcClient;
+  /** The chain port's reads (a committed transaction, an account's balance). */
+  reads: Pick<ChainReads, 'transaction' | 'balance'>;
+  /** The chain port's rules (fees, what a result code means). */
+  rules: ChainRules;
   /** Asks a validator's own node for its height. */
   probeNode: (url: string, signal: AbortSignal) => Promise<number>;
   settings: PlanSettings;
@@ -311,7 +311,7 @@ export class Reconciler {
 
   /** Follows an open action until the chain shows it, or declares it dropped. */
   async #follow(open: ActionRecord, signal: AbortSignal): Promise<Outcome> {
-    const { world, adapter, rpc } = this.#o;
+    const { world, adapter, reads } = this.#o;
     const again = { requeueAfterMs: this.#o.pollIntervalMs * 2 };
     const height = world.chain.height;
 
@@ -322,7 +322,7 @@ export class Reconciler {
     }
     if (open.txHash === undefined) {
       const pooled = world.chain.mempool.get(open.address);
-      if (pooled !== undefined && pooled.messageType === messageTypeOf(open.kind)) {
+      if (pooled !== undefined && pooled.kind === open.kind) {
         world.book.recordHash(open.seq, pooled.hash);
         if (open.state === ActionState.prepared)
           world.book.markSent(open.seq, { height: open.preparedHeight });
@@ -333,15 +333,9 @@ export class Reconciler {
     if (height - since < FOLLOW_BLOCKS) return again;
 
     if (open.txHash !== undefined) {
-      const indexed = await rpc.transaction(open.txHash, { signal });
-      if (indexed !== undefined) {
-        this.resolve(open, {
-          hash: open.txHash,
-          height: indexed.height,
-          resultCode: indexed.result_code,
-          signer: indexed.signer_addr,
-          messageType: indexed.message_type,
-        });
+      const committed = await reads.transaction(open.txHash, { signal });
+      if (committed !== undefined) {
+        this.resolve(open, committed);
         return undefined;
       }
       if (world.chain.mempool.get(open.address)?.hash === open.txHash) return again;
@@ -393,11 +387,8 @@ export class Reconciler {
   /** True when the signer's balance cannot cover the fee (and, for a stake, the amount). */
   async #cannotPay(open: ActionRecord, signal: AbortSignal): Promise<boolean> {
     try {
-      const account = await this.#o.rpc.account(open.address, { signal });
-      const balance = BigInt(account.coins[0]?.amount ?? '0');
-      const needed =
-        MIN_FEE + (open.kind === ActionKind.stake ? BigInt(this.#o.settings.stakeAmount) : 0n);
-      return balance < needed;
+      const balance = await this.#o.reads.balance(open.address, { signal });
+      return balance < this.#o.rules.requiredBalance(open.kind, this.#o.settings.stakeAmount);
     } catch {
       return false;
     }
@@ -436,7 +427,7 @@ export class Reconciler {
           (a) =>
             a.txHash === undefined &&
             a.address === tx.signer &&
-            messageTypeOf(a.kind) === tx.messageType &&
+            a.kind === tx.kind &&
             tx.height >= a.preparedHeight,
         );
       if (match !== undefined && this.#o.world.book.open.get(match.validatorId)?.seq === match.seq)
@@ -464,12 +455,11 @@ export class Reconciler {
         `${open.kind} of ${open.address} committed at height ${tx.height}`,
       );
     } else {
-      const failure = resultCodeError(tx.resultCode, open.kind);
-      const benign = open.kind === ActionKind.unstake && tx.resultCode === 54; // already leaving
+      const { error: failure, terminal } = this.#o.rules.committedFailure(open.kind, tx.resultCode);
       book.markFailed(open.seq, {
         code: failure.code,
         message: failure.message,
-        terminal: !benign && failure.terminal,
+        terminal,
         resultCode: tx.resultCode,
       });
       this.#o.metrics.actions.inc({ kind: open.kind, result: 'failed' });
@@ -494,8 +484,4 @@ export class Reconciler {
     if (target === undefined || this.#o.recorder === undefined) return;
     await this.#o.recorder.record(target, type, reason, `validator ${id}: ${message}`);
   }
-}
-
-function messageTypeOf(kind: ActionKind): string {
-  return kind === ActionKind.stake ? 'MessageStake' : 'MessageUnstake';
 }

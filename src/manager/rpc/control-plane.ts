@@ -1,9 +1,8 @@
 // What the control RPC needs from the manager, as a narrow interface, and its implementation
 // over a running Manager. Routes depend on this, not on the Manager class.
 import type { EventEmitter } from 'node:events';
-import { parseChainTime } from '../chain/block-clock.ts';
 import { ManagerError } from '../errors.ts';
-import type { DesiredState, DesiredValidator } from '../model.ts';
+import { ActionKind, type DesiredState, type DesiredValidator } from '../model.ts';
 import type { Manager, ManagerEvents } from '../manager.ts';
 import { Phase, Wait, type Decision } from '../planner/plan.ts';
 import { departureOf, type Departure } from '../scale/departure.ts';
@@ -90,9 +89,8 @@ export function planView(
   };
 }
 
-/** A header timestamp as ISO 8601, or null when there is none or it cannot be read. */
-function isoTime(text: string | undefined): string | null {
-  const ms = text === undefined ? undefined : parseChainTime(text);
+/** A block time as ISO 8601, or null when there is none or it could not be read. */
+function isoTime(ms: number | undefined): string | null {
   return ms === undefined ? null : new Date(ms).toISOString();
 }
 
@@ -181,13 +179,13 @@ export class ManagerControlPlane implements ControlPlane {
    */
   async triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }> {
     const m = this.#manager;
-    const before = await m.rpc.height({ signal });
+    const before = await m.chainPort.reads.height({ signal });
     await m.adapter.triggerView(signal);
     const deadline = m.clock.now() + TRIGGER_WAIT_MS;
-    let height = await m.rpc.height({ signal });
+    let height = await m.chainPort.reads.height({ signal });
     while (height <= before && m.clock.now() < deadline) {
       await m.clock.sleep(TRIGGER_POLL_MS, signal);
-      height = await m.rpc.height({ signal });
+      height = await m.chainPort.reads.height({ signal });
     }
     m.chain.poke();
     return { height, committed: height > before };
@@ -252,9 +250,9 @@ export class ManagerControlPlane implements ControlPlane {
   #othersLeaving(id: string | undefined): boolean {
     const m = this.#manager;
     for (const record of m.book.open.values())
-      if (record.kind === 'unstake' && record.validatorId !== id) return true;
+      if (record.kind === ActionKind.unstake && record.validatorId !== id) return true;
     for (const [address, tx] of m.chain.mempool)
-      if (tx.messageType === 'MessageUnstake' && m.keys.idOfAddress(address) !== id) return true;
+      if (tx.kind === ActionKind.unstake && m.keys.idOfAddress(address) !== id) return true;
     return m
       .plan()
       .some((d) => d.id !== id && d.action === 'unstake' && d.waitingFor !== Wait.minimumSet);

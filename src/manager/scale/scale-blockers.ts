@@ -162,7 +162,7 @@ export class BlockerWatch {
     }
     let blockGapMs: number | undefined;
     if (!this.#request.drive) {
-      const blocks = blockClockOf(m.rpc);
+      const blocks = blockClockOf(m.chainPort.reads);
       const [last, before] = await Promise.all([blocks.timeOf(height), blocks.timeOf(height - 1)]);
       if (last !== undefined && before !== undefined) blockGapMs = Math.max(0, last - before);
     }

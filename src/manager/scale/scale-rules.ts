@@ -4,7 +4,7 @@
 // One intent at a time: a scale never silently overrides another, and never a replicas value that
 // someone else wrote (see Scaler, which checks the StatefulSet's replicas and resourceVersion).
 import { ManagerError } from '../errors.ts';
-import type { KeyEntry } from '../keys/key-store.ts';
+import type { KeyEntry } from '../model.ts';
 import { ChainStatus, type ActionRecord, type ChainValidator, type ValidatorId } from '../model.ts';
 import type { MinimumSet } from '../planner/minimum-set.ts';
 

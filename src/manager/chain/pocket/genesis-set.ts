@@ -4,7 +4,7 @@
 // in block 1 itself: the active set of height 1 is the genesis set, so none of them signed block
 // 1's certificate. A genesis validator that edited its stake in block 1 and was not in that
 // certificate would be left out too: the minimum comes out lower by one, never higher.
-import type { PocketRpcClient } from '../../pocket/index.ts';
+import type { PocketRpcClient } from '../../../pocket/index.ts';
 
 export async function readGenesisValidatorCount(
   rpc: Pick<PocketRpcClient, 'height' | 'validators' | 'block'>,

@@ -1,7 +1,7 @@
 // Turning chain answers into the manager's error catalogue: which V1 codes are terminal for a
 // validator and which are worth a retry.
-import { RpcError, V1Code } from '../../pocket/index.ts';
-import { ManagerError } from '../errors.ts';
+import { RpcError, V1Code } from '../../../pocket/index.ts';
+import { ManagerError } from '../../errors.ts';
 
 /** The error for a transaction included in a block with a non-zero `result_code`. */
 export function resultCodeError(code: number, kind: string): ManagerError {

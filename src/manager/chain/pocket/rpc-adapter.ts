@@ -8,10 +8,10 @@ import {
   unstakeMessage,
   V1Code,
   type PocketRpcClient,
-} from '../../pocket/index.ts';
-import { ManagerError } from '../errors.ts';
-import { ActionKind, type ActionRecord, type ChainCapabilities } from '../model.ts';
-import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from './adapter.ts';
+} from '../../../pocket/index.ts';
+import { ManagerError } from '../../errors.ts';
+import { ActionKind, type ActionRecord, type ChainCapabilities } from '../../model.ts';
+import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
 import { sendDebugMessage, TRIGGER_NEXT_VIEW } from './debug-message.ts';
 import { broadcastError } from './tx-errors.ts';
 

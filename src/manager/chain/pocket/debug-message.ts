@@ -2,8 +2,8 @@
 // 58c9b650): a DebugMessage to each validator of the staked-actors address book, each applying it
 // to itself. V1 sends it over libp2p; the stand-in takes the same message as JSON at
 // `POST http://<service_url>/p2p/v1/debug-message`, the transport `localnet-cli` v1 mode uses.
-import type { PocketRpcClient } from '../../pocket/index.ts';
-import { ManagerError } from '../errors.ts';
+import type { PocketRpcClient } from '../../../pocket/index.ts';
+import { ManagerError } from '../../errors.ts';
 
 export const TRIGGER_NEXT_VIEW = 'DEBUG_CONSENSUS_TRIGGER_NEXT_VIEW';
 

@@ -1,7 +1,7 @@
 // What the chain can do, as data the planner and the adapters read (DESIGN.md, "The chain port"):
 // never guessed from answers, taken from the configured profile (CM_CHAIN_PROFILE).
-import type { ChainProfile } from '../config.ts';
-import type { ChainCapabilities } from '../model.ts';
+import type { ChainProfile } from '../../config.ts';
+import type { ChainCapabilities } from '../../model.ts';
 
 /**
  * The profiles. `intended` is Pocket V1 as designed (and the stand-in's default). `v1` is V1 as

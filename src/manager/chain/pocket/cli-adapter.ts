@@ -15,10 +15,10 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { parseV1ErrorText, V1Code } from '../../pocket/index.ts';
-import { ManagerError } from '../errors.ts';
-import { ActionKind, type ActionRecord } from '../model.ts';
-import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from './adapter.ts';
+import { parseV1ErrorText, V1Code } from '../../../pocket/index.ts';
+import { ManagerError } from '../../errors.ts';
+import { ActionKind, type ActionRecord } from '../../model.ts';
+import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
 
 export interface CliChainAdapterOptions {
   /** Absolute path of the CLI (p1 or localnet-cli). */

@@ -1,0 +1,56 @@
+// Pocket V1 as the manager's chain port: its RPC for reads, its RPC or its CLI (`p1` syntax) for
+// transactions, its rules and the capabilities of the configured profile. The only place the
+// manager's composition learns that the chain is Pocket.
+import { PocketRpcClient } from '../../../pocket/index.ts';
+import type { ChainProfile } from '../../config.ts';
+import type { ChainPort } from '../port.ts';
+import { capabilitiesOf } from './capabilities.ts';
+import { CliChainAdapter } from './cli-adapter.ts';
+import { pocketReads } from './pocket-reads.ts';
+import { pocketRules } from './pocket-rules.ts';
+import { RpcChainAdapter } from './rpc-adapter.ts';
+
+export interface PocketChainOptions {
+  readonly rpcUrl: string;
+  readonly profile: ChainProfile;
+  /** Send through the node's CLI (`p1`-compatible, by absolute path) instead of signing here. */
+  readonly cli?:
+    | {
+        readonly path: string;
+        readonly timeoutMs: number;
+        readonly configPath: string | undefined;
+        readonly genesisPath: string | undefined;
+      }
+    | undefined;
+}
+
+export function pocketChain(options: PocketChainOptions): ChainPort {
+  const rpc = new PocketRpcClient({ baseUrl: options.rpcUrl, timeoutMs: 10_000 });
+  const capabilities = capabilitiesOf(options.profile);
+  const sender =
+    options.cli === undefined
+      ? new RpcChainAdapter(rpc, { viewTrigger: capabilities.viewTrigger })
+      : new CliChainAdapter({
+          cliPath: options.cli.path,
+          rpcUrl: options.rpcUrl,
+          timeoutMs: options.cli.timeoutMs,
+          configPath: options.cli.configPath,
+          genesisPath: options.cli.genesisPath,
+        });
+  const nodes = new Map<string, PocketRpcClient>();
+  return {
+    transport: sender.mode,
+    capabilities,
+    reads: pocketReads(rpc),
+    sender,
+    rules: pocketRules,
+    nodeHeight(url, signal) {
+      let client = nodes.get(url);
+      if (client === undefined) {
+        client = new PocketRpcClient({ baseUrl: url, timeoutMs: 2_000 });
+        nodes.set(url, client);
+      }
+      return client.height({ signal, timeoutMs: 2_000 });
+    },
+  };
+}
