@@ -1,31 +1,56 @@
 // Lint: typed rules for all TypeScript, plus the import boundaries of DESIGN.md ("Parts").
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importBoundaries } from './scripts/eslint-import-boundaries.js';
 
-/** Folders of src/ and the parts of ours each one must not import. */
-const boundaries = {
-  pocket: ['manager', 'localnet', 'kube-emulator', 'devnet', 'bin', 'cli'],
-  cli: ['pocket', 'manager', 'localnet', 'kube-emulator', 'devnet', 'bin'],
-  manager: ['localnet', 'kube-emulator', 'devnet', 'bin'],
-  localnet: ['manager', 'kube-emulator', 'devnet', 'bin'],
-  'kube-emulator': ['pocket', 'manager', 'localnet', 'devnet', 'bin', 'cli'],
-  devnet: ['bin'],
+/**
+ * DESIGN.md's "Parts" as an allow-list: src folder → the other src folders it may import. A folder
+ * not listed here may import nothing of ours (scripts/eslint-import-boundaries.js).
+ */
+export const parts = {
+  pocket: [],
+  cli: [],
+  'kube-emulator': [],
+  localnet: ['pocket', 'cli'],
+  manager: ['pocket', 'cli'],
+  // The harness drives a devnet and reads the chain with the protocol library's RPC client.
+  harness: ['manager', 'devnet', 'pocket'],
+  devnet: ['pocket', 'cli', 'manager', 'localnet', 'kube-emulator'],
+  bin: ['pocket', 'cli', 'manager', 'localnet', 'kube-emulator', 'devnet', 'harness'],
 };
 
-const boundaryConfigs = Object.entries(boundaries).map(([part, forbidden]) => ({
-  files: [`src/${part}/**/*.ts`],
-  rules: {
-    'no-restricted-imports': [
-      'error',
-      {
-        patterns: forbidden.map((name) => ({
-          group: [`**/${name}/*`, `**/${name}`, `**/src/${name}/**`],
-          message: `src/${part}/ may not import src/${name}/ (see DESIGN.md, "Parts").`,
-        })),
-      },
-    ],
+/** Narrower rules inside a part: files under `from` import, of src/, only what `allow` lists. */
+const inner = [
+  {
+    from: 'manager/planner',
+    allow: ['manager/model.ts', 'manager/errors.ts'],
+    reason: 'the planner is a pure function of the model: DESIGN.md, "Parts"',
   },
-}));
+];
+
+/** Imports a part allows only in some of its folders. */
+const deny = [
+  {
+    from: 'manager',
+    target: 'pocket',
+    // Still to move behind the chain port: the key store's parsing, and the debug CLI's Pocket
+    // key and transaction commands (they are Pocket tools by nature).
+    except: [
+      'manager/chain/pocket',
+      'manager/keys/key-store.ts',
+      'manager/cli/keys-commands.ts',
+      'manager/cli/tx-commands.ts',
+    ],
+    reason:
+      'only the Pocket side of the chain port (src/manager/chain/pocket/) imports the protocol library',
+  },
+];
+
+export const boundaryConfig = {
+  files: ['src/**/*.ts'],
+  plugins: { local: { rules: { 'import-boundaries': importBoundaries } } },
+  rules: { 'local/import-boundaries': ['error', { parts, inner, deny }] },
+};
 
 export default tseslint.config(
   {
@@ -117,5 +142,41 @@ export default tseslint.config(
       ],
     },
   },
-  ...boundaryConfigs,
+  boundaryConfig,
+  {
+    // Size limits for src/: a function a reader can hold in mind.
+    files: ['src/**/*.ts'],
+    rules: {
+      complexity: ['error', 25],
+      'max-lines-per-function': ['error', { max: 120, skipBlankLines: true, skipComments: true }],
+    },
+  },
+  {
+    // Debt, named so that it shrinks: each of these files holds one function over the limits
+    // above (the rule table's decideOne, the devnet's start sequence, the manager's constructor,
+    // the config loader, route/command registration blocks…). Split one, remove its line.
+    files: [
+      'src/devnet/command.ts',
+      'src/devnet/devnet.ts',
+      'src/kube-emulator/emulator.ts',
+      'src/kube-emulator/kind-rules.ts',
+      'src/kube-emulator/protobuf/codec.ts',
+      'src/kube-emulator/resource-api.ts',
+      'src/kube-emulator/resource-handler.ts',
+      'src/localnet/cli/p1-v1-program.ts',
+      'src/localnet/cli/run-command.ts',
+      'src/localnet/consensus.ts',
+      'src/localnet/net.ts',
+      'src/localnet/rpc-server.ts',
+      'src/manager/chain/chain-view.ts',
+      'src/manager/cli/debug-commands.ts',
+      'src/manager/config.ts',
+      'src/manager/discovery/desired-state.ts',
+      'src/manager/manager.ts',
+      'src/manager/planner/pacing.ts',
+      'src/manager/planner/plan.ts',
+      'src/manager/rpc/server.ts',
+    ],
+    rules: { complexity: 'off', 'max-lines-per-function': 'off' },
+  },
 );

@@ -1,11 +1,11 @@
 // The port through which the manager sends transactions: RPC (sign here, broadcast) or the
 // node's CLI (p1 syntax). Queries never go through it; they use the RPC client.
-import type { ValidatorKey } from '../../pocket/index.ts';
-import type { ActionKind, ActionRecord } from '../model.ts';
+import type { ActionKind, ActionRecord, ChainKey } from '../model.ts';
 
 export interface TxRequest {
   readonly kind: ActionKind;
-  readonly key: ValidatorKey;
+  /** The validator's key as the key store parsed it (the chain's own key type). */
+  readonly key: ChainKey;
   readonly amount: string;
   readonly chains: readonly string[];
   readonly serviceUrl: string;

@@ -19,6 +19,7 @@ import { parseV1ErrorText, V1Code } from '../../../pocket/index.ts';
 import { ManagerError } from '../../errors.ts';
 import { ActionKind, type ActionRecord } from '../../model.ts';
 import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
+import { pocketKey } from './pocket-key.ts';
 
 export interface CliChainAdapterOptions {
   /** Absolute path of the CLI (p1 or localnet-cli). */
@@ -147,7 +148,7 @@ export class CliChainAdapter implements ChainAdapter {
     try {
       const dataDir = join(dir, '.pocket');
       const keyFile = join(dir, 'key');
-      await writeFile(keyFile, request.key.exportPrivateKeyHex(), { mode: 0o600, flag: 'wx' });
+      await writeFile(keyFile, pocketKey(request.key).exportPrivateKeyHex(), { mode: 0o600, flag: 'wx' });
       const imported = await this.#run(
         dir,
         [

@@ -13,6 +13,7 @@ import { ManagerError } from '../../errors.ts';
 import { ActionKind, type ActionRecord, type ChainCapabilities } from '../../model.ts';
 import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
 import { sendDebugMessage, TRIGGER_NEXT_VIEW } from './debug-message.ts';
+import { pocketKey } from './pocket-key.ts';
 import { broadcastError } from './tx-errors.ts';
 
 export class RpcChainAdapter implements ChainAdapter {
@@ -29,7 +30,7 @@ export class RpcChainAdapter implements ChainAdapter {
   }
 
   prepare(request: TxRequest): PreparedTx {
-    const { key } = request;
+    const key = pocketKey(request.key);
     const message =
       request.kind === ActionKind.stake
         ? stakeMessage({
