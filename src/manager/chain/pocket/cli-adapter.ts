@@ -148,7 +148,10 @@ export class CliChainAdapter implements ChainAdapter {
     try {
       const dataDir = join(dir, '.pocket');
       const keyFile = join(dir, 'key');
-      await writeFile(keyFile, pocketKey(request.key).exportPrivateKeyHex(), { mode: 0o600, flag: 'wx' });
+      await writeFile(keyFile, pocketKey(request.key).exportPrivateKeyHex(), {
+        mode: 0o600,
+        flag: 'wx',
+      });
       const imported = await this.#run(
         dir,
         [
