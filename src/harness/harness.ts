@@ -657,14 +657,39 @@ export class Harness {
     return forks;
   }
 
-  /** The stakes and unstakes waiting in the chain RPC's mempool, by signer id. */
+  /**
+   * The stakes and unstakes waiting in the chain RPC's mempool, by signer id. V1 will not list a
+   * mempool that holds anything (500, code 135: `rpc/handlers_query.go:551-599`); then, as the
+   * manager's chain view does, only the manager's own transactions can be known: each one its
+   * journal shows as prepared or sent is looked up by hash (V1 answers 135 for that too, which
+   * the client reads as "in the mempool"). A transaction nobody journalled is not listed then.
+   */
   async mempool(via?: string): Promise<{ id: string; type: string; hash: string }[]> {
     const client = this.#clientOf(via);
-    return (await client.unconfirmedTransactions()).map((tx) => ({
-      id: this.#idsByAddress.get(tx.signer_addr) ?? tx.signer_addr,
-      type: tx.message_type,
-      hash: tx.tx.hash,
-    }));
+    const view = await client.mempool({ timeoutMs: 10_000 });
+    if (view.readable)
+      return view.transactions.map((tx) => ({
+        id: this.#idsByAddress.get(tx.signer_addr) ?? tx.signer_addr,
+        type: tx.message_type,
+        hash: tx.tx.hash,
+      }));
+    const open = (await this.actions()).filter(
+      (a): a is ActionRow & { txHash: string } =>
+        a.txHash !== null && (a.state === 'sent' || a.state === 'prepared'),
+    );
+    const pool: { id: string; type: string; hash: string }[] = [];
+    for (const action of open) {
+      const entry = await client.mempoolEntry(action.txHash, { timeoutMs: 10_000 });
+      if (!entry.inMempool) continue;
+      pool.push({
+        id: action.validatorId,
+        type:
+          entry.transaction?.message_type ??
+          (action.kind === 'stake' ? 'MessageStake' : 'MessageUnstake'),
+        hash: action.txHash,
+      });
+    }
+    return pool;
   }
 
   /**

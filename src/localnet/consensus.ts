@@ -92,6 +92,15 @@ export interface ConsensusOptions<B> {
   log: ConsensusLog;
   /** The first height to decide (last committed + 1). */
   height: number;
+  /**
+   * How a node that sees a higher round of its height catches up. Default (Tendermint): once
+   * f + 1 members have spoken in it, so one faulty member cannot drag the set up. True (V1's
+   * pacemaker, `consensus/pacemaker/module.go:146-167`): on any valid message of that round from
+   * a member. The v1 profile needs it: each validator applies its own TriggerView, so one can be
+   * a round ahead of the rest, and with every live voter needed in a round (a silent member in
+   * the quorum) neither side could reach a quorum or a timeout without it (docs/localnet-node.md).
+   */
+  catchUpOnAnyMessage?: boolean | undefined;
 }
 
 /** Step of the current round. `idle`: the height is not started yet (manual pacemaker). */
@@ -367,6 +376,7 @@ export class Consensus<B> {
     const signer = this.#options.signer;
     if (signer === undefined || s.set.proposer(s.height, s.round) !== signer.address) return;
     if (!this.#options.guard.allows(s.height, s.round, SignStep.proposal)) return;
+    this.#learnEarlierPolka(); // before choosing what to propose
     let block: B;
     let hash: string;
     let polRound = -1;
@@ -525,6 +535,7 @@ export class Consensus<B> {
         return true;
       }
     }
+    if (this.#learnEarlierPolka()) return true;
     if (s.step === Step.prevote && countFor(s.prevotes, r, null) >= quorum) {
       this.#precommit(null);
       return true;
@@ -540,6 +551,30 @@ export class Consensus<B> {
       return true;
     }
     return false;
+  }
+
+  /**
+   * A prevote quorum for a proposed block in a round before ours, newer than the one we know,
+   * becomes our valid block: as a proposer we re-propose it with that proof (`polRound`), which
+   * validators locked on it accept. Tendermint learns this only in the round itself; a node that
+   * left the round early (a TriggerView, a catch-up) never learnt it, proposed fresh blocks, and
+   * a validator locked on the old one prevoted nil on each — with every live voter needed in a
+   * round (a silent member), no block could get a quorum again. V1's leader does the same: it
+   * re-proposes the block of the highest prepare QC it is shown (`consensus/hotstuff_leader.go:59-83`).
+   * Safe: what a proposer proposes never breaks agreement; the lock rules on prevotes do not change.
+   */
+  #learnEarlierPolka(): boolean {
+    const s = this.#s;
+    let learnt = false;
+    for (const [round, stored] of s.proposals) {
+      if (round <= s.validRound || round >= s.round) continue;
+      const hash = stored.proposal.blockHash;
+      if (countFor(s.prevotes, round, hash) < s.set.quorum || !this.#isValid(hash)) continue;
+      s.validRound = round;
+      s.validHash = hash;
+      learnt = true;
+    }
+    return learnt;
   }
 
   /** Decides when some round has a precommit quorum for a block we hold and find valid. */
@@ -578,9 +613,13 @@ export class Consensus<B> {
     return false;
   }
 
-  /** The highest round above ours where f + 1 members have spoken. */
+  /**
+   * The highest round above ours where f + 1 members have spoken (with catchUpOnAnyMessage: any
+   * member).
+   */
   #roundWithSkipQuorum(): number | undefined {
     const s = this.#s;
+    const threshold = this.#options.catchUpOnAnyMessage === true ? 1 : s.set.skipThreshold;
     const senders = new Map<number, Set<string>>();
     const add = (round: number, address: string): void => {
       if (round <= s.round) return;
@@ -594,7 +633,7 @@ export class Consensus<B> {
     for (const [round, stored] of s.proposals) add(round, stored.proposal.proposer);
     let best: number | undefined;
     for (const [round, set] of senders) {
-      if (set.size >= s.set.skipThreshold && (best === undefined || round > best)) best = round;
+      if (set.size >= threshold && (best === undefined || round > best)) best = round;
     }
     return best;
   }

@@ -45,6 +45,20 @@ export interface FidelityProfile {
    * `utility/transaction.go:14-43`).
    */
   maxTxBytes(genesis: Genesis): number | undefined;
+  /** Round mechanics where the stand-in's rounds follow V1's pacemaker. */
+  readonly rounds: {
+    /**
+     * A node jumps to a higher round of its height on one member's message, not f + 1 (V1's
+     * pacemaker catch-up, `consensus/pacemaker/module.go:146-167`). Needed where each validator
+     * applies its own TriggerView (`consensus/debugging.go:60-74`): one can be a round ahead.
+     */
+    readonly catchUpOnAnyMessage: boolean;
+    /**
+     * Step timeouts grow with the round (min(1 + r/2, 4) × base). V1's is one fixed
+     * `timeout_msec` (`consensus/pacemaker/module.go:289-292`, "TODO: exponential backoff").
+     */
+    readonly timeoutGrows: boolean;
+  };
   readonly rpc: {
     /** `/v1/query/block` answers `{"block": …}` (openapi) rather than the block itself. */
     readonly wrapBlock: boolean;
@@ -69,6 +83,7 @@ const INTENDED: FidelityProfile = {
   follows: () => true,
   blockTxBytes: (genesis) => genesis.max_block_bytes,
   maxTxBytes: (genesis) => genesis.max_block_bytes,
+  rounds: { catchUpOnAnyMessage: false, timeoutGrows: true },
   rpc: {
     wrapBlock: true,
     mempoolUnreadableWhenBusy: false,
@@ -86,6 +101,7 @@ const V1: FidelityProfile = {
     address !== undefined && genesis.validators.some((v) => v.address === address),
   blockTxBytes: () => V1_BLOCK_TX_BYTES,
   maxTxBytes: () => undefined,
+  rounds: { catchUpOnAnyMessage: true, timeoutGrows: false },
   rpc: {
     wrapBlock: false,
     mempoolUnreadableWhenBusy: true,

@@ -460,9 +460,11 @@ export class LocalnetNode {
       guard: this.#guard,
       verify: verifyEd25519Native,
       timers: { setTimeout, clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout) },
-      timeoutMs: (round) => Math.round(base * Math.min(1 + round / 2, 4)),
+      timeoutMs: (round) =>
+        this.profile.rounds.timeoutGrows ? Math.round(base * Math.min(1 + round / 2, 4)) : base,
       log: this.#log,
       height: this.#chain.height + 1,
+      catchUpOnAnyMessage: this.profile.rounds.catchUpOnAnyMessage,
     });
   }
 

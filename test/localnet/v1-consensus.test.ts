@@ -21,6 +21,7 @@ import {
 const keys = generateKeys({ count: 6, seed: 'v1-consensus' });
 const key = (id: string): ValidatorKey => keys.get(id)!;
 let net: LocalNet;
+const ROUND_TIMEOUT_MS = 300;
 
 beforeAll(async () => {
   net = await startNet({
@@ -28,7 +29,7 @@ beforeAll(async () => {
     validators: 6,
     staked: 4,
     fidelity: 'v1',
-    roundTimeoutMs: 300,
+    roundTimeoutMs: ROUND_TIMEOUT_MS,
     startTimeoutMs: 90_000,
   });
 }, 120_000);
@@ -89,6 +90,57 @@ describe('V1 consensus (fidelity v1)', () => {
     }
     expect((await rpc('001').validatorsPage({ page: 1, perPage: 10 })).total_validators).toBe(5);
   });
+
+  it('keeps committing when a TriggerView reaches a validator after its peers started the round', async () => {
+    // 5 rows, 4 voters: every live voter is needed in one round, and a round led by 005 must time
+    // out. Each validator applies its own TriggerView (consensus/debugging.go:60-74); one that
+    // gets it after the leader's proposal already started its round moves on to the next round
+    // alone. Before the fix that left three voters in one round and one in the next: no quorum,
+    // no timeout (it needs a quorum of votes), no f + 1 to follow, and the height stalled for
+    // good (NOTES-shared, "v1mgr → node"). Each view here does that on purpose: the round's
+    // leader first, then, once it has started the height, one other validator.
+    const voters = ['001', '002', '003', '004'];
+    const sorted = [...voters, '005'].sort((a, b) => (key(a).address < key(b).address ? -1 : 1));
+    const state = async (id: string): Promise<{ height: number; round: number; step: number }> =>
+      (await fetch(`${node(id).rpcUrl}/v1/consensus/state`)).json() as Promise<{
+        height: number;
+        round: number;
+        step: number;
+      }>;
+    const blocks = 6;
+    // A round led by 005 takes three step timeouts; a view that splits the set costs a few
+    // rounds more. The bound: eight rounds of three timeouts per block, plus a loaded machine.
+    const withinMs = blocks * 8 * 3 * ROUND_TIMEOUT_MS + 10_000;
+    const from = await rpc('001').height();
+    const deadline = Date.now() + withinMs;
+    let height = from;
+    while (height < from + blocks && Date.now() < deadline) {
+      const leader = sorted[(height + 1) % sorted.length]!;
+      const first = leader === '005' ? '001' : leader;
+      const late = voters.find((id) => id !== first)!;
+      await sendDebugMessage([node(first).serviceUrl]);
+      await waitFor(
+        async () => (await state(late)).step > 1 || (await state(late)).height > height + 1,
+        {
+          timeoutMs: 10_000,
+          what: `validator ${late} started height ${height + 1}`,
+        },
+      );
+      await sendDebugMessage([node(late).serviceUrl]);
+      const before = height;
+      height = await waitFor(
+        async () => {
+          const now = await rpc('001').height();
+          return now > before && now;
+        },
+        { timeoutMs: 8 * 3 * ROUND_TIMEOUT_MS + 5_000, what: `block ${before + 1}` },
+      ).catch(() => before);
+    }
+    expect(height, `heights ${from} → ${height} within ${withinMs} ms`).toBeGreaterThanOrEqual(
+      from + blocks,
+    );
+    expect(await rpc('005').height()).toBe(0);
+  }, 90_000);
 
   it('keeps an unstaked row in the set, and answers 60 to its stake', async () => {
     expect(await commit(unstakeTx(key('005')))).toBe(0);

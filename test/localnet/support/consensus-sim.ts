@@ -52,6 +52,18 @@ export interface SimOptions {
    * may be down at once and the chain survives.
    */
   persistentChain?: boolean;
+  /**
+   * Members of the set with no node: they never propose or vote (V1's late joiners). Their keys
+   * come after the live validators' (ids `validators + 1`…).
+   */
+  silent?: number;
+  /**
+   * Manual pacemaker: a height starts only when `trigger(i)` reaches a node (or a peer's message
+   * does), as on V1 LocalNet. Default: each node starts the next height right after a commit.
+   */
+  manual?: boolean;
+  /** Passed to every core (see ConsensusOptions.catchUpOnAnyMessage). */
+  catchUpOnAnyMessage?: boolean;
 }
 
 export class ConsensusSim {
@@ -70,16 +82,20 @@ export class ConsensusSim {
   constructor(options: SimOptions) {
     this.#options = options;
     this.#random = prng(options.seed);
-    const keys = [
-      ...generateKeys({ count: options.validators, seed: 'consensus-sim' }).values(),
+    const all = [
+      ...generateKeys({
+        count: options.validators + (options.silent ?? 0),
+        seed: 'consensus-sim',
+      }).values(),
     ].map((key): SimKey => ({
       address: key.address,
       publicKey: key.publicKey,
       publicKeyHex: key.publicKeyHex,
       sign: (bytes) => fakeSignature(key.publicKey, bytes),
     }));
+    const keys = all.slice(0, options.validators);
     this.#set = new ValidatorSet(
-      keys.map((key) => ({
+      all.map((key) => ({
         address: key.address,
         publicKey: key.publicKey,
         publicKeyHex: key.publicKeyHex,
@@ -97,6 +113,21 @@ export class ConsensusSim {
 
   get now(): number {
     return this.#now;
+  }
+
+  /** The set every node uses (live and silent members). */
+  get set(): ValidatorSet {
+    return this.#set;
+  }
+
+  /** A TriggerView reaching node `index` now: V1's debug message, applied by that node alone. */
+  trigger(index: number): void {
+    this.nodes[index]?.consensus?.nextView();
+  }
+
+  /** Heights committed by the most advanced live node. */
+  maxCommitted(): number {
+    return Math.max(...this.nodes.map((n) => n.committed.length));
   }
 
   isUp(index: number): boolean {
@@ -194,7 +225,8 @@ export class ConsensusSim {
           if (node.consensus !== consensus) return;
           this.#record(decision.height, decision.block);
           node.committed.push(decision.block);
-          this.#schedule(5, () => consensus.advanceTo(node.committed.length + 1, 0));
+          if (this.#options.manual !== true)
+            this.#schedule(5, () => consensus.advanceTo(node.committed.length + 1, 0));
         },
         broadcast: (message) => this.#broadcast(node, message),
         requestSync: () => this.#schedule(10, () => this.#sync(node, consensus)),
@@ -219,12 +251,13 @@ export class ConsensusSim {
       timeoutMs: (round) => this.#options.timeoutMs * Math.min(1 + round / 2, 4),
       log: { debug: () => undefined, warn: () => undefined },
       height: node.committed.length + 1,
+      catchUpOnAnyMessage: this.#options.catchUpOnAnyMessage,
     });
     node.consensus = consensus;
     this.#schedule(1, () => {
       this.#sync(node, consensus);
       this.#pullRoundState(node, consensus);
-      consensus.advanceTo(node.committed.length + 1, 0);
+      if (this.#options.manual !== true) consensus.advanceTo(node.committed.length + 1, 0);
     });
   }
 
