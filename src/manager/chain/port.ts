@@ -58,6 +58,7 @@ export interface ChainReads {
   height(options?: ReadOptions): Promise<number>;
   /** Every validator row at `height`, with its status at that height. */
   validators(height: number, options?: ReadOptions): Promise<ChainValidator[]>;
+  /** The committed block at `height` (1 or more: 0 is not a block). */
   block(height: number, options?: ReadOptions): Promise<ChainBlock>;
   mempool(options?: ReadOptions): Promise<MempoolListing>;
   /** Whether one transaction is in the mempool now (and, when known, its kind). */

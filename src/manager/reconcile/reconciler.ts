@@ -7,7 +7,6 @@ import type { ChainReads, ChainRules, CommittedTx } from '../chain/port.ts';
 import type { Clock } from '../clock.ts';
 import { describeError, isManagerError, ManagerError } from '../errors.ts';
 import type { EventRecorder, EventTarget } from '../kube/event-recorder.ts';
-import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import {
@@ -25,6 +24,7 @@ import {
   Wait,
   type ChainTrust,
   type Decision,
+  type KeyLookup,
   type PlanInput,
   type PlanSettings,
 } from '../planner/plan.ts';
@@ -40,7 +40,7 @@ const MAX_RESENDS = 3;
 /** Everything the reconciler reads; owned by the manager. */
 export interface WorldView {
   desired(): DesiredState;
-  readonly keys: KeyStore;
+  readonly keys: KeyLookup;
   readonly chain: ChainView;
   readonly book: ActionBook;
   readonly nodeHeights: Map<ValidatorId, { height: number; at: number }>;
