@@ -7,7 +7,8 @@ import type { ChainView, CommittedTx } from '../chain/chain-view.ts';
 import { resultCodeError } from '../chain/tx-errors.ts';
 import type { Clock } from '../clock.ts';
 import { describeError, isManagerError, ManagerError } from '../errors.ts';
-import type { EventRecorder, EventTarget } from '../kube/event-recorder.ts';
+import type { EventTarget } from '../kube/event-recorder.ts';
+import type { EventSink } from '../discovery/port.ts';
 import type { KeyStore } from '../keys/key-store.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
@@ -66,7 +67,8 @@ export interface ReconcilerOptions {
   settings: PlanSettings;
   clock: Clock;
   logger: Logger;
-  recorder: EventRecorder | undefined;
+  /** Where Events go (the Kubernetes API, or the log in static discovery). */
+  recorder: EventSink | undefined;
   metrics: Metrics;
   pollIntervalMs: number;
   /** Re-queues a validator (the manager's queue). */
