@@ -208,6 +208,11 @@ export class KubernetesDiscovery implements DiscoverySource {
     return forced;
   }
 
+  /** The scaler decides (it scales exactly one validator StatefulSet). */
+  scaleUnsupported(): undefined {
+    return undefined;
+  }
+
   status(): SourceStatus[] {
     return [this.#pods, this.#statefulSets, this.#secret].map((i) => ({
       name: i.name,

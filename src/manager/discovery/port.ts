@@ -66,6 +66,8 @@ export interface DiscoverySource {
   chainTargets(): EventTarget[];
   /** A minimum set lowered by a forced scale, as recorded by the source; undefined when none. */
   forcedMinimumSet(): number | undefined;
+  /** Why the control RPC cannot scale with this source (501 SCALE_UNSUPPORTED); undefined: it can. */
+  scaleUnsupported(): string | undefined;
   /** Each input and its health. */
   status(): SourceStatus[];
   /** For the start and sync log lines. */

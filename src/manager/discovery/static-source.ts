@@ -162,6 +162,10 @@ export class StaticDiscovery implements DiscoverySource {
     return undefined;
   }
 
+  scaleUnsupported(): string {
+    return `static discovery has nothing to scale: the validators are the ones listed in ${this.#o.validatorsFile}; add or remove entries there to stake or unstake them`;
+  }
+
   status(): SourceStatus[] {
     return [this.#validators, this.#keys].map((file) => ({
       name: file.name,
