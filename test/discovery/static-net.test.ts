@@ -3,8 +3,17 @@
 // validators file listing 001–005 and the keys Secret manifest as `keys generate` writes it. 005
 // gets staked once and signs; adding 006 to the file stakes it once; removing 005 unstakes it
 // once; a half-written validators file, a bad key and a keys file others may read are named
-// while the rest keeps working; scale answers 501; and the chain never stalls (read on the chain).
-import { chmodSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+// while the rest keeps working; scale answers 501; a post-stake command hook sees each staked id
+// once; and the chain never stalls (read on the chain).
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +102,24 @@ beforeAll(async () => {
   ledger = new ChainLedger(chain, idOf);
   writeAtomic(keysPath(), renderKeysSecret({ keys, name: 'validators-private-keys' }));
   writeAtomic(validatorsPath(), validatorsFile(['001', '002', '003', '004', '005']), 0o644);
+  // A post-stake hook that appends the validator id it is given to a file.
+  writeFileSync(join(dir, 'record.sh'), '#!/bin/sh\necho "$CM_VALIDATOR_ID" >> "$OUT"\n', {
+    mode: 0o700,
+  });
+  writeAtomic(
+    join(dir, 'hooks.yaml'),
+    JSON.stringify({
+      hooks: [
+        {
+          name: 'record',
+          on: 'post-stake',
+          command: [join(dir, 'record.sh')],
+          env: { OUT: join(dir, 'post-stake.txt') },
+          failurePolicy: 'continue',
+        },
+      ],
+    }),
+  );
   service = await startService({
     // No KUBECONFIG and a HOME without ~/.kube: nothing Kubernetes can be found.
     env: {
@@ -107,6 +134,7 @@ beforeAll(async () => {
       CM_RPC_PORT: '0',
       CM_RPC_TOKEN: TOKEN,
       CM_READY_DEBOUNCE: '300ms',
+      CM_HOOKS_FILE: join(dir, 'hooks.yaml'),
       CM_LOG_LEVEL: 'warn',
     },
   });
@@ -225,6 +253,19 @@ describe('static discovery next to localnet-node net (no Kubernetes)', { timeout
     expect(all.get('005')).toEqual({ stakes: 1, unstakes: 1 });
     expect(all.get('006')).toEqual({ stakes: 1, unstakes: 0 });
     for (const id of ['001', '002', '003', '004']) expect(all.get(id)).toBeUndefined();
+  });
+
+  it('ran the post-stake hook once for each stake, with the id in its environment', async () => {
+    const recorded = (): string[] => {
+      const path = join(dir, 'post-stake.txt');
+      return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n') : [];
+    };
+    await waitFor(() => (recorded().length >= 2 ? true : pending(recorded().join(','))), {
+      what: 'post-stake hooks of 005 and 006',
+      timeoutMs: 20_000,
+      intervalMs: 200,
+    });
+    expect(recorded().sort()).toEqual(['005', '006']);
   });
 
   it('never stalled the chain: every height committed, no gap between blocks above 10 s', async () => {
