@@ -23,6 +23,8 @@ export const EXTRA_VARIABLES: readonly { env: string; description: string; examp
 
 /** Examples where the default does not show the setting well, or there is no default. */
 const EXAMPLES: Readonly<Record<string, string>> = {
+  CM_VALIDATORS_FILE: '/etc/cluster-manager/validators.yaml',
+  CM_KEYS_FILE: '/etc/cluster-manager/keys.yaml',
   CM_NAMESPACE: 'localnet',
   CM_ID_MAPPING: 'pattern',
   CM_KEYS_SECRET: 'validators-private-keys',
@@ -116,9 +118,10 @@ see [tilt.md](tilt.md) and [pocket-v1-localnet.md](pocket-v1-localnet.md).
   milliseconds). Ranges below are in milliseconds.
 - **Booleans** are \`true\`/\`false\` (also \`1\`/\`0\`, \`yes\`/\`no\`).
 - **Lists** are comma-separated.
-- Also checked together: \`CM_CLI_PATH\` is required when \`CM_TX_MODE=cli\`; \`CM_ID_PATTERN\` needs a
-  capture group; \`CM_RETRY_PERIOD\` < \`CM_RENEW_DEADLINE\` < \`CM_LEASE_DURATION\`; a token has at
-  least 16 characters.
+- Also checked together: \`CM_VALIDATORS_FILE\` and \`CM_KEYS_FILE\` are required, and
+  \`CM_LEADER_ELECTION\` must be off, when \`CM_DISCOVERY=static\`; \`CM_CLI_PATH\` is required
+  when \`CM_TX_MODE=cli\`; \`CM_ID_PATTERN\` needs a capture group; \`CM_RETRY_PERIOD\` <
+  \`CM_RENEW_DEADLINE\` < \`CM_LEASE_DURATION\`; a token has at least 16 characters.
 
 | Variable | Flag | Type | Default | Example | Description |
 |---|---|---|---|---|---|

@@ -22,11 +22,18 @@ export type TxMode = (typeof TxMode)[keyof typeof TxMode];
 export const ChainProfile = { intended: 'intended', v1: 'v1' } as const;
 export type ChainProfile = (typeof ChainProfile)[keyof typeof ChainProfile];
 
+/** Where the desired validators and their keys come from (discovery/port.ts). */
+export const Discovery = { kubernetes: 'kubernetes', static: 'static' } as const;
+export type Discovery = (typeof Discovery)[keyof typeof Discovery];
+
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevel)[number];
 
 /** The validated configuration. Durations are milliseconds. */
 export interface Config {
+  readonly discovery: Discovery;
+  readonly validatorsFile: string | undefined;
+  readonly keysFile: string | undefined;
   readonly namespace: string | undefined;
   readonly podSelector: string;
   readonly idMapping: IdMapping;
@@ -100,6 +107,31 @@ interface Setting {
  * reference documented in docs/configuration.md (a test checks they agree).
  */
 export const SETTINGS: readonly Setting[] = [
+  {
+    key: 'discovery',
+    env: 'CM_DISCOVERY',
+    flag: 'discovery',
+    kind: 'enum:kubernetes|static',
+    default: 'kubernetes',
+    description:
+      'Where the validators come from. kubernetes: pods, StatefulSets and the keys Secret. static: a validators file and a keys file, no cluster (see docs/static-discovery.md).',
+  },
+  {
+    key: 'validatorsFile',
+    env: 'CM_VALIDATORS_FILE',
+    flag: 'validators-file',
+    kind: 'path',
+    description:
+      'Static discovery: YAML or JSON file listing the wanted validators ({validators: [{id, rpc, serviceUrl, hold}]}); watched, so editing it stakes and unstakes.',
+  },
+  {
+    key: 'keysFile',
+    env: 'CM_KEYS_FILE',
+    flag: 'keys-file',
+    kind: 'path',
+    description:
+      "Static discovery: the validators' keys, as a Secret manifest (keys generate) or a map of id to key; watched. Refused when users other than its owner may read it (chmod 600).",
+  },
   {
     key: 'namespace',
     env: 'CM_NAMESPACE',
@@ -511,6 +543,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   ) {
     problems.push('CM_RETRY_PERIOD < CM_RENEW_DEADLINE < CM_LEASE_DURATION must hold');
   }
+  problems.push(...discoveryProblems(values));
   if (problems.length > 0) throw new ConfigError(problems);
 
   values.namespace ??= readFile(SERVICE_ACCOUNT_NAMESPACE)?.trim() || undefined;
@@ -518,6 +551,22 @@ export function loadConfig(options: LoadConfigOptions): Config {
   values.rpcHost ??=
     options.env.HOST !== undefined && options.env.HOST !== '' ? options.env.HOST : '0.0.0.0';
   return Object.freeze(values) as unknown as Config;
+}
+
+/** Static discovery needs both files, and no Lease (there is no cluster to hold one). */
+function discoveryProblems(values: Record<string, unknown>): string[] {
+  const problems: string[] = [];
+  if (values.discovery === Discovery.static) {
+    if (values.validatorsFile === undefined)
+      problems.push('CM_VALIDATORS_FILE is required when CM_DISCOVERY is "static"');
+    if (values.keysFile === undefined)
+      problems.push('CM_KEYS_FILE is required when CM_DISCOVERY is "static"');
+    if (values.leaderElection === true)
+      problems.push(
+        'CM_LEADER_ELECTION needs CM_DISCOVERY "kubernetes" (the Lease lives in the cluster); static discovery runs one manager',
+      );
+  }
+  return problems;
 }
 
 type Parsed = string | number | boolean | RegExp | readonly string[] | { problem: string };

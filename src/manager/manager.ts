@@ -1,9 +1,10 @@
-// The composition root of `cluster-manager run`: informers, keys, chain view, journal, planner,
-// work queue, reconciler and (optionally) leader election, wired so that every change only
-// enqueues validator ids, and with a lifecycle: start informers, wait for sync, start workers;
-// on stop, stop intake, finish or cancel in-flight work, release the lease, close.
+// The composition root of `cluster-manager run`: discovery (Kubernetes or static, behind
+// discovery/port.ts), keys, chain view, journal, planner, work queue, reconciler and (optionally)
+// leader election, wired so that every change only enqueues validator ids, and with a lifecycle:
+// start discovery, wait for sync, start workers; on stop, stop intake, finish or cancel in-flight
+// work, release the lease, close.
 import { EventEmitter } from 'node:events';
-import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
+import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { ChainAdapter } from './chain/adapter.ts';
 import { chainFactsOf } from './chain/chain-facts.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
@@ -11,26 +12,22 @@ import { pocketChain } from './chain/pocket/pocket-chain.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { TxMode, type Config } from './config.ts';
-import { computeDesiredState, DiscoveryMemory } from './discovery/desired-state.ts';
-import { createIdMapper, ordinalOf, type IdMapper } from './discovery/id-mapping.ts';
-import { describeError } from './errors.ts';
+import { KubernetesDiscovery } from './discovery/kubernetes-source.ts';
+import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
+import { describeError, ManagerError } from './errors.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
 import { Journal, type ChainIdentity } from './journal/journal.ts';
-import { apiStatus } from './kube/client.ts';
 import type { KubeClients } from './kube/client.ts';
 import { HookGate } from './hooks/hook-gate.ts';
 import { execaCommandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
 import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
-import { EventRecorder, type EventTarget } from './kube/event-recorder.ts';
-import { compileLabelSelector, type LabelMatcher } from './kube/label-selector.ts';
-import { LeaderElector } from './kube/leader-election.ts';
-import { ResilientInformer } from './kube/resilient-informer.ts';
+import type { EventTarget } from './kube/event-recorder.ts';
+import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
 import {
-  Annotations,
   type ActionRecord,
   type ChainCapabilities,
   type DesiredState,
@@ -51,7 +48,10 @@ import { WorkQueue } from './reconcile/work-queue.ts';
 export interface ManagerOptions {
   config: Config;
   logger: Logger;
-  kube: KubeClients;
+  /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
+  kube?: KubeClients;
+  /** Builds the discovery source (default: Kubernetes, from `kube`). */
+  discovery?: (deps: DiscoveryDeps) => DiscoverySource;
   clock?: Clock;
   metrics?: Metrics;
   /** The hooks (default: read from config.hooksFile, which throws HooksFileError when invalid). */
@@ -87,14 +87,11 @@ const HIGH_WATER_SETTING = 'chain.highWater';
 const HIGH_WATER_WRITE_MS = 2_000;
 /** A staked row votes while it signed a certificate of the last this many heights. */
 const VOTING_WINDOW = 20;
-/** A StatefulSet read directly stands in for the cache's copy at most this long. */
-const FRESH_READ_TTL_MS = 30_000;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
 const RECOMPUTE_SPACING = 3;
 
 export class Manager {
   readonly config: Config;
-  readonly kube: KubeClients;
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly clock: Clock;
@@ -109,15 +106,12 @@ export class Manager {
   /** What the chain can do (CM_CHAIN_PROFILE). */
   readonly capabilities: ChainCapabilities;
 
-  readonly #pods: ResilientInformer<V1Pod>;
-  readonly #statefulSets: ResilientInformer<V1StatefulSet>;
-  readonly #secret: ResilientInformer<V1Secret>;
-  readonly #memory = new DiscoveryMemory();
-  readonly #mapper: IdMapper;
-  readonly #isValidatorTemplate: LabelMatcher;
+  /** Where the desired validators and their keys come from (discovery/port.ts). */
+  readonly discovery: DiscoverySource;
+  /** The Kubernetes source when discovery is Kubernetes (the scaler and departures need it). */
+  readonly kubernetes: KubernetesDiscovery | undefined;
   readonly #queue: WorkQueue;
   readonly #reconciler: Reconciler;
-  readonly #recorder: EventRecorder;
   readonly #elector: LeaderElector | undefined;
   readonly #journal: Journal;
   readonly #hooks: HookGate | undefined;
@@ -145,23 +139,18 @@ export class Manager {
   readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
   /** Ids whose KEY_MISSING was logged (once, until it changes). */
   readonly #reportedMissing = new Set<ValidatorId>();
-  /**
-   * StatefulSets read from the API server directly (undefined: gone), standing in for the cache's
-   * copy until the informer has caught up: a scale-down seen on a terminating pod is acted on at
-   * once, not when a lagging informer delivers it.
-   */
-  readonly #freshSets = new Map<string, { sts: V1StatefulSet | undefined; at: number }>();
-  readonly #confirming = new Map<string, Promise<void>>();
 
   constructor(options: ManagerOptions) {
-    const { config, logger, kube } = options;
+    const { config, logger } = options;
     this.config = config;
-    this.kube = kube;
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
-    this.#mapper = createIdMapper(config);
-    this.#isValidatorTemplate = compileLabelSelector(config.podSelector);
+    const deps: DiscoveryDeps = { clock: this.clock, logger, metrics: this.metrics };
+    this.discovery =
+      options.discovery?.(deps) ??
+      new KubernetesDiscovery({ ...deps, config, kube: kubeOf(options) });
+    this.kubernetes = this.discovery instanceof KubernetesDiscovery ? this.discovery : undefined;
     const hooks =
       options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
     this.#journal = Journal.open(config.journalPath, this.clock);
@@ -184,50 +173,6 @@ export class Manager {
       });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = this.chainPort.sender;
-    this.#recorder = new EventRecorder({
-      core: kube.core,
-      component: 'cluster-manager',
-      instance: config.identity,
-      logger: logger.child({ component: 'events' }),
-      clock: this.clock,
-    });
-
-    const ns = kube.namespace;
-    const informerLog = logger.child({ component: 'informer' });
-    const common = {
-      watch: kube.watch,
-      logger: informerLog,
-      clock: this.clock,
-      onRestart: (name: string) => this.metrics.informerRestarts.inc({ informer: name }),
-    };
-    this.#pods = new ResilientInformer<V1Pod>({
-      ...common,
-      name: 'pods',
-      path: `/api/v1/namespaces/${ns}/pods`,
-      labelSelector: config.podSelector,
-      list: () => kube.core.listNamespacedPod({ namespace: ns, labelSelector: config.podSelector }),
-      onChange: (pod) => {
-        this.#scheduleRecompute();
-        if (pod !== undefined) this.#confirmIfLeaving(pod);
-      },
-    });
-    this.#statefulSets = new ResilientInformer<V1StatefulSet>({
-      ...common,
-      name: 'statefulsets',
-      path: `/apis/apps/v1/namespaces/${ns}/statefulsets`,
-      list: () => kube.apps.listNamespacedStatefulSet({ namespace: ns }),
-      onChange: () => this.#scheduleRecompute(),
-    });
-    const secretField = `metadata.name=${config.keysSecret}`;
-    this.#secret = new ResilientInformer<V1Secret>({
-      ...common,
-      name: 'secret',
-      path: `/api/v1/namespaces/${ns}/secrets`,
-      fieldSelector: secretField,
-      list: () => kube.core.listNamespacedSecret({ namespace: ns, fieldSelector: secretField }),
-      onChange: () => this.#onSecretChange(),
-    });
-
     this.chain = new ChainView({
       reads: this.chainPort.reads,
       clock: this.clock,
@@ -265,7 +210,12 @@ export class Manager {
             event: (id, type, reason, message) => {
               const target = this.#eventTarget(id);
               if (target !== undefined)
-                void this.#recorder.record(target, type, reason, `validator ${id}: ${message}`);
+                void this.discovery.events.record(
+                  target,
+                  type,
+                  reason,
+                  `validator ${id}: ${message}`,
+                );
             },
             onRetryDue: () => this.#schedulePhaseRefresh(),
           });
@@ -302,7 +252,7 @@ export class Manager {
       settings,
       clock: this.clock,
       logger: logger.child({ component: 'reconciler' }),
-      recorder: this.#recorder,
+      recorder: this.discovery.events,
       metrics: this.metrics,
       pollIntervalMs: config.chainPollIntervalMs,
       enqueue: (id, afterMs) =>
@@ -328,51 +278,31 @@ export class Manager {
     });
     this.book.onChange((record) => this.events.emit('action', record));
 
-    this.#elector = config.leaderElection
-      ? new LeaderElector({
-          coordination: kube.coordination,
-          namespace: ns,
-          name: config.leaseName,
-          identity: config.identity,
-          leaseDurationMs: config.leaseDurationMs,
-          renewDeadlineMs: config.renewDeadlineMs,
-          retryPeriodMs: config.retryPeriodMs,
-          clock: this.clock,
-          logger: logger.child({ component: 'leader-election' }),
-          onStartedLeading: () => this.#startWorkers(),
-          onStoppedLeading: () => void this.#cancelWorkers(),
-        })
-      : undefined;
+    this.#elector = this.discovery.createElector({
+      onStartedLeading: () => this.#startWorkers(),
+      onStoppedLeading: () => void this.#cancelWorkers(),
+    });
   }
 
   /** Starts everything; resolves once the caches have synced (the chain may still be down). */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    this.logger.info(
-      {
-        namespace: this.kube.namespace,
-        server: this.kube.server,
-        source: this.kube.source,
-        mode: this.adapter.mode,
-      },
-      'starting',
-    );
+    this.logger.info({ ...this.discovery.describe(), mode: this.adapter.mode }, 'starting');
     // A manager killed in a CLI call left its keybase (a key on disk): remove it first.
     const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
     if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
     this.chain.start();
-    await Promise.all([this.#pods.start(), this.#statefulSets.start(), this.#secret.start()]);
-    this.#onSecretChange();
-    this.#recompute();
-    this.logger.info(
-      {
-        pods: this.#pods.list().length,
-        statefulSets: this.#statefulSets.list().length,
-        keys: this.keys.size,
+    await this.discovery.start({
+      desiredChanged: () => this.#scheduleRecompute(),
+      desiredChangedNow: () => {
+        if (!this.#stopping) this.#recompute();
       },
-      'caches synced',
-    );
+      keysChanged: () => this.#onKeysChange(),
+    });
+    this.#onKeysChange();
+    this.#recompute();
+    this.logger.info({ ...this.discovery.describe(), keys: this.keys.size }, 'caches synced');
     this.#scheduleResync();
     if (this.#elector === undefined) this.#startWorkers();
     else this.#elector.start();
@@ -389,28 +319,21 @@ export class Manager {
     await this.#hooks?.stop();
     await this.#elector?.stop();
     await this.chain.stop();
-    await Promise.all([this.#pods.stop(), this.#statefulSets.stop(), this.#secret.stop()]);
+    await this.discovery.stop();
     this.#journal.close();
     this.logger.info('stopped');
   }
 
   // ---- state for the control RPC ----
 
-  /** The pod and StatefulSet informers have listed once (before that, no layout is known). */
+  /** Discovery has read the validators' layout once (before that, no layout is known). */
   informersSynced(): boolean {
-    return this.#pods.synced && this.#statefulSets.synced;
+    return this.discovery.layoutSynced;
   }
 
-  /** Caches synced, keys read, the chain answered once, and the journal is this chain's. */
+  /** Discovery synced, keys read, the chain answered once, and the journal is this chain's. */
   isSynced(): boolean {
-    return (
-      this.#pods.synced &&
-      this.#statefulSets.synced &&
-      this.#secret.synced &&
-      this.keys.loaded &&
-      this.chain.synced &&
-      this.#journalChecked
-    );
+    return this.discovery.synced && this.keys.loaded && this.chain.synced && this.#journalChecked;
   }
 
   /** The chain the journal is bound to, and the journal of another chain set aside at start. */
@@ -458,16 +381,10 @@ export class Manager {
   }
 
   minimumSet(): MinimumSet | undefined {
-    let forced: number | undefined;
-    for (const sts of this.statefulSets()) {
-      const raw = sts.metadata?.annotations?.[Annotations.minimumSet];
-      if (raw !== undefined && /^\d+$/.test(raw))
-        forced = Math.min(forced ?? Number.POSITIVE_INFINITY, Number(raw));
-    }
     return resolveMinimumSet({
       configured: this.config.minValidators,
       genesisCount: this.chain.genesisCount,
-      forced,
+      forced: this.discovery.forcedMinimumSet(),
     });
   }
 
@@ -475,18 +392,9 @@ export class Manager {
     return this.#queue.depth;
   }
 
-  informerStatus(): {
-    name: string;
-    synced: boolean;
-    restarts: number;
-    lastError: string | undefined;
-  }[] {
-    return [this.#pods, this.#statefulSets, this.#secret].map((i) => ({
-      name: i.name,
-      synced: i.synced,
-      restarts: i.restarts,
-      lastError: i.lastError,
-    }));
+  /** Each input of discovery (informers, or the static files) and its health. */
+  informerStatus(): SourceStatus[] {
+    return this.discovery.status();
   }
 
   desired(): DesiredState {
@@ -503,91 +411,40 @@ export class Manager {
     return this.#reconciler.planOne(id);
   }
 
+  // ---- Kubernetes discovery, for the scaler and departures (none in static discovery) ----
+
+  /** The cluster; throws CONFIG_INVALID in static discovery (nothing there reads it). */
+  get kube(): KubeClients {
+    if (this.kubernetes === undefined)
+      throw new ManagerError(
+        'CONFIG_INVALID',
+        `discovery is ${this.discovery.mode}: there is no cluster`,
+      );
+    return this.kubernetes.kube;
+  }
+
   /** True when the manager's pod selector selects this pod. */
   selectsPod(pod: V1Pod): boolean {
-    return this.#isValidatorTemplate(pod.metadata?.labels);
+    return this.kubernetes?.selectsPod(pod) ?? false;
   }
 
   /** The validator StatefulSets currently known (a direct read stands in for a lagging cache). */
   statefulSets(): readonly V1StatefulSet[] {
-    return this.#effectiveStatefulSets().filter((sts) =>
-      this.#isValidatorTemplate(sts.spec?.template.metadata?.labels),
-    );
+    return this.kubernetes?.statefulSets() ?? [];
   }
 
-  /**
-   * Reads a StatefulSet from the API server now and lets that copy stand in for the cache's until
-   * the informer catches up (a 404 stands for "gone"). Concurrent calls share one read.
-   */
+  /** Reads a StatefulSet from the API server now (see KubernetesDiscovery.confirmStatefulSet). */
   async confirmStatefulSet(name: string): Promise<void> {
-    const running = this.#confirming.get(name);
-    if (running !== undefined) return running;
-    const read = (async () => {
-      try {
-        const sts = await this.kube.apps.readNamespacedStatefulSet({
-          name,
-          namespace: this.kube.namespace,
-        });
-        this.#freshSets.set(name, { sts, at: this.clock.now() });
-      } catch (error: unknown) {
-        if (apiStatus(error) === 404)
-          this.#freshSets.set(name, { sts: undefined, at: this.clock.now() });
-        else
-          this.logger.debug(
-            { statefulSet: name, error: describeError(error) },
-            'direct read failed',
-          );
-        return;
-      } finally {
-        this.#confirming.delete(name);
-      }
-      if (!this.#stopping) this.#recompute();
-    })();
-    this.#confirming.set(name, read);
-    return read;
+    await this.kubernetes?.confirmStatefulSet(name);
   }
 
-  /** A terminating pod whose ordinal the cache still wants: is the StatefulSet scaled down? */
-  #confirmIfLeaving(pod: V1Pod): void {
-    if (pod.metadata?.deletionTimestamp === undefined) return;
-    const owner = pod.metadata.ownerReferences?.find(
-      (ref) => ref.controller === true && ref.kind === 'StatefulSet',
-    )?.name;
-    if (owner === undefined) return;
-    const sts = this.statefulSets().find((s) => s.metadata?.name === owner);
-    const ordinal = ordinalOf(pod.metadata.name ?? '', owner);
-    if (sts === undefined || ordinal === undefined || ordinal >= (sts.spec?.replicas ?? 1)) return;
-    void this.confirmStatefulSet(owner);
-  }
-
-  /** The informer's StatefulSets, with newer direct reads in their place. */
-  #effectiveStatefulSets(): V1StatefulSet[] {
-    const cached = this.#statefulSets.list();
-    if (this.#freshSets.size === 0) return [...cached];
-    const now = this.clock.now();
-    const out: V1StatefulSet[] = [];
-    for (const sts of cached) {
-      const name = sts.metadata?.name ?? '';
-      const fresh = this.#freshSets.get(name);
-      if (fresh === undefined) {
-        out.push(sts);
-        continue;
-      }
-      const newer =
-        now - fresh.at < FRESH_READ_TTL_MS &&
-        (fresh.sts === undefined || isNewerVersion(fresh.sts, sts));
-      if (!newer) {
-        this.#freshSets.delete(name); // the informer has caught up (or the read is too old)
-        out.push(sts);
-      } else if (fresh.sts !== undefined) out.push(fresh.sts);
-    }
-    for (const name of this.#freshSets.keys())
-      if (!cached.some((sts) => sts.metadata?.name === name)) this.#freshSets.delete(name);
-    return out;
+  /** The id of the pod a StatefulSet would create at `ordinal`, when the mapping tells it. */
+  idOfNewPod(statefulSet: string, ordinal: number): ValidatorId | undefined {
+    return this.kubernetes?.idOfNewPod(statefulSet, ordinal);
   }
 
   pods(): readonly V1Pod[] {
-    return this.#pods.list();
+    return this.kubernetes?.pods() ?? [];
   }
 
   setPaused(paused: boolean): void {
@@ -632,19 +489,7 @@ export class Manager {
   }
 
   #compute(): DesiredState {
-    return computeDesiredState(
-      {
-        namespace: this.kube.namespace,
-        statefulSets: this.#effectiveStatefulSets(),
-        pods: this.#pods.list(),
-        isValidatorTemplate: this.#isValidatorTemplate,
-        mapper: this.#mapper,
-        serviceUrlTemplate: this.config.serviceUrlTemplate,
-        nodeRpcPortName: this.config.nodeRpcPortName,
-        now: this.clock.now(),
-      },
-      this.#memory,
-    );
+    return this.discovery.computeDesired(this.clock.now());
   }
 
   /**
@@ -693,26 +538,21 @@ export class Manager {
     this.#schedulePhaseRefresh();
   }
 
-  #onSecretChange(): void {
-    const secret = this.#secret.list()[0];
-    const { changed, newProblems } = this.keys.update(secret);
+  #onKeysChange(): void {
+    const { changed, newProblems } = this.keys.update(this.discovery.keys());
     for (const id of changed) this.#queue.add(id);
     this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
     for (const problem of newProblems) {
       const duplicate = problem.code === 'KEY_DUPLICATE';
+      const source = this.discovery.keysLabel;
       const text = duplicate
-        ? `key "${problem.id}" in Secret ${this.config.keysSecret} is ${problem.message}`
-        : `key "${problem.id}" in Secret ${this.config.keysSecret} is malformed: ${problem.message}`;
+        ? `key "${problem.id}" in ${source} is ${problem.message}`
+        : `key "${problem.id}" in ${source} is malformed: ${problem.message}`;
       this.logger.warn({ validator: problem.id, code: problem.code }, text);
-      if (secret?.metadata?.uid !== undefined) {
-        void this.#recorder.record(
-          {
-            kind: 'Secret',
-            apiVersion: 'v1',
-            name: this.config.keysSecret,
-            namespace: this.kube.namespace,
-            uid: secret.metadata.uid,
-          },
+      const target = this.discovery.keysTarget();
+      if (target !== undefined) {
+        void this.discovery.events.record(
+          target,
           'Warning',
           duplicate ? 'KeyDuplicate' : 'KeyInvalid',
           duplicate
@@ -799,17 +639,9 @@ export class Manager {
     this.metrics.chainTrusted.set(trusted ? 1 : 0);
     if (!trusted) this.metrics.chainDistrusts.inc();
     this.events.emit('trust', { trusted, reason });
-    for (const sts of this.statefulSets()) {
-      const meta = sts.metadata;
-      if (meta?.uid === undefined || meta.name === undefined) continue;
-      void this.#recorder.record(
-        {
-          kind: 'StatefulSet',
-          apiVersion: 'apps/v1',
-          name: meta.name,
-          namespace: meta.namespace ?? this.kube.namespace,
-          uid: meta.uid,
-        },
+    for (const target of this.discovery.chainTargets()) {
+      void this.discovery.events.record(
+        target,
         trusted ? 'Normal' : 'Warning',
         trusted ? 'ChainTrusted' : 'ChainUntrusted',
         trusted
@@ -834,20 +666,6 @@ export class Manager {
     }
   }
 
-  /**
-   * The id of the pod a StatefulSet would create at `ordinal`, when the id mapping can tell it
-   * from the pod's name alone (undefined otherwise: annotation mapping, or no id).
-   */
-  idOfNewPod(statefulSet: string, ordinal: number): ValidatorId | undefined {
-    if (!this.#mapper.derivableFromName) return undefined;
-    const result = this.#mapper.idOf({
-      name: `${statefulSet}-${ordinal}`,
-      ordinal,
-      annotations: undefined,
-    });
-    return 'id' in result ? result.id : undefined;
-  }
-
   #checkSynced(): void {
     if (this.#wasSynced || !this.isSynced()) return;
     this.#wasSynced = true;
@@ -866,27 +684,7 @@ export class Manager {
   }
 
   #eventTarget(id: ValidatorId): EventTarget | undefined {
-    const entry = this.desired().validators.get(id);
-    if (entry?.pod !== undefined) {
-      return {
-        kind: 'Pod',
-        apiVersion: 'v1',
-        name: entry.pod.name,
-        namespace: entry.pod.namespace,
-        uid: entry.pod.uid,
-      };
-    }
-    if (entry?.statefulSet !== undefined) {
-      const sts = entry.statefulSet;
-      return {
-        kind: 'StatefulSet',
-        apiVersion: 'apps/v1',
-        name: sts.name,
-        namespace: sts.namespace,
-        uid: sts.uid,
-      };
-    }
-    return undefined;
+    return this.discovery.eventTarget(id, this.desired().validators.get(id));
   }
 
   /** Open actions whose hash is known: what the chain view asks for when V1 hides its mempool. */
@@ -910,7 +708,7 @@ export class Manager {
     this.logger.warn({ validator: id, code: 'KEY_MISSING' }, decision.reason);
     const target = this.#eventTarget(id);
     if (target !== undefined)
-      void this.#recorder.record(target, 'Warning', 'KeyMissing', decision.reason);
+      void this.discovery.events.record(target, 'Warning', 'KeyMissing', decision.reason);
   }
 
   /**
@@ -932,7 +730,7 @@ export class Manager {
     );
     const target = this.#eventTarget(id);
     if (target !== undefined)
-      void this.#recorder.record(
+      void this.discovery.events.record(
         target,
         'Warning',
         'CannotVote',
@@ -1014,15 +812,11 @@ export class Manager {
   }
 }
 
-/**
- * True when `a` is a newer version of the object than `b`. resourceVersions are opaque, but both
- * etcd's and the emulator's are increasing integers; anything else counts as newer when different.
- */
-function isNewerVersion(a: V1StatefulSet, b: V1StatefulSet): boolean {
-  const ra = a.metadata?.resourceVersion ?? '';
-  const rb = b.metadata?.resourceVersion ?? '';
-  if (/^\d+$/.test(ra) && /^\d+$/.test(rb)) return BigInt(ra) > BigInt(rb);
-  return ra !== rb;
+/** The cluster of the default discovery; a manager without `kube` needs a `discovery`. */
+function kubeOf(options: ManagerOptions): KubeClients {
+  if (options.kube === undefined)
+    throw new ManagerError('CONFIG_INVALID', 'a Manager needs `kube` or a `discovery` source');
+  return options.kube;
 }
 
 function readHighWater(raw: string | undefined): HighWater | undefined {

@@ -60,6 +60,12 @@ export class Metrics {
     help: 'Entries of the keys Secret with a problem: malformed, or the same key under several ids.',
     registers: [this.registry],
   });
+  readonly discoveryProblems = new Gauge({
+    name: 'cluster_manager_discovery_file_problems',
+    help: 'Static discovery: 1 while a file (validators-file, keys-file) is not usable and its last good version stays in force, else 0.',
+    labelNames: ['file'] as const,
+    registers: [this.registry],
+  });
   readonly chainTrusted = new Gauge({
     name: 'cluster_manager_chain_trusted',
     help: '0 while the chain is not trusted (its height went back, or a seen block differs): no action is taken; else 1.',

@@ -1,8 +1,13 @@
 // The service behind `cluster-manager run`: config read once (env and flags, every problem
-// reported together), then the manager and its control RPC; stop() shuts both down gracefully.
-import { ConfigError, loadConfig, redactedConfig, type Config } from './config.ts';
+// reported together), then discovery (Kubernetes, or static files with no cluster at all), the
+// manager and its control RPC; stop() shuts them down gracefully.
+import { ConfigError, Discovery, loadConfig, redactedConfig, type Config } from './config.ts';
+import { pocketNodeProbe } from './chain/pocket/node-probe.ts';
+import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
+import { staticFileProblems } from './discovery/static-check.ts';
+import { StaticDiscovery } from './discovery/static-source.ts';
 import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
-import { loadKubeClients } from './kube/client.ts';
+import { loadKubeClients, type KubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Manager } from './manager.ts';
 import { ManagerControlPlane } from './rpc/control-plane.ts';
@@ -37,12 +42,12 @@ export async function startService(options: {
       throw new ConfigError(error.problems.map((p) => `CM_HOOKS_FILE ${config.hooksFile}: ${p}`));
     throw error;
   }
+  const source = discoveryOf(config, options.env);
   const logger = createLogger({ level: config.logLevel });
   logger.info({ config: redactedConfig(config) }, 'configuration');
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
-  const kube = loadKubeClients({ namespace: config.namespace, env: options.env });
-  const manager = new Manager({ config, logger, kube, hooks });
+  const manager = new Manager({ config, logger, hooks, ...source });
   const control = new ManagerControlPlane(manager);
   const server = await startControlServer(
     { control, token: config.rpcToken, logger, version: VERSION },
@@ -67,5 +72,30 @@ export async function startService(options: {
       })();
       return stopping;
     },
+  };
+}
+
+/**
+ * The discovery `run` uses: the cluster's (client-node, from the kubeconfig), or static files with
+ * no Kubernetes client at all. Static files are checked here, so bad ones fail the start with
+ * exit code 2 like any configuration problem.
+ */
+function discoveryOf(
+  config: Config,
+  env: NodeJS.ProcessEnv,
+): { kube: KubeClients } | { discovery: (deps: DiscoveryDeps) => DiscoverySource } {
+  if (config.discovery === Discovery.kubernetes)
+    return { kube: loadKubeClients({ namespace: config.namespace, env }) };
+  const files = { validatorsFile: config.validatorsFile ?? '', keysFile: config.keysFile ?? '' };
+  const problems = staticFileProblems(files);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    discovery: (deps) =>
+      new StaticDiscovery({
+        ...deps,
+        ...files,
+        probe: pocketNodeProbe(),
+        probeIntervalMs: Math.max(config.chainPollIntervalMs, 500),
+      }),
   };
 }

@@ -11,6 +11,7 @@ import type { ActionSummary, ValidatorStatus } from '../../src/manager/status.ts
 /** A readiness answer of a healthy, synced leader at `height`. */
 export function readyState(height = 7): Readiness {
   return {
+    discovery: 'kubernetes',
     ready: true,
     synced: true,
     leader: true,
@@ -74,7 +75,13 @@ export class FakeControlPlane implements ControlPlane {
   readonly calls: ControlCall[] = [];
   ready: Readiness = readyState();
   validatorRows: ValidatorStatus[] = [];
-  planAnswer: PlanView = { synced: true, paused: false, height: 7, actions: [] };
+  planAnswer: PlanView = {
+    discovery: 'kubernetes',
+    synced: true,
+    paused: false,
+    height: 7,
+    actions: [],
+  };
   actionRows: ActionSummary[] = [];
   metricsBody = '# HELP fake_metric a fake\n# TYPE fake_metric gauge\nfake_metric 1\n';
   paused = false;

@@ -75,6 +75,7 @@ export function registerDebugCommands(program: Command): void {
           ...(summary === undefined
             ? {}
             : {
+                discovery: summary.discovery,
                 paused: summary.paused,
                 synced: summary.synced,
                 chain: summary.chain,
@@ -103,7 +104,9 @@ export function registerDebugCommands(program: Command): void {
       const view = answer.body;
       if (options.json === true) return print(view);
       process.stdout.write(
-        `height ${view.height}${view.paused ? ', PAUSED' : ''}${view.synced ? '' : ', not synced yet'}\n`,
+        `height ${view.height}${view.paused ? ', PAUSED' : ''}${view.synced ? '' : ', not synced yet'}${
+          view.discovery === 'static' ? ', discovery static' : ''
+        }\n`,
       );
       if (view.actions.length === 0) process.stdout.write('nothing to do\n');
       else

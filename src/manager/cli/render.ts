@@ -130,6 +130,8 @@ export function ageText(ms: number): string {
 
 /** What `status` shows above the table: the chain, pause, sync, and a journal set aside. */
 export interface ManagerSummary {
+  /** Shown when not the default (`static`). */
+  discovery?: string;
   paused: boolean;
   synced: boolean;
   chain: {
@@ -162,6 +164,8 @@ export function summaryLines(summary: ManagerSummary, now: number): string[] {
         ? 'manager acting'
         : 'manager not synced yet',
   );
+  if (summary.discovery !== undefined && summary.discovery !== 'kubernetes')
+    parts.push(`discovery ${summary.discovery}`);
   const lines = [parts.join(' · ')];
   const aside = summary.journal?.setAside;
   if (aside != null)

@@ -6,7 +6,8 @@ import type { ChainView } from '../chain/chain-view.ts';
 import type { ChainReads, ChainRules, CommittedTx } from '../chain/port.ts';
 import type { Clock } from '../clock.ts';
 import { describeError, isManagerError, ManagerError } from '../errors.ts';
-import type { EventRecorder, EventTarget } from '../kube/event-recorder.ts';
+import type { EventTarget } from '../kube/event-recorder.ts';
+import type { EventSink } from '../discovery/port.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import {
@@ -66,7 +67,8 @@ export interface ReconcilerOptions {
   settings: PlanSettings;
   clock: Clock;
   logger: Logger;
-  recorder: EventRecorder | undefined;
+  /** Where Events go (the Kubernetes API, or the log in static discovery). */
+  recorder: EventSink | undefined;
   metrics: Metrics;
   pollIntervalMs: number;
   /** Re-queues a validator (the manager's queue). */

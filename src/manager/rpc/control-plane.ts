@@ -16,6 +16,8 @@ import {
 } from '../status.ts';
 
 export interface Readiness {
+  /** Where the validators come from: `kubernetes` or `static` (discovery/port.ts). */
+  discovery: string;
   ready: boolean;
   synced: boolean;
   leader: boolean;
@@ -42,6 +44,7 @@ export interface Readiness {
 }
 
 export interface PlanView {
+  discovery: string;
   synced: boolean;
   paused: boolean;
   height: number;
@@ -73,7 +76,7 @@ export interface ControlPlane {
 
 export function planView(
   decisions: readonly Decision[],
-  state: { synced: boolean; paused: boolean; height: number },
+  state: { discovery: string; synced: boolean; paused: boolean; height: number },
 ): PlanView {
   return {
     ...state,
@@ -118,6 +121,7 @@ export class ManagerControlPlane implements ControlPlane {
     const m = this.#manager;
     const journal = m.journalState();
     return {
+      discovery: m.discovery.mode,
       ready: m.isReady(),
       synced: m.isSynced(),
       leader: m.isLeader,
@@ -148,7 +152,12 @@ export class ManagerControlPlane implements ControlPlane {
 
   plan(): PlanView {
     const m = this.#manager;
-    return planView(m.plan(), { synced: m.isSynced(), paused: m.paused, height: m.chain.height });
+    return planView(m.plan(), {
+      discovery: m.discovery.mode,
+      synced: m.isSynced(),
+      paused: m.paused,
+      height: m.chain.height,
+    });
   }
 
   actions(query: { limit: number; before?: number | undefined; validator?: string | undefined }): {
@@ -168,7 +177,15 @@ export class ManagerControlPlane implements ControlPlane {
     this.#manager.setPaused(paused);
   }
 
+  /** Refused with 501 SCALE_UNSUPPORTED when discovery has nothing to scale (static files). */
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult> {
+    const reason = this.#manager.discovery.scaleUnsupported();
+    if (reason !== undefined)
+      return Promise.reject(
+        new ManagerError('SCALE_UNSUPPORTED', reason, {
+          details: { discovery: this.#manager.discovery.mode },
+        }),
+      );
     return this.scaler.scale(request, signal);
   }
 

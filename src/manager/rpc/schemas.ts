@@ -88,6 +88,11 @@ export const validatorSchema = {
 export const readinessSchema = {
   type: 'object',
   properties: {
+    discovery: {
+      type: 'string',
+      enum: ['kubernetes', 'static'],
+      description: 'Where the validators come from (CM_DISCOVERY)',
+    },
     ready: { type: 'boolean' },
     synced: { type: 'boolean' },
     leader: { type: 'boolean' },
@@ -225,6 +230,7 @@ export const scaleResultSchema = {
 export const planSchema = {
   type: 'object',
   properties: {
+    discovery: { type: 'string', enum: ['kubernetes', 'static'] },
     synced: { type: 'boolean' },
     paused: { type: 'boolean' },
     height: { type: 'integer' },

@@ -1,0 +1,86 @@
+// The keys file of static discovery (`--keys-file`): a Secret manifest as `cluster-manager keys
+// generate` writes it (stringData or base64 data, keyed "001"…), or a plain map of id → key.
+// Read into the Secret's layout for the KeyStore, which checks each key on its own. A file that
+// users other than its owner may read or write is refused, as ssh refuses a private key file
+// (OpenSSH authfile.c, sshkey_perm_ok: `(st.st_mode & 077) != 0`). No message carries a key.
+import { createHash } from 'node:crypto';
+import type { V1Secret } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { DiscoveryFileCode, DiscoveryFileError, isRecord } from './discovery-file-error.ts';
+import { toValidatorId } from './id-mapping.ts';
+
+/** Refuses a keys file others may read or write (throws KEYS_FILE_INSECURE). */
+export function checkKeysFileMode(path: string, mode: number): void {
+  if ((mode & 0o077) !== 0)
+    throw new DiscoveryFileError(DiscoveryFileCode.keysInsecure, path, [
+      `users other than its owner may read or write it (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); chmod 600 it`,
+    ]);
+}
+
+/** Parses the file's text into the Secret layout (`data`: id → base64 of the key's text). */
+export function parseKeysFile(path: string, text: string): V1Secret {
+  let document: unknown;
+  try {
+    document = parse(text);
+  } catch {
+    // The parser's message may quote the text around the error: a key. Say where only.
+    throw invalid(path, ['not YAML or JSON']);
+  }
+  if (!isRecord(document))
+    throw invalid(path, ['expected a Secret manifest or a map of validator id to key']);
+  const data = document.kind === 'Secret' ? fromSecret(path, document) : fromMap(path, document);
+  const digest = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 16);
+  return { metadata: { name: path, resourceVersion: digest }, data };
+}
+
+/** A Secret: `data` (base64) and `stringData` (text, which wins, as the API server merges them). */
+function fromSecret(path: string, secret: Record<string, unknown>): Record<string, string> {
+  const problems: string[] = [];
+  const data: Record<string, string> = {};
+  for (const field of ['data', 'stringData'] as const) {
+    const map = secret[field];
+    if (map === undefined || map === null) continue;
+    if (!isRecord(map)) {
+      problems.push(`"${field}" must be a map of id to key`);
+      continue;
+    }
+    for (const [name, value] of Object.entries(map)) {
+      if (typeof value !== 'string') {
+        problems.push(`${field}["${name}"] must be a string`);
+        continue;
+      }
+      // Other entries of the Secret are not validator keys (the KeyStore skips them too).
+      data[name] = field === 'data' ? value : Buffer.from(value, 'utf8').toString('base64');
+    }
+  }
+  if (problems.length > 0) throw invalid(path, problems);
+  return data;
+}
+
+/** A plain map: every name must be a validator id ("005", or 5 as YAML reads 005). */
+function fromMap(path: string, map: Record<string, unknown>): Record<string, string> {
+  const problems: string[] = [];
+  const data: Record<string, string> = {};
+  for (const [name, value] of Object.entries(map)) {
+    const id = /^\d{1,3}$/.test(name) ? toValidatorId(Number(name)) : undefined;
+    if (id === undefined) {
+      problems.push(`"${name.slice(0, 40)}" is not a validator id 1…999`);
+      continue;
+    }
+    if (data[id] !== undefined) {
+      problems.push(`id ${id} is given twice`);
+      continue;
+    }
+    if (typeof value !== 'string') {
+      problems.push(`the key of ${id} must be a string (quote it)`);
+      continue;
+    }
+    data[id] = Buffer.from(value.trim(), 'utf8').toString('base64');
+  }
+  if (problems.length > 0) throw invalid(path, problems);
+  return data;
+}
+
+function invalid(path: string, problems: string[]): DiscoveryFileError {
+  return new DiscoveryFileError(DiscoveryFileCode.keysInvalid, path, problems);
+}

@@ -1,0 +1,81 @@
+// The discovery port: where the manager learns which validators are wanted, whether their nodes
+// are ready, where their nodes answer, and their keys. Two implementations: Kubernetes (informers
+// on pods, StatefulSets and the keys Secret) and static (a validators file and a keys file).
+import type { V1Secret } from '@kubernetes/client-node';
+import type { Clock } from '../clock.ts';
+import type { EventTarget, EventType } from '../kube/event-recorder.ts';
+import type { LeaderElector } from '../kube/leader-election.ts';
+import type { Logger } from '../logger.ts';
+import type { Metrics } from '../metrics.ts';
+import type { DesiredState, DesiredValidator, ValidatorId } from '../model.ts';
+
+export const DiscoveryMode = { kubernetes: 'kubernetes', static: 'static' } as const;
+export type DiscoveryMode = (typeof DiscoveryMode)[keyof typeof DiscoveryMode];
+
+/** Where Events go: the Kubernetes API (EventRecorder), or the log when there is no cluster. */
+export interface EventSink {
+  /** Never throws. */
+  record(target: EventTarget, type: EventType, reason: string, message: string): Promise<void>;
+}
+
+/** How the source tells the manager that something it reads changed (the manager re-reads). */
+export interface DiscoveryListener {
+  /** The desired state may have changed: recompute soon (coalesced). */
+  desiredChanged(): void;
+  /** The desired state changed and a caller waits on it: recompute now. */
+  desiredChangedNow(): void;
+  /** The key material changed: read `keys()` again. */
+  keysChanged(): void;
+}
+
+/** One input of the source and its health, as `GET /readyz` lists it under `informers`. */
+export interface SourceStatus {
+  name: string;
+  synced: boolean;
+  restarts: number;
+  lastError: string | undefined;
+}
+
+/** What a source is given by the manager that composes it. */
+export interface DiscoveryDeps {
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+}
+
+export interface DiscoverySource {
+  readonly mode: DiscoveryMode;
+  /** Starts watching; resolves once every input has been read once (or failed to be). */
+  start(listener: DiscoveryListener): Promise<void>;
+  stop(): Promise<void>;
+  /** The validators' layout has been read once (before that nothing can be decided). */
+  readonly layoutSynced: boolean;
+  /** Layout and keys have been read once. */
+  readonly synced: boolean;
+  /** The desired state now (pure over the source's caches, apart from its ready-since memory). */
+  computeDesired(now: number): DesiredState;
+  /** The keys in the Secret's layout (`data`: id → base64 key); undefined when there are none. */
+  keys(): V1Secret | undefined;
+  /** Names the key source in messages: `Secret validators-private-keys`, `keys file /etc/keys.yaml`. */
+  readonly keysLabel: string;
+  /** Where Events about key problems go. */
+  keysTarget(): EventTarget | undefined;
+  /** Where Events about one validator go (undefined: nowhere). */
+  eventTarget(id: ValidatorId, entry: DesiredValidator | undefined): EventTarget | undefined;
+  /** Where Events about the chain as a whole (trust) go. */
+  chainTargets(): EventTarget[];
+  /** A minimum set lowered by a forced scale, as recorded by the source; undefined when none. */
+  forcedMinimumSet(): number | undefined;
+  /** Why the control RPC cannot scale with this source (501 SCALE_UNSUPPORTED); undefined: it can. */
+  scaleUnsupported(): string | undefined;
+  /** Each input and its health. */
+  status(): SourceStatus[];
+  /** For the start and sync log lines. */
+  describe(): Record<string, unknown>;
+  readonly events: EventSink;
+  /** A leader elector when the source offers one (a Lease in the cluster) and config asks. */
+  createElector(callbacks: {
+    onStartedLeading: () => void;
+    onStoppedLeading: () => void;
+  }): LeaderElector | undefined;
+}
