@@ -22,6 +22,11 @@ export interface RunningService {
   stop(): Promise<void>;
   /** URL of the control RPC once it listens. */
   rpcUrl: string | undefined;
+  /**
+   * Rejects with the error when the manager fails to start (its discovery, its journal…): the
+   * process should then stop and exit non-zero, not stay up never ready. Never resolves otherwise.
+   */
+  failed: Promise<never>;
 }
 
 /** Starts the service from an environment and flags (tests call this in-process). */
@@ -54,15 +59,22 @@ export async function startService(options: {
     { host: config.rpcHost, port: config.rpcPort },
   );
   logger.info({ url: server.url }, 'control RPC listening');
-  const started = manager
-    .start()
-    .catch((error: unknown) => logger.error({ error: String(error) }, 'start failed'));
+  let fail: (error: unknown) => void = () => undefined;
+  const failed = new Promise<never>((_resolve, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => undefined); // a caller that does not watch it leaves no unhandled rejection
+  const started = manager.start().catch((error: unknown) => {
+    logger.error({ err: error }, 'start failed');
+    fail(error);
+  });
   let stopping: Promise<void> | undefined;
   return {
     manager,
     config,
     logger,
     rpcUrl: server.url,
+    failed,
     stop: () => {
       stopping ??= (async () => {
         await server.close();

@@ -37,16 +37,26 @@ export function registerRunCommand(program: Command): void {
       if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.usage);
       throw error;
     }
-    await new Promise<void>((resolve) => {
+    const startFailure = await new Promise<Error | undefined>((resolve) => {
       const onSignal = (signal: NodeJS.Signals): void => {
         service.logger.info({ signal }, 'shutting down');
         process.off('SIGTERM', onSignal);
         process.off('SIGINT', onSignal);
-        void service.stop().then(resolve);
+        void service.stop().then(() => resolve(undefined));
       };
       process.on('SIGTERM', onSignal);
       process.on('SIGINT', onSignal);
+      // A manager that cannot start stops and exits non-zero with the reason, instead of staying
+      // up and never ready.
+      service.failed.catch((error: unknown) => {
+        process.off('SIGTERM', onSignal);
+        process.off('SIGINT', onSignal);
+        const failure = error instanceof Error ? error : new Error(String(error));
+        void service.stop().then(() => resolve(failure));
+      });
     });
+    if (startFailure !== undefined)
+      throw new CliError(`the manager could not start: ${startFailure.message}`, ExitCode.failed);
   });
 }
 
