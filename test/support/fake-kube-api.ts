@@ -3,7 +3,7 @@
 // socket is opened. It keeps objects by path and answers as the apiserver does for the verbs the
 // manager uses on Events and Leases: create (409 AlreadyExists), get (404 NotFound), replace
 // (409 Conflict on a stale metadata.resourceVersion, 404 when absent), and JSON merge patch
-// (RFC 7386). Faults are injected per verb with `failNext`.
+// (RFC 7386). Faults are injected per verb with `failNext`, races with `beforeNext`.
 import {
   createConfiguration,
   ResponseContext,
@@ -28,6 +28,7 @@ export class FakeKubeApi {
   readonly objects = new Map<string, Json>();
   readonly requests: SeenRequest[] = [];
   readonly #faults: { method: string; status: number; reason: string }[] = [];
+  readonly #before: { method: string; run: () => void }[] = [];
   #resourceVersion = 0;
 
   /** A client-node configuration whose requests this fake answers. */
@@ -40,6 +41,11 @@ export class FakeKubeApi {
   /** The next request with this method (GET, POST, PUT, PATCH) is answered with `status`. */
   failNext(method: string, status: number, reason = 'InternalError'): void {
     this.#faults.push({ method, status, reason });
+  }
+
+  /** Runs `run` just before the next request with this method is served (another writer's turn). */
+  beforeNext(method: string, run: () => void): void {
+    this.#before.push({ method, run });
   }
 
   /** Objects stored under a collection path (`/api/v1/namespaces/ns/events`). */
@@ -61,6 +67,8 @@ export class FakeKubeApi {
     const body = typeof raw === 'string' && raw !== '' ? (JSON.parse(raw) as Json) : undefined;
     const contentType = request.getHeaders()['Content-Type'];
     this.requests.push({ method, path: url.pathname, contentType, body });
+    const before = this.#before.findIndex((b) => b.method === method);
+    if (before >= 0) this.#before.splice(before, 1)[0]!.run();
     const fault = this.#faults.findIndex((f) => f.method === method);
     if (fault >= 0) {
       const [f] = this.#faults.splice(fault, 1);
