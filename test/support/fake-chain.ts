@@ -27,6 +27,10 @@ export class FakeChain implements PocketQueries {
   /** While set, the node answers as if it were at this height (an old snapshot). */
   servedHeight: number | undefined;
   calls = 0;
+  /** Heights of the blocks read, in order. */
+  readonly blockReads: number[] = [];
+  /** While set, every query fails with it (the node is unreachable). */
+  down: Error | undefined;
 
   readonly signers: string[];
   readonly #branch: string;
@@ -67,6 +71,7 @@ export class FakeChain implements PocketQueries {
 
   height(): Promise<number> {
     this.calls++;
+    if (this.down !== undefined) return Promise.reject(this.down);
     return Promise.resolve(this.top);
   }
 
@@ -78,6 +83,7 @@ export class FakeChain implements PocketQueries {
   block(height = 0): Promise<Block> {
     this.calls++;
     const h = height === 0 ? this.top : height;
+    this.blockReads.push(h);
     const block = h <= this.top ? this.blocks[h - 1] : undefined;
     if (block === undefined) return Promise.reject(new Error(`no block ${h}`));
     return Promise.resolve({

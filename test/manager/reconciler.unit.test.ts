@@ -1,0 +1,327 @@
+// The Reconciler with its real collaborators inside the manager (planner, ActionBook on an
+// in-memory journal, ChainView, EventRecorder) and fakes only of ports: the chain (fake-ledger.ts
+// over fake-chain.ts: sending, blocks, rows, mempool), the node height probe and the Kubernetes
+// API (fake-kube-api.ts). Every action is checked by its effect on the fake chain: how many
+// transactions of the validator were sent and committed, and its row.
+import { CoreV1Api } from '@kubernetes/client-node';
+import { pino } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { ChainView } from '../../src/manager/chain/chain-view.ts';
+import { pocketReads } from '../../src/manager/chain/pocket/pocket-reads.ts';
+import { pocketRules } from '../../src/manager/chain/pocket/pocket-rules.ts';
+import { ManagerError } from '../../src/manager/errors.ts';
+import { Journal } from '../../src/manager/journal/journal.ts';
+import { EventRecorder } from '../../src/manager/kube/event-recorder.ts';
+import { Metrics } from '../../src/manager/metrics.ts';
+import type { DesiredValidator, ValidatorId } from '../../src/manager/model.ts';
+import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
+import { Reconciler } from '../../src/manager/reconcile/reconciler.ts';
+import { V1Code } from '../../src/pocket/index.ts';
+import { actor, FakeChain } from '../support/fake-chain.ts';
+import { FakeKubeApi } from '../support/fake-kube-api.ts';
+import { FakeLedger } from '../support/fake-ledger.ts';
+import { ManualClock } from '../support/manual-clock.ts';
+import { keyOf, keyStore, SETTINGS, unwanted, wanted } from '../support/plan-fixture.ts';
+
+const GENESIS = ['001', '002', '003', '004'];
+const POLL_MS = 500;
+const addr = (id: ValidatorId): string => keyOf(id).address;
+
+interface Options {
+  desired?: DesiredValidator[];
+  journal?: Journal;
+  ledger?: FakeLedger;
+}
+
+/** A chain of four genesis validators at height 20, and a manager's middle around it. */
+function setup(options: Options = {}) {
+  const ledger =
+    options.ledger ??
+    (() => {
+      const chain = new FakeChain(GENESIS.map(addr)).grow(20);
+      chain.rows = GENESIS.map((id) => actor(addr(id)));
+      return new FakeLedger(chain);
+    })();
+  const clock = new ManualClock();
+  const logger = pino({ level: 'silent' });
+  const kube = new FakeKubeApi();
+  const journal = options.journal ?? Journal.open(':memory:', clock);
+  const book = new ActionBook(journal);
+  const desired = new Map((options.desired ?? [wanted('005')]).map((d) => [d.id, d]));
+  const enqueued: ValidatorId[] = [];
+  const late: { reconciler?: Reconciler } = {};
+  const view = new ChainView({
+    reads: pocketReads(ledger.chain),
+    clock,
+    logger,
+    pollIntervalMs: POLL_MS,
+    listener: { onBlocks: (txs) => late.reconciler?.onBlocks(txs), onHeight: () => undefined },
+  });
+  const world = {
+    desired: () => ({ validators: desired, unresolvedWanted: [], problems: [] }),
+    keys: keyStore(['001', '002', '003', '004', '005', '006']),
+    chain: view,
+    book,
+    nodeHeights: new Map<ValidatorId, { height: number; at: number }>(),
+    isSynced: () => view.synced,
+    isPaused: () => false,
+    trust: () => ({ trusted: view.trusted, reason: view.untrustedReason }),
+    minimumSet: () => ({ size: 0, source: 'test' }),
+    eventTarget: (id: ValidatorId) => ({
+      kind: 'Pod',
+      apiVersion: 'v1',
+      name: `validator-${Number(id) - 1}`,
+      namespace: 'ns',
+      uid: `uid-${id}`,
+    }),
+  };
+  const reconciler = new Reconciler({
+    world,
+    adapter: ledger,
+    reads: pocketReads(ledger.chain),
+    rules: pocketRules,
+    probeNode: () => Promise.resolve(ledger.chain.top), // every node is in sync
+    settings: SETTINGS,
+    clock,
+    logger,
+    recorder: new EventRecorder({
+      core: new CoreV1Api(kube.configuration),
+      component: 'cluster-manager',
+      instance: 'test',
+      logger,
+      clock,
+    }),
+    metrics: new Metrics(),
+    pollIntervalMs: POLL_MS,
+    enqueue: (id) => enqueued.push(id),
+  });
+  late.reconciler = reconciler;
+  const r = reconciler;
+  return {
+    ledger,
+    chain: ledger.chain,
+    view,
+    book,
+    journal,
+    reconciler: r,
+    enqueued,
+    clock,
+    events: () =>
+      kube
+        .list('/api/v1/namespaces/ns/events')
+        .map((e) => `${String(e.reason)}: ${String(e.message)}`),
+    reconcile: (id: ValidatorId) => r.reconcile(id, new AbortController().signal),
+    /** A block is committed and the view polls. */
+    block: async () => {
+      ledger.commit();
+      await view.tick();
+    },
+  };
+}
+
+describe('Reconciler', () => {
+  it('a wanted validator: prepares (journal first), sends once, and confirms from the block', async () => {
+    const t = setup();
+    await t.view.tick();
+    const sent: string[] = [];
+    t.book.onChange((r) => sent.push(`${r.state}:${String(t.ledger.sends.length)}`));
+
+    expect(await t.reconcile('005')).toEqual({ requeueAfterMs: 2 * POLL_MS });
+    // Written (prepared) before anything was sent, then marked sent after the node admitted it.
+    expect(sent).toEqual(['prepared:0', 'sent:1']);
+    const open = t.book.open.get('005')!;
+    expect(open).toMatchObject({ kind: 'stake', state: 'sent', address: addr('005') });
+    expect(t.chain.pending.map((p) => p.tx.hash)).toEqual([open.txHash]);
+
+    // Followed, not sent again, while the block has not come: neither before the view has
+    // polled the mempool again, nor after it saw the transaction there.
+    await t.reconcile('005');
+    await t.view.tick();
+    await t.reconcile('005');
+    expect(t.ledger.sends).toHaveLength(1);
+    expect(t.book.open.get('005')?.attempts).toBe(1);
+
+    await t.block();
+    expect(t.book.open.has('005')).toBe(false);
+    expect(t.book.latest.get('005')).toMatchObject({ state: 'committed', committedHeight: 21 });
+    expect(t.enqueued).toEqual(['005']);
+    expect(t.ledger.committedBy(addr('005'), 'MessageStake')).toHaveLength(1);
+    expect(t.view.validators.get(addr('005'))?.status).toBe('staked');
+    expect(t.events()).toEqual([
+      `Staked: validator 005: stake of ${addr('005')} committed at height 21`,
+    ]);
+
+    // Nothing more to do: no second stake, however often it is reconciled.
+    for (let i = 0; i < 3; i++) await t.reconcile('005');
+    await t.block();
+    expect(t.ledger.committedBy(addr('005'), 'MessageStake')).toHaveLength(1);
+    expect(t.ledger.sends).toHaveLength(1);
+  });
+
+  it('an unwanted staked validator is unstaked once, and its row leaves the set', async () => {
+    const t = setup({ desired: [...GENESIS.slice(0, 3).map((id) => wanted(id)), unwanted('004')] });
+    await t.view.tick();
+    for (const id of GENESIS) await t.reconcile(id);
+    expect([...t.book.open.keys()]).toEqual(['004']);
+    await t.block();
+    await t.reconcile('004');
+    expect(t.ledger.committedBy(addr('004'), 'MessageUnstake')).toHaveLength(1);
+    expect(t.view.validators.get(addr('004'))?.status).toBe('unstaking');
+    expect(t.book.latest.get('004')).toMatchObject({ kind: 'unstake', state: 'committed' });
+    expect(t.ledger.sends).toHaveLength(1);
+  });
+
+  it('a send refused terminally: failed in the journal, a Warning Event, and not retried while nothing changes', async () => {
+    const t = setup();
+    await t.view.tick();
+    t.ledger.refuseNext = new ManagerError(
+      'TX_REJECTED',
+      'the node refused the stake: V1 error 45 (below minimum)',
+    );
+    expect(await t.reconcile('005')).toBeUndefined();
+    expect(t.book.open.has('005')).toBe(false);
+    expect(t.book.latest.get('005')).toMatchObject({
+      state: 'failed',
+      errorCode: 'TX_REJECTED',
+      terminal: true,
+    });
+    expect(t.events()).toEqual([
+      'StakeFailed: validator 005: the node refused the stake: V1 error 45 (below minimum)',
+    ]);
+    for (let i = 0; i < 3; i++) {
+      await t.block();
+      await t.reconcile('005');
+    }
+    expect(t.ledger.sends).toHaveLength(0);
+    expect(t.chain.pending).toEqual([]);
+    expect(t.ledger.committedBy(addr('005'), 'MessageStake')).toHaveLength(0);
+  });
+
+  it('a stake included with a failing result code: failed terminally with the code, a Warning Event', async () => {
+    const t = setup();
+    await t.view.tick();
+    await t.reconcile('005');
+    t.ledger.resultCodes.set(t.book.open.get('005')!.txHash!, V1Code.minimumStake);
+    await t.block();
+    expect(t.book.latest.get('005')).toMatchObject({
+      state: 'failed',
+      errorCode: 'STAKE_BELOW_MINIMUM',
+      resultCode: V1Code.minimumStake,
+      terminal: true,
+    });
+    expect(t.events()).toEqual([
+      `StakeFailed: validator 005: the stake amount is below the chain's minimum stake (code ${V1Code.minimumStake})`,
+    ]);
+    await t.reconcile('005');
+    expect(t.ledger.sends).toHaveLength(1);
+  });
+
+  it('a send that may have reached the node (retryable): kept open, then the same bytes are sent again', async () => {
+    const t = setup();
+    await t.view.tick();
+    t.ledger.refuseNext = new ManagerError('CHAIN_UNAVAILABLE', 'socket hang up');
+    await expect(t.reconcile('005')).rejects.toMatchObject({ code: 'CHAIN_UNAVAILABLE' });
+    const open = t.book.open.get('005')!;
+    expect(open.state).toBe('prepared');
+
+    await t.reconcile('005'); // follows the open action: resends its recorded bytes
+    expect(t.ledger.sends).toEqual([open.txHash]);
+    expect(t.book.open.get('005')).toMatchObject({ seq: open.seq, state: 'sent' });
+    await t.block();
+    expect(t.ledger.committedBy(addr('005'), 'MessageStake').map((c) => c.tx.hash)).toEqual([
+      open.txHash,
+    ]);
+  });
+
+  it('restart between journal and send: a new reconciler over the same journal sends those bytes, once', async () => {
+    const chain = new FakeChain(GENESIS.map(addr)).grow(20);
+    chain.rows = GENESIS.map((id) => actor(addr(id)));
+    const ledger = new FakeLedger(chain);
+    const journal = Journal.open(':memory:', new ManualClock());
+    const first = setup({ ledger, journal });
+    await first.view.tick();
+    // The first process dies in the send (the signal aborts it; nothing reached the node).
+    ledger.refuseNext = new ManagerError('CANCELLED', 'shutting down');
+    expect(await first.reconcile('005')).toBeUndefined();
+    const prepared = first.book.open.get('005')!;
+    expect(prepared.state).toBe('prepared');
+    expect(ledger.sends).toEqual([]);
+
+    const second = setup({ ledger, journal });
+    await second.view.tick();
+    await second.reconcile('005');
+    expect(ledger.sends).toEqual([prepared.txHash]);
+    await second.block();
+    expect(second.book.latest.get('005')).toMatchObject({ seq: prepared.seq, state: 'committed' });
+    expect(ledger.committedBy(addr('005'), 'MessageStake')).toHaveLength(1);
+  });
+
+  it('a transaction the mempool lost: sent again (same bytes) up to three times, then dropped (TX_DROPPED)', async () => {
+    const t = setup();
+    await t.view.tick();
+    await t.reconcile('005');
+    const hash = t.book.open.get('005')!.txHash!;
+    // Lost, but fewer than three blocks ago: still given time.
+    t.ledger.dropMempool();
+    for (let i = 0; i < 2; i++) await t.block();
+    await t.reconcile('005');
+    expect(t.ledger.sends).toEqual([hash]);
+    const follow = async (): Promise<void> => {
+      t.ledger.dropMempool();
+      for (let i = 0; i < 3; i++) await t.block(); // three blocks without it
+      await t.reconcile('005');
+    };
+    for (let resend = 1; resend <= 3; resend++) {
+      await follow();
+      expect(t.ledger.sends).toEqual(Array.from({ length: resend + 1 }, () => hash));
+      expect(t.book.open.get('005')?.attempts).toBe(resend + 1);
+    }
+    t.ledger.dropMempool();
+    for (let i = 0; i < 3; i++) await t.block();
+    await expect(t.reconcile('005')).rejects.toMatchObject({ code: 'TX_DROPPED' });
+    expect(t.book.latest.get('005')).toMatchObject({ state: 'dropped', seq: 1 });
+    expect(t.ledger.committedBy(addr('005'), 'MessageStake')).toHaveLength(0);
+    // A new action (a new transaction) may follow: the drop is not terminal.
+    await t.reconcile('005');
+    expect(t.book.open.get('005')).toMatchObject({ seq: 2, state: 'sent' });
+  });
+
+  it('dropped because the account cannot pay: failed terminally (INSUFFICIENT_FUNDS), not retried', async () => {
+    const t = setup();
+    t.ledger.setBalance(addr('005'), 5n);
+    await t.view.tick();
+    await t.reconcile('005');
+    for (let i = 0; i < 4; i++) {
+      t.ledger.dropMempool();
+      for (let b = 0; b < 3; b++) await t.block();
+      await t.reconcile('005');
+    }
+    expect(t.book.latest.get('005')).toMatchObject({
+      state: 'failed',
+      errorCode: 'INSUFFICIENT_FUNDS',
+      terminal: true,
+    });
+    expect(t.events()).toEqual([
+      `StakeFailed: validator 005: the account of ${addr('005')} cannot pay for the stake; the chain dropped it`,
+    ]);
+    const sends = t.ledger.sends.length;
+    await t.block();
+    await t.reconcile('005');
+    expect(t.ledger.sends).toHaveLength(sends);
+  });
+
+  it('an untrusted chain (height went back): an open action is neither sent again nor dropped', async () => {
+    const t = setup();
+    await t.view.tick();
+    await t.reconcile('005');
+    t.ledger.dropMempool();
+    for (let i = 0; i < 5; i++) await t.block();
+    t.chain.servedHeight = 10; // the node restarted from an old snapshot
+    await t.view.tick();
+    expect(t.view.trusted).toBe(false);
+    expect(await t.reconcile('005')).toBeUndefined();
+    expect(t.reconciler.waiting.has('005')).toBe(true);
+    expect(t.ledger.sends).toHaveLength(1);
+    expect(t.book.open.get('005')?.state).toBe('sent');
+  });
+});
