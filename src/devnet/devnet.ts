@@ -421,6 +421,8 @@ async function startLocked(
       restartManager: startManager,
       killManager,
       stop: async () => {
+        // Controllers first: under load they would go on creating pods while the manager stops.
+        emulator.stopControllers();
         await killManager('SIGTERM');
         await stopChainState();
         unsubscribe();

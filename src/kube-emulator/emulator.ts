@@ -91,6 +91,12 @@ export interface Emulator {
   ): KubeconfigOptions;
   /** Writes a kubeconfig file (YAML) usable by kubectl; returns its path. */
   writeKubeconfig(path: string, options?: { namespace?: string; token?: string }): Promise<string>;
+  /**
+   * Stops the controllers (StatefulSet, Deployment, ReplicaSet, claims, garbage collector): no
+   * pod is created or deleted for them any more. The first step of a stop, so that a devnet under
+   * load does not keep creating pods while its other parts shut down. Idempotent.
+   */
+  stopControllers(): void;
   /** Ends every watch, closes every socket, stops every process and waits for them to exit. */
   stop(): Promise<void>;
 }
@@ -226,14 +232,20 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   connections.drop = () => apiServer.dropConnections();
   url = await apiServer.listen();
   let stopping: Promise<void> | undefined;
-  const stop = async (): Promise<void> => {
-    hub.endAll();
+  let controllersStopped = false;
+  const stopControllers = (): void => {
+    if (controllersStopped) return;
+    controllersStopped = true;
     statefulSets.stop();
     deployments.stop();
     replicaSets.stop();
     claims.stop();
     gc.stop();
     namespaceDefaults.stop();
+  };
+  const stop = async (): Promise<void> => {
+    hub.endAll();
+    stopControllers();
     upgrades.closeAll();
     await kubelet?.stop();
     hub.endAll();
@@ -272,6 +284,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       await writeFile(path, kubeconfigYaml(withToken), { mode: 0o600 });
       return path;
     },
+    stopControllers,
     stop() {
       stopping ??= stop();
       return stopping;

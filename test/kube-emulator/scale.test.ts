@@ -4,6 +4,7 @@ import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { startHarness, statefulSet, statusOf } from './harness.ts';
 import { noKubectl } from '../support/kubectl-gate.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
 
 describe('scale subresource', () => {
   it('rejects a merge body sent as JSON Patch (client-node default) with 400 and accepts it as a merge patch (check 5)', async () => {
@@ -105,5 +106,34 @@ describe('scale subresource', () => {
       })
       .catch(statusOf);
     expect(stale).toMatchObject({ code: 409, reason: 'Conflict' });
+  });
+});
+
+describe('stopping the controllers', () => {
+  it('after stopControllers, a scale-up creates no pod (a devnet stops them first, so a stop under load does not go on creating pods)', async () => {
+    const harness = await startHarness({ kubelet: false });
+    const { apps, core, emulator } = harness;
+    await apps.createNamespacedStatefulSet({
+      namespace: 'default',
+      body: statefulSet({ name: 'web', replicas: 1, podManagementPolicy: 'Parallel' }),
+    });
+    const pods = async () =>
+      (await core.listNamespacedPod({ namespace: 'default' })).items.map((p) => p.metadata?.name);
+    await waitFor(async () => ((await pods()).length === 1 ? true : pending('no pod yet')), {
+      what: 'the first pod',
+    });
+    emulator.stopControllers();
+    await apps.patchNamespacedStatefulSetScale(
+      { name: 'web', namespace: 'default', body: { spec: { replicas: 3 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    // A running controller creates web-1 within milliseconds (the first pod took as long).
+    await expect(
+      waitFor(async () => ((await pods()).length > 1 ? true : pending('one pod')), {
+        timeoutMs: 1_500,
+        what: 'a second pod',
+      }),
+    ).rejects.toThrow(/timed out/);
+    expect(await pods()).toEqual(['web-0']);
   });
 });
