@@ -88,6 +88,15 @@ export interface ChainViewOptions {
    * holds those found.
    */
   ownTransactions?: () => Iterable<OwnTransaction>;
+  /**
+   * While something waits on the next block (a transaction in the mempool, or a poke or a change
+   * of rows or signers less than `watchfulWindowMs` ago), the height is read this often instead of
+   * every `pollIntervalMs`, so a wave of stakes follows the block that let it go within this
+   * time, not within a whole poll interval (100 ms; never above `pollIntervalMs`).
+   */
+  watchfulPollIntervalMs?: number;
+  /** How long a poke or a change keeps the view watchful (5 s). */
+  watchfulWindowMs?: number;
 }
 
 /** Row status at height `height` per V1's fields (−1 = not set). */
@@ -121,6 +130,8 @@ export class ChainView {
   #untrustedReason: string | undefined;
   #untrustedSince: number | undefined;
   #genesisCount: number | undefined;
+  /** Clock time until which the view polls at the watchful interval. */
+  #watchfulUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: ChainViewOptions) {
     this.#options = options;
@@ -206,6 +217,7 @@ export class ChainView {
 
   /** Polls now instead of at the next interval. */
   poke(): void {
+    this.#watch();
     // An abort builds its DOMException reason even when the signal has already fired, and a burst
     // of sends pokes once per transaction: skip the ones that cannot wake anything.
     if (this.#wake?.signal.aborted === false) this.#wake.abort();
@@ -215,10 +227,19 @@ export class ChainView {
     while (!this.#stopped) {
       await this.tick();
       this.#wake = new AbortController();
-      await this.#options.clock
-        .sleep(this.#options.pollIntervalMs, this.#wake.signal)
-        .catch(() => undefined);
+      await this.#options.clock.sleep(this.#nextPollMs(), this.#wake.signal).catch(() => undefined);
     }
+  }
+
+  #watch(): void {
+    this.#watchfulUntil = this.#options.clock.now() + (this.#options.watchfulWindowMs ?? 5_000);
+  }
+
+  /** The wait before the next poll: short while something waits on the next block. */
+  #nextPollMs(): number {
+    const { pollIntervalMs, watchfulPollIntervalMs = 100 } = this.#options;
+    const watchful = this.#mempool.size > 0 || this.#options.clock.now() < this.#watchfulUntil;
+    return watchful ? Math.min(pollIntervalMs, watchfulPollIntervalMs) : pollIntervalMs;
   }
 
   /** One poll: height, and when it moved, rows, new blocks and mempool. Never throws. */
@@ -278,6 +299,7 @@ export class ChainView {
       if (!this.#trusted) this.#trust(height);
       if (this.#options.readGenesisSet === true && this.#genesisCount === undefined)
         await this.#readGenesisSet();
+      if (changed.size > 0) this.#watch();
       if (moved || changed.size > 0) listener.onHeight(height, changed);
     } catch (error: unknown) {
       if (error instanceof Distrust) {
