@@ -165,7 +165,7 @@ export async function run(): Promise<BenchResult[]> {
 
   try {
     const results: BenchResult[] = [];
-    for (const to of [8, 16]) {
+    for (const to of (process.env.BENCH_DEVNET_TO ?? '8,16').split(',').map(Number)) {
       results.push(await up(to));
       results.push(await down(to));
     }
@@ -175,7 +175,9 @@ export async function run(): Promise<BenchResult[]> {
     await poller;
     await informer.stop();
     await devnet.stop();
-    await rm(dir, { recursive: true, force: true });
+    // BENCH_KEEP=1 keeps the devnet's folder (manager log, journal) to look into a run.
+    if (process.env.BENCH_KEEP === '1') process.stderr.write(`bench: kept ${dir}\n`);
+    else await rm(dir, { recursive: true, force: true });
   }
 }
 

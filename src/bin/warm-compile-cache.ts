@@ -1,0 +1,25 @@
+// Fills Node's compile cache (NODE_COMPILE_CACHE) with the modules an entry point loads, so that
+// its processes start without compiling or type-stripping them again (the image runs this at
+// build time as its user and with its NODE_OPTIONS: the cache is keyed by both; docs/adr/0015).
+// Usage: node src/bin/warm-compile-cache.ts cluster-manager|localnet-node
+import { flushCompileCache, getCompileCacheDir } from 'node:module';
+
+const MODULES: Record<string, readonly string[]> = {
+  // The program, then what `run` loads lazily (the manager itself).
+  'cluster-manager': ['./cluster-manager-program.ts', '../manager/run.ts'],
+  'localnet-node': ['../localnet/cli/node-program.ts', '../localnet/node.ts'],
+};
+
+const entry = process.argv[2] ?? '';
+const modules = MODULES[entry];
+if (modules === undefined) {
+  process.stderr.write(`usage: warm-compile-cache ${Object.keys(MODULES).join('|')}\n`);
+  process.exit(2);
+}
+if (getCompileCacheDir() === undefined) {
+  process.stderr.write('warm-compile-cache: NODE_COMPILE_CACHE is not set (or not usable)\n');
+  process.exit(1);
+}
+for (const path of modules) await import(new URL(path, import.meta.url).href);
+flushCompileCache();
+process.stdout.write(`compile cache for ${entry} in ${getCompileCacheDir() ?? ''}\n`);
