@@ -2,7 +2,9 @@
 // its processes start without compiling or type-stripping them again (the image runs this at
 // build time as its user and with its NODE_OPTIONS: the cache is keyed by both; docs/adr/0015).
 // Usage: node src/bin/warm-compile-cache.ts cluster-manager|localnet-node
+import { spawnSync } from 'node:child_process';
 import { flushCompileCache, getCompileCacheDir } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 const MODULES: Record<string, readonly string[]> = {
   // The program, then what `run` loads lazily (the manager itself).
@@ -22,4 +24,17 @@ if (getCompileCacheDir() === undefined) {
 }
 for (const path of modules) await import(new URL(path, import.meta.url).href);
 flushCompileCache();
+// The entry point itself (a .ts file too: one uncached file loads the whole stripper), by
+// running it once with --help in a process of the same options.
+const help = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL(`./${entry}.ts`, import.meta.url)), '--help'],
+  {
+    stdio: 'ignore',
+  },
+);
+if (help.status !== 0) {
+  process.stderr.write(`warm-compile-cache: ${entry} --help exited with ${String(help.status)}\n`);
+  process.exit(1);
+}
 process.stdout.write(`compile cache for ${entry} in ${getCompileCacheDir() ?? ''}\n`);

@@ -19,6 +19,12 @@ function setup() {
     heightReads++;
     return height();
   };
+  const mempoolReads = { count: 0 };
+  const mempool = chain.mempool.bind(chain);
+  chain.mempool = () => {
+    mempoolReads.count++;
+    return mempool();
+  };
   const clock = new ManualClock();
   const view = new ChainView({
     rpc: chain,
@@ -35,19 +41,22 @@ function setup() {
     await clock.advance(ms);
     return heightReads - before;
   };
-  return { chain, view, readsOver };
+  return { chain, view, readsOver, mempoolReads };
 }
 
 describe('the chain view while something waits on the next block', () => {
   it('polls every interval when idle, often for the window after a poke, then idles again', async () => {
-    const { view, readsOver } = setup();
+    const { view, readsOver, mempoolReads } = setup();
     await view.tick(); // the first look (bootstrap) outside the loop's clock
     view.start();
     await readsOver(5_000); // the first look marks every row as changed: watchful at start
     expect(await readsOver(5_000)).toBe(10);
     view.poke();
     await readsOver(0); // the poke's own poll
+    const mempoolBefore = mempoolReads.count;
     expect(await readsOver(1_000)).toBeGreaterThanOrEqual(9);
+    // The watchful polls read the height alone while it stays put; the mempool every interval.
+    expect(mempoolReads.count - mempoolBefore).toBeLessThanOrEqual(2);
     await readsOver(1_500); // the window (2 s from the poke) ends
     expect(await readsOver(5_000)).toBe(10);
     await view.stop();

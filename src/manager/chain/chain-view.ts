@@ -132,6 +132,9 @@ export class ChainView {
   #genesisCount: number | undefined;
   /** Clock time until which the view polls at the watchful interval. */
   #watchfulUntil = Number.NEGATIVE_INFINITY;
+  /** When the mempool was last read, and whether a poke asked for a full look since. */
+  #mempoolReadAt = Number.NEGATIVE_INFINITY;
+  #poked = false;
 
   constructor(options: ChainViewOptions) {
     this.#options = options;
@@ -218,16 +221,20 @@ export class ChainView {
   /** Polls now instead of at the next interval. */
   poke(): void {
     this.#watch();
+    this.#poked = true;
     // An abort builds its DOMException reason even when the signal has already fired, and a burst
     // of sends pokes once per transaction: skip the ones that cannot wake anything.
     if (this.#wake?.signal.aborted === false) this.#wake.abort();
   }
 
   async #run(): Promise<void> {
+    let light = false;
     while (!this.#stopped) {
-      await this.tick();
+      await this.#poll(light);
       this.#wake = new AbortController();
-      await this.#options.clock.sleep(this.#nextPollMs(), this.#wake.signal).catch(() => undefined);
+      const ms = this.#nextPollMs();
+      light = ms < this.#options.pollIntervalMs;
+      await this.#options.clock.sleep(ms, this.#wake.signal).catch(() => undefined);
     }
   }
 
@@ -243,7 +250,12 @@ export class ChainView {
   }
 
   /** One poll: height, and when it moved, rows, new blocks and mempool. Never throws. */
-  async tick(): Promise<void> {
+  tick(): Promise<void> {
+    return this.#poll(false);
+  }
+
+  /** `light`: a watchful poll, which reads the mempool only when it has reason to (below). */
+  async #poll(light: boolean): Promise<void> {
     const { rpc, listener, logger } = this.#options;
     try {
       this.#requests++;
@@ -287,7 +299,20 @@ export class ChainView {
         this.#raiseMark(height);
         listener.onBlocks(committed, height);
       }
-      await this.#readMempool();
+      // A watchful poll that finds the same height reads the height alone: the mempool (hundreds of
+      // transactions in a burst) is read when the height moved, after a poke, and every interval.
+      const now = this.#options.clock.now();
+      if (
+        !light ||
+        moved ||
+        this.#poked ||
+        !this.#synced ||
+        now - this.#mempoolReadAt >= this.#options.pollIntervalMs
+      ) {
+        this.#poked = false;
+        await this.#readMempool();
+        this.#mempoolReadAt = now;
+      }
       this.#synced = true;
       this.#lastSuccessAt = this.#options.clock.now();
       if (!this.#healthy) {
