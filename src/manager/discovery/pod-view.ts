@@ -110,7 +110,7 @@ export function toPodView(pod: V1Pod, context: PodViewContext): PodView {
     readySince: ready ? context.readySince : undefined,
     flapped:
       context.lostReady === true ||
-      (pod.status?.containerStatuses ?? []).some((c) => (c.restartCount ?? 0) > 0),
+      (pod.status?.containerStatuses ?? []).some((c) => c.restartCount > 0),
     terminating: pod.metadata?.deletionTimestamp !== undefined,
     held: annotations[Annotations.hold] === 'true',
     draining: annotations[Annotations.draining] === 'true',
