@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # One image, three entry points: cluster-manager, localnet-node and localnet-cli. Node 24 runs the
-# TypeScript sources as they are (type stripping, no build step). The targets differ only in the
+# TypeScript sources as they are (type stripping, no build step; a compile cache filled at build). The targets differ only in the
 # entry point: `cluster-manager` (the default, last stage) and `localnet-node`.
 #
 #   docker build -t cluster-manager:0.1.0 .
@@ -38,10 +38,16 @@ COPY --chown=${APP_OWNER} src ./src
 RUN ln -s /app/src/bin/cluster-manager.ts /usr/local/bin/cluster-manager \
   && ln -s /app/src/bin/localnet-node.ts /usr/local/bin/localnet-node \
   && ln -s /app/src/bin/localnet-cli.ts /usr/local/bin/localnet-cli
+# Node's compile cache (docs/adr/0015): each target fills it at build time, as the image's user
+# and with its Node options (the cache is keyed by both), so processes start without compiling or
+# type-stripping the sources again: about 20 MiB less memory and half the start time.
+ENV NODE_COMPILE_CACHE=/app/.compile-cache
+RUN mkdir /app/.compile-cache && chown 1000:1000 /app/.compile-cache
 # The image's `node` user, by number so that Kubernetes' runAsNonRoot can verify it.
 USER 1000:1000
 
 FROM runtime AS localnet-node
+RUN node /app/src/bin/warm-compile-cache.ts localnet-node
 EXPOSE 50832 42069
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/localnet-node.ts"]
 
@@ -49,5 +55,6 @@ FROM runtime AS cluster-manager
 # A young generation of 8 MiB semi-spaces instead of V8's default (16 MiB): about 90 MiB less peak
 # memory in a 4 → 999 scale for about 5–10 % more CPU in such a burst (docs/adr/0009).
 ENV NODE_OPTIONS="--max-semi-space-size=8"
+RUN node /app/src/bin/warm-compile-cache.ts cluster-manager
 EXPOSE 8080
 ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/cluster-manager.ts"]

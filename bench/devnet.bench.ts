@@ -1,27 +1,37 @@
 // The devnet end to end: time from `POST /v1/scale` to the answer of `wait: active`, for
-// 4 → 8 and 8 → 4 validators with the auto pacemaker, each against a floor measured in the same
-// run: the new pods Ready as an informer sees them, plus one block interval (a stake must land
-// in a block before its validator can sign the next); for the way down, one block interval (the
-// unstakes must land in a block). Run alone: `npx node bench/devnet.bench.ts`.
+// 4 → 8, 8 → 4, 4 → 16 and 16 → 4 validators with the auto pacemaker, each against a floor
+// measured in the same run. Scale-up: the pacing-aware floor (bench/support/pacing-floor.ts),
+// computed from this run's block commit times and pod Ready times. Scale-down: the first block
+// committed after the call (the unstakes must land in one) plus the leaving pods' stop time (from
+// their deletion to their removal, the slowest of them). Run alone: `npx node bench/devnet.bench.ts`.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { startDevnet } from '../src/devnet/devnet.ts';
 import { PocketRpcClient } from '../src/pocket/index.ts';
-import { duration, runAlone, type BenchResult } from './bench-types.ts';
+import { duration, round, runAlone, type BenchResult } from './bench-types.ts';
+import { pacingAwareFloor } from './support/pacing-floor.ts';
 
 const BLOCK_INTERVAL_MS = 500;
-
 const isReady = (pod: V1Pod): boolean =>
   pod.metadata?.deletionTimestamp === undefined &&
   pod.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') === true;
 
+const GENESIS = 4;
+
+interface ScaleOutcome {
+  ms: number;
+  blocks: number;
+  started: number;
+  ended: number;
+}
+
 export async function run(): Promise<BenchResult[]> {
   const dir = await mkdtemp(join(tmpdir(), 'bench-devnet-'));
   const devnet = await startDevnet({
-    validators: 4,
-    keys: 8,
+    validators: GENESIS,
+    keys: 16,
     dir,
     kubePort: 0,
     rpcPort: 0,
@@ -34,21 +44,51 @@ export async function run(): Promise<BenchResult[]> {
   const kc = new KubeConfig();
   kc.loadFromFile(info.kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
-  // When each pod was first seen Ready by an informer (the floor's clock).
+  // Per pod uid: first seen Ready, first seen terminating, seen deleted (the floors' clocks).
   const readyAt = new Map<string, number>();
+  const nameOf = new Map<string, string>();
+  const stopping = new Map<string, number>();
+  const stopped = new Map<string, number>();
   const informer = makeInformer(kc, `/api/v1/namespaces/${info.namespace}/pods`, () =>
     core.listNamespacedPod({ namespace: info.namespace }),
   );
   const seen = (pod: V1Pod): void => {
-    const name = pod.metadata?.name ?? '';
-    if (isReady(pod) && !readyAt.has(name)) readyAt.set(name, performance.now());
+    const uid = pod.metadata?.uid ?? '';
+    nameOf.set(uid, pod.metadata?.name ?? '');
+    if (isReady(pod) && !readyAt.has(uid)) readyAt.set(uid, performance.now());
+    if (pod.metadata?.deletionTimestamp !== undefined && !stopping.has(uid))
+      stopping.set(uid, performance.now());
   };
   informer.on('add', seen);
   informer.on('update', seen);
+  informer.on('delete', (pod) => {
+    const uid = pod.metadata?.uid ?? '';
+    if (!stopping.has(uid)) stopping.set(uid, performance.now());
+    stopped.set(uid, performance.now());
+  });
   await informer.start();
   const chain = new PocketRpcClient({ baseUrl: info.chainRpcUrl });
 
-  const scale = async (replicas: number): Promise<{ ms: number; blocks: number }> => {
+  // When each height was first seen committed: polled every 20 ms (the floor's block clock; it
+  // reads a block up to 20 ms late, which only raises the floor).
+  const commits: number[] = [];
+  let lastHeight = await chain.height();
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const height = await chain.height().catch(() => lastHeight);
+      const now = performance.now();
+      for (; lastHeight < height; lastHeight++) commits.push(now);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  })();
+  const blocksAfter = async (at: number, count: number): Promise<void> => {
+    const deadline = performance.now() + 60_000;
+    while (commits.filter((t) => t > at).length < count && performance.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+  };
+
+  const scale = async (replicas: number): Promise<ScaleOutcome> => {
     const before = await chain.height();
     const started = performance.now();
     const response = await fetch(`${info.managerUrl ?? ''}/v1/scale`, {
@@ -57,37 +97,87 @@ export async function run(): Promise<BenchResult[]> {
       body: JSON.stringify({ replicas, wait: 'active', timeoutSeconds: 300 }),
       signal: AbortSignal.timeout(330_000),
     });
-    const ms = performance.now() - started;
+    const ended = performance.now();
     if (response.status !== 200)
       throw new Error(`scale to ${replicas}: HTTP ${response.status} ${await response.text()}`);
-    return { ms, blocks: (await chain.height()) - before };
+    return { ms: ended - started, blocks: (await chain.height()) - before, started, ended };
+  };
+  const podsOf = (from: number, to: number): string[] =>
+    Array.from({ length: to - from }, (_, i) => `validator-${from + i}`);
+  const uidsOf = (names: readonly string[], map: ReadonlyMap<string, number>, after: number) =>
+    [...map].filter(([uid, t]) => names.includes(nameOf.get(uid) ?? '') && t >= after);
+
+  const up = async (to: number): Promise<BenchResult> => {
+    const outcome = await scale(to);
+    await blocksAfter(outcome.ended, 2);
+    const pods = podsOf(GENESIS, to);
+    const ready = uidsOf(pods, readyAt, outcome.started).map(([uid, t]) => ({
+      name: nameOf.get(uid) ?? '',
+      t,
+    }));
+    if (ready.length !== pods.length)
+      throw new Error(`scale to ${to}: saw ${ready.length} of ${pods.length} new pods Ready`);
+    ready.sort((a, b) => Number(a.name.split('-')[1]) - Number(b.name.split('-')[1]));
+    const floor = pacingAwareFloor({
+      start: outcome.started,
+      voters: GENESIS,
+      readyAt: ready.map((r) => r.t),
+      commits,
+    });
+    const lastReady = Math.max(...ready.map((r) => r.t)) - outcome.started;
+    const intervals = commits.filter((t) => t > outcome.started && t <= outcome.ended);
+    const meanBlock =
+      intervals.length > 1
+        ? (intervals[intervals.length - 1]! - intervals[0]!) / (intervals.length - 1)
+        : BLOCK_INTERVAL_MS;
+    return duration(
+      `devnet: POST /v1/scale ${GENESIS} → ${to} until wait active (auto pacemaker, ${BLOCK_INTERVAL_MS} ms blocks)`,
+      outcome.ms,
+      { name: "pacing-aware floor (this run's pod Ready and block times)", value: floor.ms },
+      `${outcome.blocks} blocks, ${round(outcome.ms / meanBlock, 1)} block intervals of ${round(meanBlock)} ms (target ≤ 6.5 for 4 → 8); floor: waves ${floor.waves.join('+')}, ${floor.blocks} blocks; last new pod Ready ${round(lastReady)} ms after the call`,
+    );
+  };
+
+  const down = async (from: number): Promise<BenchResult> => {
+    const outcome = await scale(GENESIS);
+    const pods = podsOf(GENESIS, from);
+    const deadline = performance.now() + 120_000;
+    while (
+      uidsOf(pods, stopped, outcome.started).length < pods.length &&
+      performance.now() < deadline
+    )
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    const stops = uidsOf(pods, stopped, outcome.started).map(
+      ([uid, t]) => t - (stopping.get(uid) ?? t),
+    );
+    const stopMs = stops.length > 0 ? Math.max(...stops) : 0;
+    const firstBlock =
+      (commits.find((t) => t > outcome.started) ?? outcome.ended) - outcome.started;
+    const podsGoneMs =
+      Math.max(...uidsOf(pods, stopped, outcome.started).map(([, t]) => t)) - outcome.started;
+    return duration(
+      `devnet: POST /v1/scale ${from} → ${GENESIS} until every leaving pod is gone`,
+      podsGoneMs,
+      { name: 'next block + slowest pod stop', value: firstBlock + stopMs },
+      `the answer (wait active) came after ${round(outcome.ms)} ms, ${outcome.blocks} blocks; next block ${round(firstBlock)} ms, slowest pod stop (deletion → removal) ${round(stopMs)} ms`,
+    );
   };
 
   try {
-    const upStart = performance.now();
-    const up = await scale(8);
-    const newPods = ['validator-4', 'validator-5', 'validator-6', 'validator-7'];
-    const lastReady = Math.max(...newPods.map((p) => readyAt.get(p) ?? Number.NaN));
-    const upFloor = lastReady - upStart + BLOCK_INTERVAL_MS;
-    const down = await scale(4);
-    return [
-      duration(
-        'devnet: POST /v1/scale 4 → 8 until wait active (auto pacemaker, 500 ms blocks)',
-        up.ms,
-        { name: 'last new pod Ready (informer) + one block interval', value: upFloor },
-        `${up.blocks} blocks; BFT pacing lets fewer than half of the proven set join at once, so 4 joiners come in waves`,
-      ),
-      duration(
-        'devnet: POST /v1/scale 8 → 4 until wait active (drain, then remove)',
-        down.ms,
-        { name: 'one block interval', value: BLOCK_INTERVAL_MS },
-        `${down.blocks} blocks; the unstakes go out together and the pods go once the chain shows them out`,
-      ),
-    ];
+    const results: BenchResult[] = [];
+    for (const to of (process.env.BENCH_DEVNET_TO ?? '8,16').split(',').map(Number)) {
+      results.push(await up(to));
+      results.push(await down(to));
+    }
+    return results;
   } finally {
+    polling = false;
+    await poller;
     await informer.stop();
     await devnet.stop();
-    await rm(dir, { recursive: true, force: true });
+    // BENCH_KEEP=1 keeps the devnet's folder (manager log, journal) to look into a run.
+    if (process.env.BENCH_KEEP === '1') process.stderr.write(`bench: kept ${dir}\n`);
+    else await rm(dir, { recursive: true, force: true });
   }
 }
 

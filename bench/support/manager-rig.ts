@@ -5,11 +5,13 @@
 // (`cluster-manager run`), so its CPU time and peak RSS are its own. Every timestamp is
 // `performance.now()` of this process: when the emulator wrote a pod Ready, when the bare
 // informer saw it, when the node admitted a validator's stake.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -202,6 +204,14 @@ export class Rig {
     return rig;
   }
 
+  #nodeEnv: Promise<Record<string, string>> | undefined;
+
+  /** The image's Node environment for the manager, its compile cache filled once per rig. */
+  #managerNodeEnv(): Promise<Record<string, string>> {
+    this.#nodeEnv ??= managerNodeEnv(join(this.dir, 'compile-cache'));
+    return this.#nodeEnv;
+  }
+
   /** Starts `cluster-manager run` against the rig; resolves once /readyz answers 200. */
   async startManager(env: Record<string, string> = {}): Promise<ManagerProcess> {
     const [port] = await freePorts(1);
@@ -219,7 +229,7 @@ export class Rig {
         CM_RPC_PORT: String(port),
         CM_JOURNAL_PATH: join(this.dir, `journal-${Date.now()}.sqlite`),
         CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{ordinal}',
-        NODE_OPTIONS: await managerNodeOptions(),
+        ...(await this.#managerNodeEnv()),
         ...env,
       },
       stdio: ['ignore', log, log],
@@ -326,6 +336,25 @@ async function managerNodeOptions(): Promise<string> {
   const stage = dockerfile.slice(dockerfile.indexOf('AS cluster-manager'));
   const image = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(stage)?.[1] ?? '';
   return [image, process.env.BENCH_MANAGER_NODE_OPTIONS ?? ''].join(' ').trim();
+}
+
+/**
+ * NODE_OPTIONS as above and, when the image fills a compile cache at build time (the
+ * Dockerfile's `warm-compile-cache.ts cluster-manager` step), one filled the same way in
+ * `cacheDir`, so that the manager starts as it does in the image.
+ */
+const WARM_COMPILE_CACHE = fileURLToPath(
+  new URL('../../src/bin/warm-compile-cache.ts', import.meta.url),
+);
+
+async function managerNodeEnv(cacheDir: string): Promise<Record<string, string>> {
+  const options = await managerNodeOptions();
+  const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  if (!/^RUN node \/app\/src\/bin\/warm-compile-cache\.ts cluster-manager$/m.test(dockerfile))
+    return { NODE_OPTIONS: options };
+  const env = { PATH: process.env.PATH ?? '', NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir };
+  await promisify(execFile)(process.execPath, [WARM_COMPILE_CACHE, 'cluster-manager'], { env });
+  return { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir };
 }
 
 export function isReady(pod: V1Pod): boolean {

@@ -253,6 +253,7 @@ async function startLocked(
   };
   if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
 
+  const compileCache = process.env.NODE_COMPILE_CACHE ?? join(dir, 'compile-cache');
   const emulator = await startEmulator({
     port: options.kubePort,
     dir: emulatorDir,
@@ -264,7 +265,12 @@ async function startLocked(
         pod.namespace === DEVNET_NAMESPACE && port.name !== undefined
           ? ports[pod.name]?.[port.name]
           : undefined,
-      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+      env: {
+        PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
+        // The pods' node processes share one compile cache: after the first, each starts without
+        // compiling or type-stripping the sources again (about half the start time).
+        NODE_COMPILE_CACHE: compileCache,
+      },
     },
   });
   let manager: ChildProcess | undefined;
@@ -337,6 +343,7 @@ async function startLocked(
       CM_RPC_TOKEN: token,
       CM_JOURNAL_PATH: join(dir, 'journal.sqlite'),
       CM_READY_DEBOUNCE: '1s',
+      NODE_COMPILE_CACHE: compileCache,
       CM_CHAIN_POLL_INTERVAL: '250ms',
       CM_RESYNC_INTERVAL: '10s',
       ...options.managerEnv,

@@ -296,7 +296,8 @@ export const SETTINGS: readonly Setting[] = [
     flag: 'ready-debounce',
     kind: 'duration',
     default: '2s',
-    description: 'A pod must stay Ready this long before its validator is staked.',
+    description:
+      'A pod that has flapped (lost readiness, or a container restarted) must stay Ready this long before its validator is staked; a pod in its first Ready spell is staked at once.',
   },
   {
     key: 'syncTolerance',

@@ -33,6 +33,11 @@ export interface PodView {
   readonly ready: boolean;
   /** Manager-clock ms since the pod has been continuously Ready (undefined when not Ready). */
   readonly readySince: number | undefined;
+  /**
+   * False when this pod (uid) is in its first Ready spell and no container has restarted: the
+   * Ready debounce is for pods that flap. Undefined (a source that cannot tell): debounce.
+   */
+  readonly flapped?: boolean;
   readonly terminating: boolean;
   readonly held: boolean;
   readonly draining: boolean;

@@ -17,6 +17,61 @@ export function signEd25519(message: Uint8Array, seed: Uint8Array): Uint8Array {
   return ed.sign(message, seed);
 }
 
+/** A seed's Ed25519 signer: its public key, and signing without deriving that key again. */
+export interface Ed25519Signer {
+  readonly publicKey: Uint8Array;
+  sign(message: Uint8Array): Uint8Array;
+}
+
+const ORDER = ed.Point.CURVE().n;
+
+function littleEndianNumber(bytes: Uint8Array): bigint {
+  let value = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] ?? 0);
+  return value;
+}
+
+function littleEndian32(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let rest = value;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+  return out;
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
+  let at = 0;
+  for (const part of parts) {
+    out.set(part, at);
+    at += part.length;
+  }
+  return out;
+}
+
+/**
+ * Expands a 32-byte seed once (RFC 8032 5.1.5, through noble's `utils.getExtendedPublicKey`) and
+ * returns a signer that does only the per-message steps of RFC 8032 5.1.6: `ed.sign(m, seed)`
+ * repeats the expansion, a base-point multiplication as costly as the signature's own, on every
+ * call. Signatures are identical to `ed.sign`'s (Ed25519 is deterministic; the unit tests compare
+ * both and OpenSSL's). The expanded secret stays in this closure, never in a field.
+ */
+export function ed25519SignerOfSeed(seed: Uint8Array): Ed25519Signer {
+  const { prefix, scalar, pointBytes } = ed.utils.getExtendedPublicKey(seed);
+  return {
+    publicKey: pointBytes,
+    sign(message: Uint8Array): Uint8Array {
+      // r = SHA-512(prefix || M) mod L; R = [r]B; k = SHA-512(R || A || M) mod L; S = r + k·s.
+      const r = littleEndianNumber(sha512(concat(prefix, message))) % ORDER;
+      const R = ed.Point.BASE.multiply(r).toBytes();
+      const k = littleEndianNumber(sha512(concat(R, pointBytes, message))) % ORDER;
+      return concat(R, littleEndian32((r + k * scalar) % ORDER));
+    },
+  };
+}
+
 /**
  * Verifies a pure Ed25519 signature. Malformed points or lengths verify as false, never throw,
  * so callers can map the outcome onto V1's error code 10.

@@ -1,6 +1,6 @@
 // Pocket V1 validator keys: parse the Secret's hex value, derive public key and address.
 import { bytesEqual, bytesToHex, hexToBytes, isHex } from './bytes.ts';
-import { publicKeyOfSeed, sha256Digest, signEd25519 } from './crypto.ts';
+import { ed25519SignerOfSeed, sha256Digest, type Ed25519Signer } from './crypto.ts';
 import { KeyError, PocketErrorCode } from './errors.ts';
 
 /** Hex length of a full V1 private key (32-byte seed || 32-byte public key). */
@@ -30,13 +30,17 @@ export function addressHexOf(publicKey: Uint8Array): string {
  */
 export class ValidatorKey {
   readonly #seed: Uint8Array;
+  /** The seed expanded once when the key is read (a signature then costs one multiplication). */
+  readonly #signer: Ed25519Signer;
   readonly publicKey: Uint8Array;
   readonly publicKeyHex: string;
   readonly addressBytes: Uint8Array;
   readonly address: string;
 
-  private constructor(seed: Uint8Array, publicKey: Uint8Array) {
+  private constructor(seed: Uint8Array, signer: Ed25519Signer) {
     this.#seed = seed;
+    this.#signer = signer;
+    const publicKey = signer.publicKey;
     this.publicKey = publicKey;
     this.publicKeyHex = bytesToHex(publicKey);
     this.addressBytes = addressOf(publicKey);
@@ -52,7 +56,7 @@ export class ValidatorKey {
       );
     }
     const copy = Uint8Array.from(seed);
-    return new ValidatorKey(copy, publicKeyOfSeed(copy));
+    return new ValidatorKey(copy, ed25519SignerOfSeed(copy));
   }
 
   /** Parses the Secret's value; see `parsePrivateKey`. */
@@ -62,7 +66,7 @@ export class ValidatorKey {
 
   /** Pure Ed25519 signature of `message`. */
   sign(message: Uint8Array): Uint8Array {
-    return signEd25519(message, this.#seed);
+    return this.#signer.sign(message);
   }
 
   /** The 128-hex V1 form (seed || public key). Handle as a secret. */

@@ -132,6 +132,25 @@ describe('the Dockerfile', () => {
     for (const pod of pods) expect(pod.securityContext?.runAsUser).toBe(1000);
   });
 
+  it('fills the compile cache in each target as its user, after its Node options, for a known entry', () => {
+    const runtime = stage('runtime');
+    expect(all(runtime, 'ENV')).toContain('NODE_COMPILE_CACHE=/app/.compile-cache');
+    expect(all(runtime, 'RUN')).toContain(
+      'mkdir /app/.compile-cache && chown 1000:1000 /app/.compile-cache',
+    );
+    for (const name of ['cluster-manager', 'localnet-node']) {
+      const steps = stage(name).instructions;
+      const warm = steps.findIndex(
+        (i) => i.keyword === 'RUN' && i.args === `node /app/src/bin/warm-compile-cache.ts ${name}`,
+      );
+      expect(warm, name).toBeGreaterThanOrEqual(0);
+      // The cache is keyed by the Node options: none may change after it is filled.
+      const env = steps.findIndex((i, at) => at > warm && i.keyword === 'ENV');
+      expect(env, name).toBe(-1);
+    }
+    expect(existsSync(join(repoRoot, 'src/bin/warm-compile-cache.ts'))).toBe(true);
+  });
+
   it('has no HEALTHCHECK: Kubernetes probes do that', () => {
     expect(stages.flatMap((s) => all(s, 'HEALTHCHECK'))).toEqual([]);
   });

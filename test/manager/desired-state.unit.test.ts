@@ -111,6 +111,33 @@ describe('computeDesiredState', () => {
     });
   });
 
+  it('marks a pod flapped once it lost readiness (same uid) or a container restarted, not before', () => {
+    const memory = new DiscoveryMemory();
+    const sets = [sts('validator', 2)];
+    const flapped = (pods: V1Pod[]) => {
+      const state = compute(sets, pods, 'ordinal', memory);
+      return ['001', '002'].map((id) => state.validators.get(id)?.pod?.flapped);
+    };
+    const restarted = pod('validator-1', 'validator');
+    restarted.status = {
+      ...restarted.status,
+      containerStatuses: [{ name: 'node', image: 'x', imageID: '', ready: true, restartCount: 1 }],
+    };
+    // First Ready spell: no debounce. The restarted container flaps from the start.
+    expect(flapped([pod('validator-0', 'validator'), restarted])).toEqual([false, true]);
+    // Unready, then Ready again: flapped, and stays so while the uid lives.
+    expect(flapped([pod('validator-0', 'validator', { ready: false }), restarted])).toEqual([
+      true,
+      true,
+    ]);
+    expect(flapped([pod('validator-0', 'validator'), restarted])).toEqual([true, true]);
+    // A new pod (new uid) of the same ordinal starts afresh; the old uid is forgotten.
+    const recreated = pod('validator-0', 'validator');
+    recreated.metadata = { ...recreated.metadata, uid: 'uid-validator-0-b' };
+    expect(flapped([recreated, restarted])).toEqual([false, true]);
+    expect(memory.lostReady.has('uid-validator-0')).toBe(false);
+  });
+
   it('does not want pods at or above replicas, pods of a deleted StatefulSet, or draining pods', () => {
     const state = compute(
       [sts('validator', 2)],

@@ -159,9 +159,30 @@ describe('what blocks an action', () => {
     expect(d.reason).toMatch(/^paused/);
   });
 
-  it('the ready debounce, with the time left', () => {
-    const d = decide({ ...proven, desired: [wanted('005', { readySince: NOW - 500 })] }, '005');
-    expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.debounce, requeueAfterMs: 1_500 });
+  it('the ready debounce, with the time left, for a pod that flapped (or whose source cannot tell)', () => {
+    for (const flapped of [true, undefined]) {
+      const d = decide(
+        {
+          ...proven,
+          desired: [wanted('005', { readySince: NOW - 500, ...(flapped ? { flapped } : {}) })],
+        },
+        '005',
+      );
+      expect(d).toMatchObject({
+        action: 'stake',
+        waitingFor: Wait.debounce,
+        requeueAfterMs: 1_500,
+      });
+    }
+  });
+
+  it('no ready debounce for a pod in its first Ready spell', () => {
+    const d = decide(
+      { ...proven, desired: [wanted('005', { readySince: NOW, flapped: false })] },
+      '005',
+    );
+    expect(d.action).toBe('stake');
+    expect(d.waitingFor).toBeUndefined();
   });
 
   it('a node that has not said its height, or is behind', () => {

@@ -73,6 +73,15 @@ export interface ChainViewOptions {
    * holds those found.
    */
   ownTransactions?: () => Iterable<OwnTransaction>;
+  /**
+   * While something waits on the next block (a transaction in the mempool, or a poke or a change
+   * of rows or signers less than `watchfulWindowMs` ago), the height is read this often instead of
+   * every `pollIntervalMs`, so a wave of stakes follows the block that let it go within this
+   * time, not within a whole poll interval (100 ms; never above `pollIntervalMs`).
+   */
+  watchfulPollIntervalMs?: number;
+  /** How long a poke or a change keeps the view watchful (5 s). */
+  watchfulWindowMs?: number;
 }
 
 export class ChainView {
@@ -98,6 +107,11 @@ export class ChainView {
   #untrustedReason: string | undefined;
   #untrustedSince: number | undefined;
   #genesisCount: number | undefined;
+  /** Clock time until which the view polls at the watchful interval. */
+  #watchfulUntil = Number.NEGATIVE_INFINITY;
+  /** When the mempool was last read, and whether a poke asked for a full look since. */
+  #mempoolReadAt = Number.NEGATIVE_INFINITY;
+  #poked = false;
 
   constructor(options: ChainViewOptions) {
     this.#options = options;
@@ -183,23 +197,42 @@ export class ChainView {
 
   /** Polls now instead of at the next interval. */
   poke(): void {
+    this.#watch();
+    this.#poked = true;
     // An abort builds its DOMException reason even when the signal has already fired, and a burst
     // of sends pokes once per transaction: skip the ones that cannot wake anything.
     if (this.#wake?.signal.aborted === false) this.#wake.abort();
   }
 
   async #run(): Promise<void> {
+    let light = false;
     while (!this.#stopped) {
-      await this.tick();
+      await this.#poll(light);
       this.#wake = new AbortController();
-      await this.#options.clock
-        .sleep(this.#options.pollIntervalMs, this.#wake.signal)
-        .catch(() => undefined);
+      const ms = this.#nextPollMs();
+      light = ms < this.#options.pollIntervalMs;
+      await this.#options.clock.sleep(ms, this.#wake.signal).catch(() => undefined);
     }
   }
 
+  #watch(): void {
+    this.#watchfulUntil = this.#options.clock.now() + (this.#options.watchfulWindowMs ?? 5_000);
+  }
+
+  /** The wait before the next poll: short while something waits on the next block. */
+  #nextPollMs(): number {
+    const { pollIntervalMs, watchfulPollIntervalMs = 100 } = this.#options;
+    const watchful = this.#mempool.size > 0 || this.#options.clock.now() < this.#watchfulUntil;
+    return watchful ? Math.min(pollIntervalMs, watchfulPollIntervalMs) : pollIntervalMs;
+  }
+
   /** One poll: height, and when it moved, rows, new blocks and mempool. Never throws. */
-  async tick(): Promise<void> {
+  tick(): Promise<void> {
+    return this.#poll(false);
+  }
+
+  /** `light`: a watchful poll, which reads the mempool only when it has reason to (below). */
+  async #poll(light: boolean): Promise<void> {
     const { reads, listener, logger } = this.#options;
     try {
       this.#requests++;
@@ -236,7 +269,20 @@ export class ChainView {
         this.#raiseMark(height);
         listener.onBlocks(committed, height);
       }
-      await this.#readMempool();
+      // A watchful poll that finds the same height reads the height alone: the mempool (hundreds of
+      // transactions in a burst) is read when the height moved, after a poke, and every interval.
+      const now = this.#options.clock.now();
+      if (
+        !light ||
+        moved ||
+        this.#poked ||
+        !this.#synced ||
+        now - this.#mempoolReadAt >= this.#options.pollIntervalMs
+      ) {
+        this.#poked = false;
+        await this.#readMempool();
+        this.#mempoolReadAt = now;
+      }
       this.#synced = true;
       this.#lastSuccessAt = this.#options.clock.now();
       if (!this.#healthy) {
@@ -248,6 +294,7 @@ export class ChainView {
       if (!this.#trusted) this.#trust(height);
       if (this.#options.readGenesisSet === true && this.#genesisCount === undefined)
         await this.#readGenesisSet();
+      if (changed.size > 0) this.#watch();
       if (moved || changed.size > 0) listener.onHeight(height, changed);
     } catch (error: unknown) {
       if (error instanceof Distrust) {

@@ -31,6 +31,8 @@ export interface DesiredStateInput {
  */
 export class DiscoveryMemory {
   readonly readySince = new Map<string, number>();
+  /** Uids of pods that were Ready and lost it (they flap: the Ready debounce applies). */
+  readonly lostReady = new Set<string>();
   readonly idByPodName = new Map<string, ValidatorId>();
 }
 
@@ -80,7 +82,13 @@ export function computeDesiredState(
       if (!memory.readySince.has(uid)) memory.readySince.set(uid, input.now);
     }
   }
-  for (const uid of memory.readySince.keys()) if (!liveUids.has(uid)) memory.readySince.delete(uid);
+  const podUids = new Set(input.pods.map((pod) => pod.metadata?.uid ?? ''));
+  for (const uid of memory.readySince.keys()) {
+    if (liveUids.has(uid)) continue;
+    memory.readySince.delete(uid);
+    if (podUids.has(uid)) memory.lostReady.add(uid);
+  }
+  for (const uid of memory.lostReady) if (!podUids.has(uid)) memory.lostReady.delete(uid);
 
   const add = (entry: DesiredValidator, claimant: string): void => {
     const list = claims.get(entry.id) ?? [];
@@ -207,5 +215,6 @@ function viewOf(
     serviceUrlTemplate: input.serviceUrlTemplate,
     nodeRpcPortName: input.nodeRpcPortName,
     readySince: memory.readySince.get(pod.metadata?.uid ?? ''),
+    lostReady: memory.lostReady.has(pod.metadata?.uid ?? ''),
   });
 }

@@ -12,6 +12,8 @@ export interface PodViewContext {
   nodeRpcPortName: string;
   /** Manager-clock ms when this pod (uid) was first seen Ready in its current Ready spell. */
   readySince: number | undefined;
+  /** This uid lost readiness since it was first seen Ready (see `PodView.flapped`). */
+  lostReady?: boolean;
 }
 
 /** True when the pod is Running, not terminating, and its Ready condition is True. */
@@ -106,6 +108,9 @@ export function toPodView(pod: V1Pod, context: PodViewContext): PodView {
     uid: pod.metadata?.uid ?? '',
     ready,
     readySince: ready ? context.readySince : undefined,
+    flapped:
+      context.lostReady === true ||
+      (pod.status?.containerStatuses ?? []).some((c) => c.restartCount > 0),
     terminating: pod.metadata?.deletionTimestamp !== undefined,
     held: annotations[Annotations.hold] === 'true',
     draining: annotations[Annotations.draining] === 'true',

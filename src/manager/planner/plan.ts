@@ -414,8 +414,10 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'stake failed'}; fix the inputs to retry`,
       };
     }
+    // A pod in its first Ready spell with no restarts is staked at once; one that flapped (or a
+    // source that cannot tell) must stay Ready for the debounce first.
     const readyFor = input.now - (pod.readySince ?? input.now);
-    if (readyFor < input.settings.readyDebounceMs) {
+    if (pod.flapped !== false && readyFor < input.settings.readyDebounceMs) {
       const remaining = input.settings.readyDebounceMs - readyFor;
       return {
         ...draft,

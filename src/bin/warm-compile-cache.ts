@@ -1,0 +1,40 @@
+// Fills Node's compile cache (NODE_COMPILE_CACHE) with the modules an entry point loads, so that
+// its processes start without compiling or type-stripping them again (the image runs this at
+// build time as its user and with its NODE_OPTIONS: the cache is keyed by both; docs/adr/0015).
+// Usage: node src/bin/warm-compile-cache.ts cluster-manager|localnet-node
+import { spawnSync } from 'node:child_process';
+import { flushCompileCache, getCompileCacheDir } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const MODULES: Record<string, readonly string[]> = {
+  // The program, then what `run` loads lazily (the manager itself).
+  'cluster-manager': ['./cluster-manager-program.ts', '../manager/run.ts'],
+  'localnet-node': ['../localnet/cli/node-program.ts', '../localnet/node.ts'],
+};
+
+const entry = process.argv[2] ?? '';
+const modules = MODULES[entry];
+if (modules === undefined) {
+  process.stderr.write(`usage: warm-compile-cache ${Object.keys(MODULES).join('|')}\n`);
+  process.exit(2);
+}
+if (getCompileCacheDir() === undefined) {
+  process.stderr.write('warm-compile-cache: NODE_COMPILE_CACHE is not set (or not usable)\n');
+  process.exit(1);
+}
+for (const path of modules) await import(new URL(path, import.meta.url).href);
+flushCompileCache();
+// The entry point itself (a .ts file too: one uncached file loads the whole stripper), by
+// running it once with --help in a process of the same options.
+const help = spawnSync(
+  process.execPath,
+  [fileURLToPath(new URL(`./${entry}.ts`, import.meta.url)), '--help'],
+  {
+    stdio: 'ignore',
+  },
+);
+if (help.status !== 0) {
+  process.stderr.write(`warm-compile-cache: ${entry} --help exited with ${String(help.status)}\n`);
+  process.exit(1);
+}
+process.stdout.write(`compile cache for ${entry} in ${getCompileCacheDir() ?? ''}\n`);
