@@ -41,6 +41,9 @@ function setup(chain: FakeChain, own: OwnTransaction[] = []) {
     clock,
     logger: pino({ level: 'silent' }),
     pollIntervalMs: 1_000,
+    // No watchful window: these tests pin the idle cadence (chain-view-watchful.unit.test.ts
+    // pins the fast polls after a change).
+    watchfulWindowMs: 0,
     ownTransactions: () => own,
     listener: {
       onBlocks: (txs, height) => seen.blocks.push({ txs, height }),
