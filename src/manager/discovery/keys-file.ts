@@ -3,6 +3,7 @@
 // Read into the Secret's layout for the KeyStore, which checks each key on its own. A file that
 // users other than its owner may read or write is refused, as ssh refuses a private key file
 // (OpenSSH authfile.c, sshkey_perm_ok: `(st.st_mode & 077) != 0`). No message carries a key.
+import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { parse } from 'yaml';
@@ -11,6 +12,11 @@ import { toValidatorId } from './id-mapping.ts';
 
 /** Refuses a keys file others may read or write (throws KEYS_FILE_INSECURE). */
 export function checkKeysFileMode(path: string, mode: number): void {
+  const type = mode & constants.S_IFMT; // 0 when only permission bits are given
+  if (type !== 0 && type !== constants.S_IFREG)
+    throw new DiscoveryFileError(DiscoveryFileCode.keysInvalid, path, [
+      'cannot read it (not a regular file: a directory, a FIFO or a device)',
+    ]);
   if ((mode & 0o077) !== 0)
     throw new DiscoveryFileError(DiscoveryFileCode.keysInsecure, path, [
       `users other than its owner may read or write it (mode ${(mode & 0o777).toString(8).padStart(3, '0')}); chmod 600 it`,

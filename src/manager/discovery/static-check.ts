@@ -1,7 +1,8 @@
 // Static discovery's files checked once at start, so that `run` refuses bad ones as it refuses
 // any configuration problem (exit code 2, each problem named); later edits are checked as they
 // are read (static-source.ts), keeping the last good version.
-import { readFileSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { readBoundedFileSync } from './bounded-file.ts';
 import { DiscoveryFileError } from './discovery-file-error.ts';
 import { checkKeysFileMode, parseKeysFile } from './keys-file.ts';
 import { parseValidatorsFile } from './validators-file.ts';
@@ -39,7 +40,7 @@ export function staticFileProblems(files: { validatorsFile: string; keysFile: st
 
 function readText(path: string, code: 'VALIDATORS_FILE_INVALID' | 'KEYS_FILE_INVALID'): string {
   try {
-    return readFileSync(path, 'utf8');
+    return readBoundedFileSync(path);
   } catch (error: unknown) {
     throw unreadable(code, path, error);
   }

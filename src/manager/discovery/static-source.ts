@@ -4,10 +4,11 @@
 // file others may read) keeps the last good version in force and is reported by name (log,
 // `GET /readyz` informers, metric), while everything else keeps working. No Kubernetes at all:
 // Events go to the log and there is no leader election.
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { EventTarget } from '../kube/event-recorder.ts';
 import type { DesiredState, DesiredValidator, ValidatorId } from '../model.ts';
+import { readBoundedFile } from './bounded-file.ts';
 import { DiscoveryFileError } from './discovery-file-error.ts';
 import { checkKeysFileMode, parseKeysFile } from './keys-file.ts';
 import { LogEventSink } from './log-events.ts';
@@ -26,12 +27,12 @@ import { parseValidatorsFile, type StaticValidator } from './validators-file.ts'
 export type NodeProbe = (rpcUrl: string, signal: AbortSignal) => Promise<void>;
 export interface StaticFiles {
   read(path: string): Promise<string>;
-  /** The file's mode bits; rejects when it does not exist. */
+  /** The file's mode bits and whether it is a directory; rejects when it does not exist. */
   mode(path: string): Promise<number>;
 }
 
 export const diskFiles: StaticFiles = {
-  read: (path) => readFile(path, 'utf8'),
+  read: readBoundedFile,
   mode: async (path) => (await stat(path)).mode,
 };
 
