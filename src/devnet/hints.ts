@@ -56,8 +56,11 @@ export function readyHints(
   }
   const target = suggestedScale(info.validators, info.keys, info.fidelity);
   const drive = info.pacemaker === 'manual' ? ' --drive' : '';
+  // On v1 a late joiner is staked but never votes (no state sync): `--wait active` could only
+  // fail, so the hint waits for the stake.
+  const wait = info.fidelity === 'v1' ? 'staked' : 'active';
   return [
-    ...(target === undefined ? [] : [`${cli} scale ${target} --wait active${drive}`]),
+    ...(target === undefined ? [] : [`${cli} scale ${target} --wait ${wait}${drive}`]),
     `${cli} status`,
     kubectl,
   ];

@@ -44,7 +44,7 @@ describe('the hints of a ready devnet', () => {
 
   it('on --fidelity v1 suggest only what V1 can carry: one late joiner for 4 genesis validators, two for 6', () => {
     expect(readyHints({ ...info, fidelity: 'v1' }, '/repo', run)[0]).toBe(
-      'npx cluster-manager scale 5 --wait active',
+      'npx cluster-manager scale 5 --wait staked',
     );
     expect(suggestedScale(6, 32, 'v1')).toBe(8);
     expect(suggestedScale(5, 32, 'v1')).toBe(7);

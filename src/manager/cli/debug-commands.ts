@@ -39,7 +39,7 @@ export function registerDebugCommands(program: Command): void {
     )
     .option(
       '--token <token>',
-      "bearer token for mutations [env CLUSTER_MANAGER_TOKEN; a devnet's own when its manager is used]",
+      "bearer token of the control RPC, for reads and changes [env CLUSTER_MANAGER_TOKEN; a devnet's own when its manager is used]",
     )
     .option('--devnet <dir>', 'use the devnet in this folder (default: ./.devnet when it exists)');
 
