@@ -146,6 +146,28 @@ describe('what blocks an action', () => {
     expect(d).toMatchObject({ action: 'none', phase: 'staking' });
   });
 
+  it('an action committed at a height the chain view has not read: no second one (found by the soak)', () => {
+    // The reconciler found the stake committed at 101 by its hash; the view's rows are of 100.
+    const committed = action('005', { state: 'committed', committedHeight: 101 });
+    const d = decide({ ...proven, desired: [wanted('005')], latest: [committed] }, '005');
+    expect(d).toMatchObject({ action: 'none', phase: 'staking' });
+    expect(d.reason).toMatch(/committed at height 101; waiting for the chain view \(at 100\)/);
+    const u = decide(
+      {
+        chain: [row('005')],
+        desired: [unwanted('005')],
+        latest: [action('005', { kind: 'unstake', state: 'committed', committedHeight: 101 })],
+      },
+      '005',
+    );
+    expect(u).toMatchObject({ action: 'none', phase: 'unstaking' });
+    // Once the view has read that height, the rows decide again (here: the row is absent, so a
+    // stake is due — the rule does not hide a chain that undid the action).
+    expect(
+      decide({ ...proven, desired: [wanted('005')], latest: [committed], height: 101 }, '005'),
+    ).toMatchObject({ action: 'stake', waitingFor: undefined });
+  });
+
   it('no decision before caches and chain have synced', () => {
     expect(decide({ ...proven, desired: [wanted('005')], synced: false }, '005')).toMatchObject({
       action: 'stake',

@@ -4,6 +4,7 @@
 // the safety rules (minimum set, key problems, a chain that is not trusted) come above every row.
 import {
   ActionKind,
+  ActionState,
   ChainStatus,
   type ActionRecord,
   type ChainCapabilities,
@@ -336,6 +337,24 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
       ...draft,
       phase,
       reason: `${open.kind} sent at height ${open.sentHeight ?? open.preparedHeight}; waiting for ${tx} to commit`,
+    };
+  }
+
+  // An action found committed at a height the chain view has not read yet (the reconciler looks
+  // a transaction up by hash; after the RPC node went back, the view may trail it): the rows do
+  // not show its effect yet, and acting on them would send it a second time (found by the soak:
+  // a second stake of 008 failed with V1's 60, a second unstake with 54).
+  const done = input.latest.get(id);
+  if (
+    done?.state === ActionState.committed &&
+    done.committedHeight !== undefined &&
+    done.committedHeight > input.height
+  ) {
+    return {
+      ...draft,
+      phase: done.kind === ActionKind.stake ? Phase.staking : Phase.unstaking,
+      requeueAfterMs: 1_000,
+      reason: `${done.kind} committed at height ${done.committedHeight}; waiting for the chain view (at ${input.height}) to reach it`,
     };
   }
 
