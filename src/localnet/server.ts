@@ -27,8 +27,14 @@ export interface RunningNode {
 /** Starts a node and both of its servers; resolves once both listen. */
 export async function startNode(options: StartNodeOptions): Promise<RunningNode> {
   const node = new LocalnetNode(options);
-  const rpc = createServer({ keepAliveTimeout: 5000 }, createRpcListener(node, options.logger));
-  const p2p = createServer({ keepAliveTimeout: 5000 }, createP2pListener(node, options.logger));
+  // Idle keep-alive connections stay open well past a client's own idle timeout (Node's global
+  // agent drops a free socket after 5 s): with both at 5 s, a client reusing a socket the server
+  // was closing got ECONNRESET ("socket hang up") on a height query, seen in CI under load. Go's
+  // net/http keeps an idle connection until its IdleTimeout, which V1's RPC never sets (echo's
+  // `e.Start`, rpc/server.go:66 at 58c9b650).
+  const keepAlive = { keepAliveTimeout: 65_000, headersTimeout: 66_000 };
+  const rpc = createServer(keepAlive, createRpcListener(node, options.logger));
+  const p2p = createServer(keepAlive, createP2pListener(node, options.logger));
   try {
     await listen(rpc, options.host, options.rpcPort);
     await listen(p2p, options.host, options.p2pPort);
