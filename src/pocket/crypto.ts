@@ -4,6 +4,7 @@ import { createPublicKey, verify as nodeVerify, type KeyObject } from 'node:cryp
 import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { sha3_256 } from '@noble/hashes/sha3.js';
+import { concatBytes } from './bytes.ts';
 
 ed.hashes.sha512 = sha512;
 
@@ -41,16 +42,6 @@ function littleEndian32(value: bigint): Uint8Array {
   return out;
 }
 
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, p) => sum + p.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
-  }
-  return out;
-}
-
 /**
  * Expands a 32-byte seed once (RFC 8032 5.1.5, through noble's `utils.getExtendedPublicKey`) and
  * returns a signer that does only the per-message steps of RFC 8032 5.1.6: `ed.sign(m, seed)`
@@ -64,10 +55,10 @@ export function ed25519SignerOfSeed(seed: Uint8Array): Ed25519Signer {
     publicKey: pointBytes,
     sign(message: Uint8Array): Uint8Array {
       // r = SHA-512(prefix || M) mod L; R = [r]B; k = SHA-512(R || A || M) mod L; S = r + k·s.
-      const r = littleEndianNumber(sha512(concat(prefix, message))) % ORDER;
+      const r = littleEndianNumber(sha512(concatBytes(prefix, message))) % ORDER;
       const R = ed.Point.BASE.multiply(r).toBytes();
-      const k = littleEndianNumber(sha512(concat(R, pointBytes, message))) % ORDER;
-      return concat(R, littleEndian32((r + k * scalar) % ORDER));
+      const k = littleEndianNumber(sha512(concatBytes(R, pointBytes, message))) % ORDER;
+      return concatBytes(R, littleEndian32((r + k * scalar) % ORDER));
     },
   };
 }
