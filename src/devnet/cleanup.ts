@@ -18,12 +18,18 @@ export const DEVNET_FILES = [
   'journal.sqlite-shm',
   'emulator',
   'chain',
+  // Node's compile cache of the devnet's processes (ADR 0017), unless NODE_COMPILE_CACHE says else.
+  'compile-cache',
   PROCESSES_FILE,
 ] as const;
 
-/** What `--resume` keeps: the chain, its nodes' folders, the journal and the manager's log. */
+/**
+ * What `--resume` keeps: the chain, its nodes' folders, the journal and the manager's log (and
+ * the compile cache, which only makes the restart faster).
+ */
 export const RESUMED_FILES: readonly string[] = [
   'chain',
+  'compile-cache',
   'emulator',
   'journal.sqlite',
   'journal.sqlite-wal',
