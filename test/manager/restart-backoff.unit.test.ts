@@ -26,6 +26,7 @@ describe('the informer restart backoff', () => {
     for (let i = 0; i < 10; i++) high.next();
     expect(high.next()).toBeLessThanOrEqual(2_400);
     const real = new RestartBackoff(INFORMER_BACKOFF);
-    for (let i = 0; i < 50; i++) expect(real.next()).toBeLessThan(2_400);
+    // Rounded: a draw near the top (1.19999…) gives exactly 2400, which `< 2400` failed now and then.
+    for (let i = 0; i < 50; i++) expect(real.next()).toBeLessThanOrEqual(2_400);
   });
 });
