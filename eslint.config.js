@@ -175,7 +175,6 @@ export default tseslint.config(
       'src/manager/manager.ts',
       'src/manager/planner/pacing.ts',
       'src/manager/planner/plan.ts',
-      'src/manager/rpc/server.ts',
     ],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },
   },

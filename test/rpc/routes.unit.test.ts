@@ -412,15 +412,31 @@ describe('GET /v1/actions', () => {
     });
   });
 
-  it.each(['limit=0', 'limit=1001', 'limit=abc', 'before=-1', 'validator=2', 'other=1'])(
-    'refuses the query %s with 400 BAD_REQUEST',
-    async (query) => {
-      const { status, body } = await get<ErrorBody>(`/v1/actions?${query}`);
-      expect(status).toBe(400);
-      expect(body.error.code).toBe('BAD_REQUEST');
-      expect(control.calls).toEqual([]);
-    },
-  );
+  it.each([
+    'limit=0',
+    'limit=1001',
+    'limit=abc',
+    'before=-1',
+    'validator=-2',
+    'validator=a%20b',
+    `validator=${'a'.repeat(64)}`,
+    'other=1',
+  ])('refuses the query %s with 400 BAD_REQUEST', async (query) => {
+    const { status, body } = await get<ErrorBody>(`/v1/actions?${query}`);
+    expect(status).toBe(400);
+    expect(body.error.code).toBe('BAD_REQUEST');
+    expect(control.calls).toEqual([]);
+  });
+
+  // The id is a generic token, not one chain's id format: an id no validator has is not a bad
+  // request, it is asked for and answers the (empty) page the journal has for it.
+  it.each(['2', 'validator-7', 'val.0_1'])('passes the id %s on as it is', async (id) => {
+    const { status } = await get(`/v1/actions?validator=${id}`);
+    expect(status).toBe(200);
+    expect(control.calls).toEqual([
+      { method: 'actions', query: { limit: 50, before: undefined, validator: id } },
+    ]);
+  });
 });
 
 describe('GET /v1/departures/{pod}', () => {

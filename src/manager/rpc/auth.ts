@@ -1,6 +1,9 @@
-// Bearer-token check for mutating routes, in constant time over equal-length digests.
+// The bearer token of the /v1 routes: `checkBearer` compares in constant time over equal-length
+// digests; `bearerAuth` is the plugin that guards every route registered beside it.
 import { createHash, timingSafeEqual } from 'node:crypto';
+import fp from 'fastify-plugin';
 import { ManagerError } from '../errors.ts';
+import { errorRef } from './schemas.ts';
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
@@ -20,3 +23,28 @@ export function checkBearer(header: string | undefined, token: string | undefine
     );
   }
 }
+
+/**
+ * Guards the routes of the scope it is registered in (it is not encapsulated: fastify-plugin):
+ * each route's document gets the bearer requirement and its 401 answer, and each request is
+ * checked on `onRequest`, before its body is read or validated — without the token nothing
+ * else is looked at.
+ */
+export const bearerAuth = fp<{ token: string | undefined }>(
+  (app, options) => {
+    app.addHook('onRoute', (route) => {
+      const schema = route.schema ?? {};
+      route.schema = {
+        ...schema,
+        security: [{ bearer: [] }],
+        response: { ...(schema.response as object | undefined), 401: errorRef },
+      };
+    });
+    app.addHook('onRequest', (request) => {
+      checkBearer(request.headers.authorization, options.token);
+      return Promise.resolve();
+    });
+    return Promise.resolve();
+  },
+  { name: 'bearer-auth', fastify: '5.x' },
+);

@@ -7,55 +7,16 @@ import type { Manager, ManagerEvents } from '../manager.ts';
 import { Phase, Wait, type Decision } from '../planner/plan.ts';
 import { departureOf, type Departure } from '../scale/departure.ts';
 import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
-import type { MinimumSet } from '../planner/minimum-set.ts';
 import {
   summarizeAction,
   validatorStatuses,
   type ActionSummary,
   type ValidatorStatus,
 } from '../status.ts';
+import type { PlanView, Readiness } from './schemas.ts';
 
-export interface Readiness {
-  /** Where the validators come from: `kubernetes` or `static` (discovery/port.ts). */
-  discovery: string;
-  ready: boolean;
-  synced: boolean;
-  leader: boolean;
-  leaderIdentity: string | null;
-  paused: boolean;
-  chain: {
-    healthy: boolean;
-    height: number;
-    lastError: string | null;
-    /** When the newest block read was made, per its header (ISO 8601); null before block 1. */
-    lastBlockAt: string | null;
-    trusted: boolean;
-    untrustedReason: string | null;
-    highest: number;
-  };
-  minimumSet: MinimumSet | null;
-  informers: { name: string; synced: boolean; restarts: number; lastError: string | null }[];
-  queueDepth: number;
-  /** The chain the journal is bound to; a journal of another chain set aside at start. */
-  journal: {
-    chain: { chainId: string; genesisHash: string } | null;
-    setAside: { to: string; reason: string } | null;
-  };
-}
-
-export interface PlanView {
-  discovery: string;
-  synced: boolean;
-  paused: boolean;
-  height: number;
-  actions: {
-    key: string;
-    id: string | null;
-    action: 'stake' | 'unstake';
-    waitingFor: string | null;
-    reason: string;
-  }[];
-}
+// The answers' types are the routes' schemas (one declaration: validation, types, OpenAPI).
+export type { PlanView, Readiness };
 
 export interface ControlPlane {
   readiness(): Readiness;

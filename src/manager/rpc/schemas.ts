@@ -1,50 +1,68 @@
-// JSON schemas of the control RPC's requests and responses (validation, serialization and the
-// OpenAPI document all come from these).
+// The control RPC's shared schemas, declared once with TypeBox: each gives fastify's validation
+// and serialization, the handlers' TypeScript types (through the type provider) and the OpenAPI
+// document. Route-specific schemas live beside their routes (routes/*.ts). `Readiness` and
+// `PlanView` are the types of the control plane's answers (control-plane.ts imports them); the
+// wire shapes of status.ts, scaler.ts and departure.ts stay declared there and are checked
+// against these schemas at compile time (schema-types.ts).
+import { Type, type Static, type TSchema } from 'typebox';
 
-const nullable = (schema: Record<string, unknown>) => ({ anyOf: [schema, { type: 'null' }] });
+/** `schema` or JSON null (OpenAPI 3.1: `anyOf`). */
+export const nullable = <T extends TSchema>(schema: T, options: { description?: string } = {}) =>
+  Type.Union([schema, Type.Null()], options);
 
-export const errorSchema = {
-  $id: 'Error',
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: {
-        code: {
-          type: 'string',
-          description: 'Stable code from the error catalogue (docs/operations.md).',
-        },
-        message: { type: 'string' },
-        details: { type: 'object', additionalProperties: true },
-      },
-    },
+/** A string of one of `values`, as `{type: 'string', enum}` (what today's clients read). */
+export const stringEnum = <const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+
+/** A reference to a shared schema by its `$id`, typed as that schema. */
+export const ref = <T extends TSchema>(schema: T) =>
+  Type.Unsafe<Static<T>>({ $ref: `${String((schema as { $id?: unknown }).$id)}#` });
+
+const opt = Type.Optional;
+
+export const ErrorSchema = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String({
+        description: 'Stable code from the error catalogue (docs/operations.md).',
+      }),
+      message: Type.String(),
+      details: opt(
+        Type.Unsafe<Record<string, unknown>>({ type: 'object', additionalProperties: true }),
+      ),
+    }),
   },
-} as const;
+  { $id: 'Error' },
+);
+export type ErrorBody = Static<typeof ErrorSchema>;
 
-export const actionSchema = {
-  $id: 'Action',
-  type: 'object',
-  properties: {
-    seq: { type: 'integer' },
-    validatorId: { type: 'string' },
-    kind: { type: 'string', enum: ['stake', 'unstake'] },
-    state: { type: 'string', enum: ['prepared', 'sent', 'committed', 'failed', 'dropped'] },
-    mode: { type: 'string', enum: ['rpc', 'cli'] },
-    txHash: nullable({ type: 'string' }),
-    preparedHeight: { type: 'integer' },
-    sentHeight: nullable({ type: 'integer' }),
-    committedHeight: nullable({ type: 'integer' }),
-    resultCode: nullable({ type: 'integer' }),
-    errorCode: nullable({ type: 'string' }),
-    error: nullable({ type: 'string' }),
-    reason: { type: 'string' },
-    attempts: { type: 'integer' },
-    createdAt: { type: 'string' },
-    updatedAt: { type: 'string' },
+/** The `Error` answer of a route, by reference (one component in the OpenAPI document). */
+export const errorRef = ref(ErrorSchema);
+
+export const ActionSchema = Type.Object(
+  {
+    seq: opt(Type.Integer()),
+    validatorId: opt(Type.String()),
+    kind: opt(stringEnum(['stake', 'unstake'])),
+    // Typed as a string (status.ts's ActionSummary), documented with its values.
+    state: opt(Type.String({ enum: ['prepared', 'sent', 'committed', 'failed', 'dropped'] })),
+    mode: opt(stringEnum(['rpc', 'cli'])),
+    txHash: opt(nullable(Type.String())),
+    preparedHeight: opt(Type.Integer()),
+    sentHeight: opt(nullable(Type.Integer())),
+    committedHeight: opt(nullable(Type.Integer())),
+    resultCode: opt(nullable(Type.Integer())),
+    errorCode: opt(nullable(Type.String())),
+    error: opt(nullable(Type.String())),
+    reason: opt(Type.String()),
+    attempts: opt(Type.Integer()),
+    createdAt: opt(Type.String()),
+    updatedAt: opt(Type.String()),
   },
-} as const;
+  { $id: 'Action' },
+);
 
 export const phases = [
   'pending',
@@ -58,322 +76,102 @@ export const phases = [
   'unmanaged',
 ] as const;
 
-export const validatorSchema = {
-  $id: 'Validator',
-  type: 'object',
-  properties: {
-    key: { type: 'string', description: 'Validator id, or the address of an unmanaged validator.' },
-    id: nullable({ type: 'string' }),
-    address: nullable({ type: 'string' }),
-    pod: nullable({ type: 'string' }),
-    ready: { type: 'boolean' },
-    wanted: { type: 'boolean' },
-    chain: {
-      type: 'object',
-      properties: {
-        status: { type: 'string', enum: ['absent', 'staked', 'unstaking', 'unstaked', 'paused'] },
-        stakedAmount: nullable({ type: 'string' }),
-        unstakingHeight: nullable({ type: 'integer' }),
-        lastSignedHeight: nullable({ type: 'integer' }),
-      },
-    },
-    phase: { type: 'string', enum: phases },
-    reason: { type: 'string' },
-    waitingFor: nullable({ type: 'string' }),
-    pendingAction: nullable({ type: 'string', enum: ['stake', 'unstake'] }),
-    lastAction: nullable({ $ref: 'Action#' }),
+export const ValidatorSchema = Type.Object(
+  {
+    key: opt(
+      Type.String({ description: 'Validator id, or the address of an unmanaged validator.' }),
+    ),
+    id: opt(nullable(Type.String())),
+    address: opt(nullable(Type.String())),
+    pod: opt(nullable(Type.String())),
+    ready: opt(Type.Boolean()),
+    wanted: opt(Type.Boolean()),
+    chain: opt(
+      Type.Object({
+        status: opt(stringEnum(['absent', 'staked', 'unstaking', 'unstaked', 'paused'])),
+        stakedAmount: opt(nullable(Type.String())),
+        unstakingHeight: opt(nullable(Type.Integer())),
+        lastSignedHeight: opt(nullable(Type.Integer())),
+      }),
+    ),
+    phase: opt(stringEnum(phases)),
+    reason: opt(Type.String()),
+    waitingFor: opt(nullable(Type.String())),
+    pendingAction: opt(nullable(stringEnum(['stake', 'unstake']))),
+    lastAction: opt(nullable(ref(ActionSchema))),
   },
-} as const;
+  { $id: 'Validator' },
+);
 
-export const readinessSchema = {
-  type: 'object',
-  properties: {
-    discovery: {
-      type: 'string',
-      enum: ['kubernetes', 'static'],
-      description: 'Where the validators come from (CM_DISCOVERY)',
-    },
-    ready: { type: 'boolean' },
-    synced: { type: 'boolean' },
-    leader: { type: 'boolean' },
-    leaderIdentity: nullable({ type: 'string' }),
-    paused: { type: 'boolean' },
-    chain: {
-      type: 'object',
-      properties: {
-        healthy: { type: 'boolean' },
-        height: { type: 'integer' },
-        lastError: nullable({ type: 'string' }),
-        lastBlockAt: nullable({
-          type: 'string',
-          description: "When the newest block read was made, per its header's timestamp",
-        }),
-        trusted: {
-          type: 'boolean',
-          description:
-            'False while the chain went back below the highest height seen, or a seen block differs: no action is taken.',
-        },
-        untrustedReason: nullable({ type: 'string' }),
-        highest: { type: 'integer', description: 'The highest height seen.' },
-      },
-    },
-    minimumSet: nullable({
-      type: 'object',
-      properties: { size: { type: 'integer' }, source: { type: 'string' } },
-      description: 'The minimum validator set in force (null while not known).',
+/** The schemas the routes refer to by `$id` (added to the server once, named in the document). */
+export const sharedSchemas = [ErrorSchema, ActionSchema, ValidatorSchema] as const;
+
+const nullableString = nullable(Type.String());
+
+/** GET /readyz's answer (200 when ready, 503 otherwise): what `ControlPlane.readiness()` returns. */
+export const ReadinessSchema = Type.Object({
+  discovery: Type.String({
+    enum: ['kubernetes', 'static'],
+    description: 'Where the validators come from (CM_DISCOVERY)',
+  }),
+  ready: Type.Boolean(),
+  synced: Type.Boolean(),
+  leader: Type.Boolean(),
+  leaderIdentity: nullableString,
+  paused: Type.Boolean(),
+  chain: Type.Object({
+    healthy: Type.Boolean(),
+    height: Type.Integer(),
+    lastError: nullableString,
+    lastBlockAt: nullable(Type.String(), {
+      description: "When the newest block read was made, per its header's timestamp",
     }),
-    informers: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          name: { type: 'string' },
-          synced: { type: 'boolean' },
-          restarts: { type: 'integer' },
-          lastError: nullable({ type: 'string' }),
-        },
-      },
+    trusted: Type.Boolean({
+      description:
+        'False while the chain went back below the highest height seen, or a seen block differs: no action is taken.',
+    }),
+    untrustedReason: nullableString,
+    highest: Type.Integer({ description: 'The highest height seen.' }),
+  }),
+  minimumSet: nullable(Type.Object({ size: Type.Integer(), source: Type.String() }), {
+    description: 'The minimum validator set in force (null while not known).',
+  }),
+  informers: Type.Array(
+    Type.Object({
+      name: Type.String(),
+      synced: Type.Boolean(),
+      restarts: Type.Integer(),
+      lastError: nullableString,
+    }),
+  ),
+  queueDepth: Type.Integer(),
+  journal: Type.Object(
+    {
+      chain: nullable(Type.Object({ chainId: Type.String(), genesisHash: Type.String() })),
+      setAside: nullable(Type.Object({ to: Type.String(), reason: Type.String() })),
     },
-    queueDepth: { type: 'integer' },
-    journal: {
-      type: 'object',
+    {
       description:
         'The chain the journal is bound to, and a journal of another chain set aside at start',
-      properties: {
-        chain: nullable({
-          type: 'object',
-          properties: { chainId: { type: 'string' }, genesisHash: { type: 'string' } },
-        }),
-        setAside: nullable({
-          type: 'object',
-          properties: { to: { type: 'string' }, reason: { type: 'string' } },
-        }),
-      },
     },
-  },
-} as const;
+  ),
+});
+export type Readiness = Static<typeof ReadinessSchema>;
 
-export const scaleBodySchema = {
-  type: 'object',
-  required: ['replicas'],
-  additionalProperties: false,
-  properties: {
-    replicas: {
-      type: 'integer',
-      minimum: 0,
-      maximum: 999,
-      description: 'Validators the StatefulSet should run.',
-    },
-    wait: {
-      type: 'string',
-      enum: ['none', 'staked', 'active'],
-      default: 'none',
-      description: 'Answer once the validators are staked, or signing blocks.',
-    },
-    timeoutSeconds: { type: 'integer', minimum: 1, maximum: 3600, default: 300 },
-    drive: {
-      type: 'boolean',
-      default: false,
-      description: 'Trigger views while waiting (manual pacemaker).',
-    },
-    force: {
-      type: 'boolean',
-      default: false,
-      description:
-        'Go ahead over the safety refusals: below the minimum validator set (lowering it), over a running drain (superseding it), past validators whose key problem hides whether they are staked.',
-    },
-  },
-} as const;
-
-export const scaleResultSchema = {
-  type: 'object',
-  required: ['statefulSet', 'previous', 'replicas', 'wait', 'outcome', 'done', 'missing'],
-  properties: {
-    statefulSet: { type: 'string' },
-    previous: { type: 'integer', description: 'Replicas before this request.' },
-    replicas: { type: 'integer' },
-    wait: { type: 'string', enum: ['none', 'staked', 'active'] },
-    outcome: {
-      type: 'string',
-      enum: ['done', 'draining', 'timeout'],
-      description:
-        '`done` (200): the target holds; `draining` (202): a scale-down with `wait: none` goes on in the background; `timeout` (504).',
-    },
-    done: { type: 'boolean' },
-    elapsedMs: { type: 'integer' },
-    drained: {
-      type: 'array',
-      items: { type: 'string' },
-      description: 'Validators drained on the way down (being drained, with `outcome: draining`).',
-    },
-    missing: {
-      type: 'array',
-      description: 'Who is not where the request wants them yet (empty when done).',
-      items: {
-        type: 'object',
-        properties: {
-          id: { type: 'string' },
-          phase: { type: 'string' },
-          reason: { type: 'string' },
-        },
-      },
-    },
-    height: { type: 'integer', description: 'Chain height when the answer was made.' },
-    error: {
-      type: 'object',
-      description: 'With a 504: the catalogue code SCALE_TIMEOUT and who is missing.',
-      properties: { code: { type: 'string' }, message: { type: 'string' } },
-    },
-  },
-} as const;
-
-export const planSchema = {
-  type: 'object',
-  properties: {
-    discovery: { type: 'string', enum: ['kubernetes', 'static'] },
-    synced: { type: 'boolean' },
-    paused: { type: 'boolean' },
-    height: { type: 'integer' },
-    actions: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          key: { type: 'string' },
-          id: nullable({ type: 'string' }),
-          action: { type: 'string', enum: ['stake', 'unstake'] },
-          waitingFor: nullable({ type: 'string' }),
-          reason: { type: 'string' },
-        },
-      },
-    },
-  },
-} as const;
-
-export const actionsQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    limit: {
-      type: 'string',
-      pattern: '^(?:[1-9]\\d{0,2}|1000)$',
-      description: '1-1000 (default 50).',
-    },
-    before: {
-      type: 'string',
-      pattern: '^[1-9]\\d{0,15}$',
-      description: 'Sequence number to page before.',
-    },
-    validator: { type: 'string', pattern: '^\\d{3}$' },
-  },
-} as const;
-
-export const healthSchema = {
-  type: 'object',
-  properties: { status: { type: 'string', enum: ['ok'] }, version: { type: 'string' } },
-} as const;
-
-export const validatorsSchema = {
-  type: 'object',
-  properties: { validators: { type: 'array', items: { $ref: 'Validator#' } } },
-} as const;
-
-export const actionsPageSchema = {
-  type: 'object',
-  properties: {
-    actions: { type: 'array', items: { $ref: 'Action#' } },
-    next: {
-      ...nullable({ type: 'integer' }),
-      description: 'Pass as `before` for the next (older) page; null on the last page.',
-    },
-  },
-} as const;
-
-export const pauseSchema = {
-  type: 'object',
-  properties: { paused: { type: 'boolean' } },
-} as const;
-
-export const triggerViewSchema = {
-  type: 'object',
-  properties: {
-    height: { type: 'integer', description: 'Height after the view.' },
-    committed: {
-      type: 'boolean',
-      description: 'A new block committed within 5 s of the trigger.',
-    },
-  },
-} as const;
-
-export const metricsResponse = {
-  200: {
-    description: 'Prometheus text exposition format (prom-client); see docs/operations.md.',
-    content: { 'text/plain': { schema: { type: 'string' } } },
-  },
-} as const;
-
-export const openApiResponse = {
-  200: {
-    description: 'OpenAPI 3.1 document (also kept in docs/openapi.json).',
-    type: 'object',
-    additionalProperties: true,
-  },
-} as const;
-
-export const eventStreamResponse = {
-  200: {
-    description:
-      'A text/event-stream that stays open: `event: <name>` and `data: <JSON>` per event (docs/control-rpc.md).',
-    content: { 'text/event-stream': { schema: { type: 'string' } } },
-  },
-} as const;
-
-export const departureParamsSchema = {
-  type: 'object',
-  required: ['pod'],
-  properties: {
-    pod: {
-      type: 'string',
-      maxLength: 253,
-      pattern: '^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$',
-      description: 'The pod name (a DNS-1123 subdomain).',
-    },
-  },
-} as const;
-
-export const departureQuerySchema = {
-  type: 'object',
-  additionalProperties: false,
-  properties: {
-    timeoutSeconds: {
-      type: 'string',
-      pattern: '^(0|[1-9]\\d?|[12]\\d\\d|300)$',
-      description: 'Long-poll up to this many seconds (0–300, default 30) for a final answer.',
-    },
-  },
-} as const;
-
-export const departureSchema = {
-  type: 'object',
-  required: ['pod', 'validatorId', 'departed', 'final', 'code', 'reason', 'height'],
-  properties: {
-    pod: { type: 'string' },
-    validatorId: nullable({ type: 'string' }),
-    departed: {
-      type: 'boolean',
-      description: "The pod's validator has left the active set.",
-    },
-    final: {
-      type: 'boolean',
-      description:
-        'Waiting cannot change the answer: the pod may go (departed, or the manager will never unstake it).',
-    },
-    code: {
-      type: 'string',
-      description:
-        'LEFT_SET; final without departing: STILL_WANTED, BELOW_MINIMUM_SET, KEY_MISSING, KEY_INVALID, KEY_DUPLICATE, HELD, UNMANAGED, UNSTAKE_FAILED, NOT_A_VALIDATOR_POD; not final: LEAVING, PAUSED, CHAIN_UNTRUSTED, CHAIN_UNAVAILABLE.',
-    },
-    reason: { type: 'string' },
-    height: { type: 'integer' },
-  },
-} as const;
+/** GET /v1/plan's answer: what `ControlPlane.plan()` returns. */
+export const PlanSchema = Type.Object({
+  discovery: Type.String({ enum: ['kubernetes', 'static'] }),
+  synced: Type.Boolean(),
+  paused: Type.Boolean(),
+  height: Type.Integer(),
+  actions: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      id: nullableString,
+      action: stringEnum(['stake', 'unstake']),
+      waitingFor: nullableString,
+      reason: Type.String(),
+    }),
+  ),
+});
+export type PlanView = Static<typeof PlanSchema>;
