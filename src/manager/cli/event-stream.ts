@@ -1,26 +1,24 @@
-// Parsing of a server-sent event stream (`GET /v1/events`): `event:` and `data:` lines, one
-// event per blank-line-separated block; data is JSON.
+// Reading a server-sent event stream (`GET /v1/events`) with eventsource-parser, which follows
+// the WHATWG rules (CRLF or LF line ends, multi-line `data:`, comments, `retry:`, a chunk that
+// splits a line or a character). Only named events are ours (`event: <name>`); their data is JSON.
+import { createParser, type EventSourceMessage } from 'eventsource-parser';
 
 export interface StreamEvent {
   event: string;
   data: unknown;
 }
 
-/** Yields each complete event of `body` as it arrives; ends with the stream. */
+/** Yields each complete named event of `body` as it arrives; ends with the stream. */
 export async function* readEventStream(
   body: AsyncIterable<Uint8Array>,
 ): AsyncGenerator<StreamEvent> {
   const decoder = new TextDecoder();
-  let buffer = '';
+  const ready: EventSourceMessage[] = [];
+  const parser = createParser({ onEvent: (message) => ready.push(message) });
   for await (const chunk of body) {
-    buffer += decoder.decode(chunk, { stream: true });
-    let end: number;
-    while ((end = buffer.indexOf('\n\n')) >= 0) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      const event = /^event: (.*)$/m.exec(block)?.[1];
-      const data = /^data: (.*)$/m.exec(block)?.[1];
-      if (event !== undefined && data !== undefined) yield { event, data: JSON.parse(data) };
-    }
+    parser.feed(decoder.decode(chunk, { stream: true }));
+    for (const message of ready.splice(0))
+      if (message.event !== undefined)
+        yield { event: message.event, data: JSON.parse(message.data) };
   }
 }
