@@ -1,9 +1,11 @@
 // The control RPC's shared schemas, declared once with TypeBox: each gives fastify's validation
 // and serialization, the handlers' TypeScript types (through the type provider) and the OpenAPI
 // document. Route-specific schemas live beside their routes (routes/*.ts). `Readiness` and
-// `PlanView` are the types of the control plane's answers (control-plane.ts imports them); the
-// wire shapes of status.ts, scaler.ts and departure.ts stay declared there and are checked
-// against these schemas at compile time (schema-types.ts).
+// `PlanView` are the types of the control plane's answers (control-plane.ts imports them). The
+// answers that core modules build (status.ts, scaler.ts, scale/departure.ts) keep their types
+// there; the type provider checks each handler's answer against its schema, and
+// test/rpc/schema-fields.unit.test.ts that schema and type name the same fields (a field the
+// schema lacks would be left out of the answer without a word).
 import { Type, type Static, type TSchema } from 'typebox';
 
 /** `schema` or JSON null (OpenAPI 3.1: `anyOf`). */

@@ -41,7 +41,7 @@ const ScaleBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const ScaleResultSchema = Type.Object({
+export const ScaleResultSchema = Type.Object({
   statefulSet: Type.String(),
   previous: Type.Integer({ description: 'Replicas before this request.' }),
   replicas: Type.Integer(),

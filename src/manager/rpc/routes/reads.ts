@@ -64,7 +64,7 @@ const DepartureQuerySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const DepartureSchema = Type.Object({
+export const DepartureSchema = Type.Object({
   pod: Type.String(),
   validatorId: nullable(Type.String()),
   departed: Type.Boolean({ description: "The pod's validator has left the active set." }),
