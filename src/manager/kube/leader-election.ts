@@ -5,6 +5,7 @@
 import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import { jittered, NO_JITTER, type JitterRange } from '../backoff.ts';
 import { apiStatus, describeApiError } from './client.ts';
 
 export interface LeaderElectorOptions {
@@ -94,7 +95,10 @@ export class LeaderElector {
       }
       this.#wake = new AbortController();
       await clock
-        .sleep(jittered(retryPeriodMs, this.#leading === undefined), this.#wake.signal)
+        .sleep(
+          jittered(retryPeriodMs, this.#leading === undefined ? FOLLOWER_JITTER : NO_JITTER),
+          this.#wake.signal,
+        )
         .catch(() => undefined);
     }
   }
@@ -218,6 +222,4 @@ export class LeaderElector {
 }
 
 /** Followers retry with up to 20 % jitter (client-go's JitterFactor 1.2); the leader does not. */
-function jittered(ms: number, follower: boolean): number {
-  return follower ? Math.round(ms * (1 + Math.random() * 0.2)) : ms;
-}
+const FOLLOWER_JITTER: JitterRange = { min: 1, max: 1.2 };
