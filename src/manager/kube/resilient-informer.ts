@@ -149,7 +149,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.#restarts++;
     this.#options.onRestart?.(this.name);
     this.#options.logger.warn(
-      { informer: this.name, error: this.#lastError, retryInMs: delay, restarts: this.#restarts },
+      { informer: this.name, err: error, retryInMs: delay, restarts: this.#restarts },
       'informer failed; restarting',
     );
     this.#cancelRestart = this.#options.clock.setTimer(() => {
