@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Pacing } from './model.ts';
+import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
 
 export { Pacing } from './model.ts';
 
@@ -29,52 +30,7 @@ export type Discovery = (typeof Discovery)[keyof typeof Discovery];
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevel)[number];
 
-/** The validated configuration. Durations are milliseconds. */
-export interface Config {
-  readonly discovery: Discovery;
-  readonly validatorsFile: string | undefined;
-  readonly keysFile: string | undefined;
-  readonly namespace: string | undefined;
-  readonly podSelector: string;
-  readonly idMapping: IdMapping;
-  readonly idPattern: RegExp;
-  readonly idAnnotation: string;
-  readonly keysSecret: string;
-  readonly chainRpcUrl: string;
-  readonly chainProfile: ChainProfile;
-  readonly txMode: TxMode;
-  readonly cliPath: string | undefined;
-  readonly cliTimeoutMs: number;
-  readonly cliConfigPath: string | undefined;
-  readonly cliGenesisPath: string | undefined;
-  readonly stakeAmount: string;
-  readonly stakeChains: readonly string[];
-  readonly serviceUrlTemplate: string;
-  readonly nodeRpcPortName: string;
-  readonly resyncIntervalMs: number;
-  readonly chainPollIntervalMs: number;
-  readonly readyDebounceMs: number;
-  readonly syncTolerance: number;
-  readonly syncCheck: boolean;
-  readonly pacing: Pacing;
-  /** The fewest staked validators the manager keeps: a number, or `auto` (a quorum of genesis). */
-  readonly minValidators: number | 'auto';
-  readonly concurrency: number;
-  readonly journalPath: string;
-  readonly hooksFile: string | undefined;
-  readonly leaderElection: boolean;
-  readonly leaseName: string;
-  readonly leaseDurationMs: number;
-  readonly renewDeadlineMs: number;
-  readonly retryPeriodMs: number;
-  readonly identity: string;
-  readonly rpcHost: string;
-  readonly rpcPort: number;
-  readonly rpcToken: string | undefined;
-  readonly logLevel: LogLevel;
-  readonly shutdownTimeoutMs: number;
-}
-
+/** How a setting's text is read (and shown in docs/configuration.md). */
 type Kind =
   | 'string'
   | 'int'
@@ -88,373 +44,406 @@ type Kind =
   | 'size'
   | `enum:${string}`;
 
-interface Setting {
+/** Where a setting comes from and how it is documented; kept on its schema under `x-source`. */
+interface Source {
+  env: string;
+  flag: string;
+  description: string;
+  /** The text used when neither the flag nor the variable is set. */
+  default?: string;
+  required?: boolean;
+  /** Never logged, never echoed in an error. */
+  secret?: boolean;
+  /** Unset, the loader derives it (so the value is never undefined). */
+  derived?: boolean;
+  minimum?: number;
+  maximum?: number;
+}
+
+/** One row of the settings table: the schema's annotations, flattened (docs, flags, parsing). */
+export interface Setting {
   key: keyof Config;
   env: string;
   flag: string;
   kind: Kind;
   default?: string;
   required?: boolean;
-  /** Never logged, never echoed in an error. */
   secret?: boolean;
   min?: number;
   max?: number;
   description: string;
 }
 
+const SOURCE = 'x-source';
+type Annotated = { [SOURCE]: Source & { kind: Kind } };
+
+function annotate(kind: Kind, source: Source): Annotated & { description: string } {
+  const range = { minimum: source.minimum, maximum: source.maximum };
+  return {
+    [SOURCE]: { ...source, kind },
+    description: source.description,
+    ...Object.fromEntries(Object.entries(range).filter(([, v]) => v !== undefined)),
+  };
+}
+
+const text = (source: Source) => Type.String(annotate('string', source));
+const path = (source: Source) => Type.String(annotate('path', source));
+const url = (source: Source) => Type.String(annotate('url', source));
+/** A positive whole number of the chain's smallest unit, kept as text (it passes 2^53). */
+const amount = (source: Source) => Type.String(annotate('amount', source));
+const integer = (source: Source) => Type.Integer(annotate('int', source));
+/** Milliseconds, written as `500ms`, `30s`, `2m`, `1h` or a bare number of ms. */
+const duration = (source: Source) => Type.Integer(annotate('duration', source));
+const boolean = (source: Source) => Type.Boolean(annotate('bool', source));
+const regex = (source: Source) =>
+  Type.Unsafe<RegExp>({ [Kind]: REGEXP_KIND, ...annotate('regex', source) });
+const list = (source: Source) =>
+  Type.Unsafe<readonly string[]>(Type.Array(Type.String(), annotate('list', source)));
+/** `auto`, or a whole number up to `maximum`. */
+const size = (source: Source) =>
+  Type.Union(
+    [
+      Type.Integer({
+        minimum: 0,
+        ...(source.maximum === undefined ? {} : { maximum: source.maximum }),
+      }),
+      Type.Literal('auto'),
+    ],
+    annotate('size', source),
+  );
+const oneOf = <const V extends readonly string[]>(values: V, source: Source) =>
+  Type.Unsafe<V[number]>(
+    Type.Union(
+      values.map((v) => Type.Literal(v)),
+      annotate(`enum:${values.join('|')}`, source),
+    ),
+  );
+/** A setting with no default: undefined when unset. */
+const maybe = <T extends TSchema>(schema: T) =>
+  Type.Union([schema, Type.Undefined()], { [SOURCE]: (schema as unknown as Annotated)[SOURCE] });
+
+/** A RegExp instance (TypeBox has no such type: registered here for `Value.Check`). */
+const REGEXP_KIND = 'RegExpInstance';
+if (!TypeRegistry.Has(REGEXP_KIND))
+  TypeRegistry.Set(REGEXP_KIND, (_, value) => value instanceof RegExp);
+
 /**
- * Every setting: its environment variable, its flag, its kind and default. The table is the
- * reference documented in docs/configuration.md (a test checks they agree).
+ * The manager's configuration, declared once: each property's schema gives its type (`Config`),
+ * its validation (`Value.Check` at the end of `loadConfig`), and, in its `x-source` annotation,
+ * its environment variable, flag, text form, default and description (SETTINGS, the flags of
+ * `cluster-manager run`, and docs/configuration.md, which a test checks against it). Durations
+ * are milliseconds. Key order is the order of the reference.
  */
-export const SETTINGS: readonly Setting[] = [
-  {
-    key: 'discovery',
+export const ConfigSchema = Type.Object({
+  discovery: oneOf(['kubernetes', 'static'] as const, {
     env: 'CM_DISCOVERY',
     flag: 'discovery',
-    kind: 'enum:kubernetes|static',
     default: 'kubernetes',
     description:
       'Where the validators come from. kubernetes: pods, StatefulSets and the keys Secret. static: a validators file and a keys file, no cluster (see docs/static-discovery.md).',
-  },
-  {
-    key: 'validatorsFile',
-    env: 'CM_VALIDATORS_FILE',
-    flag: 'validators-file',
-    kind: 'path',
-    description:
-      'Static discovery: YAML or JSON file listing the wanted validators ({validators: [{id, rpc, serviceUrl, hold}]}); watched, so editing it stakes and unstakes.',
-  },
-  {
-    key: 'keysFile',
-    env: 'CM_KEYS_FILE',
-    flag: 'keys-file',
-    kind: 'path',
-    description:
-      "Static discovery: the validators' keys, as a Secret manifest (keys generate) or a map of id to key; watched. Refused when users other than its owner may read it (chmod 600).",
-  },
-  {
-    key: 'namespace',
-    env: 'CM_NAMESPACE',
-    flag: 'namespace',
-    kind: 'string',
-    description:
-      'Namespace of the validators; default: the service account\'s, else the kubeconfig context\'s, else "default".',
-  },
-  {
-    key: 'podSelector',
+  }),
+  validatorsFile: maybe(
+    path({
+      env: 'CM_VALIDATORS_FILE',
+      flag: 'validators-file',
+      description:
+        'Static discovery: YAML or JSON file listing the wanted validators ({validators: [{id, rpc, serviceUrl, hold}]}); watched, so editing it stakes and unstakes.',
+    }),
+  ),
+  keysFile: maybe(
+    path({
+      env: 'CM_KEYS_FILE',
+      flag: 'keys-file',
+      description:
+        "Static discovery: the validators' keys, as a Secret manifest (keys generate) or a map of id to key; watched. Refused when users other than its owner may read it (chmod 600).",
+    }),
+  ),
+  namespace: maybe(
+    text({
+      env: 'CM_NAMESPACE',
+      flag: 'namespace',
+      description:
+        'Namespace of the validators; default: the service account\'s, else the kubeconfig context\'s, else "default".',
+    }),
+  ),
+  podSelector: text({
     env: 'CM_POD_SELECTOR',
     flag: 'pod-selector',
-    kind: 'string',
     default: 'pokt.network/purpose=validator',
     description: 'Label selector of the validator pods.',
-  },
-  {
-    key: 'idMapping',
+  }),
+  idMapping: oneOf(['ordinal', 'pattern', 'annotation'] as const, {
     env: 'CM_ID_MAPPING',
     flag: 'id-mapping',
-    kind: 'enum:ordinal|pattern|annotation',
     default: 'ordinal',
     description:
       'How a pod maps to a validator id: StatefulSet ordinal + 1 (three digits), a name pattern, or an annotation.',
-  },
-  {
-    key: 'idPattern',
+  }),
+  idPattern: regex({
     env: 'CM_ID_PATTERN',
     flag: 'id-pattern',
-    kind: 'regex',
     default: '^validator-(\\d+)-pocket',
     description:
       'With id mapping "pattern": a regular expression on the pod name whose first group is the id.',
-  },
-  {
-    key: 'idAnnotation',
+  }),
+  idAnnotation: text({
     env: 'CM_ID_ANNOTATION',
     flag: 'id-annotation',
-    kind: 'string',
     default: 'cluster-manager.dev/validator-id',
     description: 'With id mapping "annotation": the pod annotation holding the id.',
-  },
-  {
-    key: 'keysSecret',
+  }),
+  keysSecret: text({
     env: 'CM_KEYS_SECRET',
     flag: 'keys-secret',
-    kind: 'string',
     default: 'validators-private-keys',
     description: 'Secret holding the validators\' private keys, keyed by id ("001").',
-  },
-  {
-    key: 'chainRpcUrl',
+  }),
+  chainRpcUrl: url({
     env: 'CM_CHAIN_RPC_URL',
     flag: 'chain-rpc-url',
-    kind: 'url',
     required: true,
     description: "The chain's RPC (queries always go here; RPC mode also broadcasts here).",
-  },
-  {
-    key: 'chainProfile',
+  }),
+  chainProfile: oneOf(['intended', 'v1'] as const, {
     env: 'CM_CHAIN_PROFILE',
     flag: 'chain-profile',
-    kind: 'enum:intended|v1',
     default: 'intended',
     description:
       'What the chain can do. intended: late joiners sync and vote, an unstaked row leaves the quorum, views by the debug RPC route. v1: Pocket V1 as its code runs (no state sync for late joiners, every row ever staked counts in the quorum, views by a debug message to each validator).',
-  },
-  {
-    key: 'txMode',
+  }),
+  txMode: oneOf(['rpc', 'cli'] as const, {
     env: 'CM_TX_MODE',
     flag: 'tx-mode',
-    kind: 'enum:rpc|cli',
     default: 'rpc',
     description: 'Send transactions by signing them here (rpc) or through the node CLI (cli).',
-  },
-  {
-    key: 'cliPath',
-    env: 'CM_CLI_PATH',
-    flag: 'cli-path',
-    kind: 'path',
-    description: 'Absolute path of the node CLI (p1 or localnet-cli); required in cli mode.',
-  },
-  {
-    key: 'cliTimeoutMs',
+  }),
+  cliPath: maybe(
+    path({
+      env: 'CM_CLI_PATH',
+      flag: 'cli-path',
+      description: 'Absolute path of the node CLI (p1 or localnet-cli); required in cli mode.',
+    }),
+  ),
+  cliTimeoutMs: duration({
     env: 'CM_CLI_TIMEOUT',
     flag: 'cli-timeout',
-    kind: 'duration',
     default: '30s',
     description: 'Time limit of one CLI call; it is then terminated (SIGKILL 2 s later).',
-  },
-  {
-    key: 'cliConfigPath',
-    env: 'CM_CLI_CONFIG_PATH',
-    flag: 'cli-config-path',
-    kind: 'path',
-    description:
-      "Node config file given to the CLI as CONFIG_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
-  },
-  {
-    key: 'cliGenesisPath',
-    env: 'CM_CLI_GENESIS_PATH',
-    flag: 'cli-genesis-path',
-    kind: 'path',
-    description:
-      "Genesis file given to the CLI as GENESIS_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
-  },
-  {
-    key: 'stakeAmount',
+  }),
+  cliConfigPath: maybe(
+    path({
+      env: 'CM_CLI_CONFIG_PATH',
+      flag: 'cli-config-path',
+      description:
+        "Node config file given to the CLI as CONFIG_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
+    }),
+  ),
+  cliGenesisPath: maybe(
+    path({
+      env: 'CM_CLI_GENESIS_PATH',
+      flag: 'cli-genesis-path',
+      description:
+        "Genesis file given to the CLI as GENESIS_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
+    }),
+  ),
+  stakeAmount: amount({
     env: 'CM_STAKE_AMOUNT',
     flag: 'stake-amount',
-    kind: 'amount',
     default: '150000000001',
     description: 'Stake amount in uPOKT.',
-  },
-  {
-    key: 'stakeChains',
+  }),
+  stakeChains: list({
     env: 'CM_STAKE_CHAINS',
     flag: 'stake-chains',
-    kind: 'list',
     default: '0001',
     description: 'Comma-separated relay chain ids put in stake transactions.',
-  },
-  {
-    key: 'serviceUrlTemplate',
+  }),
+  serviceUrlTemplate: text({
     env: 'CM_SERVICE_URL_TEMPLATE',
     flag: 'service-url-template',
-    kind: 'string',
     default: '{pod}.{service}.{namespace}.svc.cluster.local:42069',
     description:
       'Service URL staked for a validator; placeholders {pod} {service} {namespace} {statefulset} {ordinal} {id} {podIP} {port:NAME}.',
-  },
-  {
-    key: 'nodeRpcPortName',
+  }),
+  nodeRpcPortName: text({
     env: 'CM_NODE_RPC_PORT',
     flag: 'node-rpc-port',
-    kind: 'string',
     default: 'rpc',
     description:
       "Name (or number) of the container port of a node's own RPC, asked for its height before staking.",
-  },
-  {
-    key: 'resyncIntervalMs',
+  }),
+  resyncIntervalMs: duration({
     env: 'CM_RESYNC_INTERVAL',
     flag: 'resync-interval',
-    kind: 'duration',
     default: '30s',
-    min: 1_000,
+    minimum: 1000,
     description: 'Every validator is reconciled again at this interval.',
-  },
-  {
-    key: 'chainPollIntervalMs',
+  }),
+  chainPollIntervalMs: duration({
     env: 'CM_CHAIN_POLL_INTERVAL',
     flag: 'chain-poll-interval',
-    kind: 'duration',
     default: '500ms',
-    min: 50,
+    minimum: 50,
     description: 'How often the chain height is read.',
-  },
-  {
-    key: 'readyDebounceMs',
+  }),
+  readyDebounceMs: duration({
     env: 'CM_READY_DEBOUNCE',
     flag: 'ready-debounce',
-    kind: 'duration',
     default: '2s',
     description:
       'A pod that has flapped (lost readiness, or a container restarted) must stay Ready this long before its validator is staked; a pod in its first Ready spell is staked at once.',
-  },
-  {
-    key: 'syncTolerance',
+  }),
+  syncTolerance: integer({
     env: 'CM_SYNC_TOLERANCE',
     flag: 'sync-tolerance',
-    kind: 'int',
     default: '1',
-    min: 0,
-    max: 1000,
+    minimum: 0,
+    maximum: 1000,
     description:
       "A node counts as synced when its height is within this many blocks of the chain's.",
-  },
-  {
-    key: 'syncCheck',
+  }),
+  syncCheck: boolean({
     env: 'CM_SYNC_CHECK',
     flag: 'sync-check',
-    kind: 'bool',
     default: 'true',
     description: "Ask a validator's own node for its height before staking it.",
-  },
-  {
-    key: 'pacing',
+  }),
+  pacing: oneOf(['bft', 'off'] as const, {
     env: 'CM_PACING',
     flag: 'pacing',
-    kind: 'enum:bft|off',
     default: 'bft',
     description: 'bft: fewer than half the proven set may join at a time; off: no limit.',
-  },
-  {
-    key: 'minValidators',
+  }),
+  minValidators: size({
     env: 'CM_MIN_VALIDATORS',
     flag: 'min-validators',
-    kind: 'size',
     default: 'auto',
-    max: 999,
+    maximum: 999,
     description:
       'The manager never unstakes below this many staked validators (scale 0 stops pods, not the chain); auto: a quorum (> 2/3) of the genesis set. A forced scale lowers it.',
-  },
-  {
-    key: 'concurrency',
+  }),
+  concurrency: integer({
     env: 'CM_CONCURRENCY',
     flag: 'concurrency',
-    kind: 'int',
     default: '8',
-    min: 1,
-    max: 256,
+    minimum: 1,
+    maximum: 256,
     description: 'Validators reconciled at once.',
-  },
-  {
-    key: 'journalPath',
+  }),
+  journalPath: path({
     env: 'CM_JOURNAL_PATH',
     flag: 'journal',
-    kind: 'path',
     default: 'cluster-manager-journal.sqlite',
     description: 'SQLite file of the action journal (must survive restarts).',
-  },
-  {
-    key: 'hooksFile',
-    env: 'CM_HOOKS_FILE',
-    flag: 'hooks-file',
-    kind: 'path',
-    description:
-      'YAML or JSON file of lifecycle hooks (pre-stake, post-stake, pre-unstake, post-unstake, readiness); see docs/hooks.md. Refused when others may write it.',
-  },
-  {
-    key: 'leaderElection',
+  }),
+  hooksFile: maybe(
+    path({
+      env: 'CM_HOOKS_FILE',
+      flag: 'hooks-file',
+      description:
+        'YAML or JSON file of lifecycle hooks (pre-stake, post-stake, pre-unstake, post-unstake, readiness); see docs/hooks.md. Refused when others may write it.',
+    }),
+  ),
+  leaderElection: boolean({
     env: 'CM_LEADER_ELECTION',
     flag: 'leader-election',
-    kind: 'bool',
     default: 'false',
     description: 'Elect a leader through a coordination.k8s.io Lease; only the leader acts.',
-  },
-  {
-    key: 'leaseName',
+  }),
+  leaseName: text({
     env: 'CM_LEASE_NAME',
     flag: 'lease-name',
-    kind: 'string',
     default: 'cluster-manager',
     description: 'Name of the Lease.',
-  },
-  {
-    key: 'leaseDurationMs',
+  }),
+  leaseDurationMs: duration({
     env: 'CM_LEASE_DURATION',
     flag: 'lease-duration',
-    kind: 'duration',
     default: '15s',
-    min: 1_000,
+    minimum: 1000,
     description: 'How long a lease is valid without renewal.',
-  },
-  {
-    key: 'renewDeadlineMs',
+  }),
+  renewDeadlineMs: duration({
     env: 'CM_RENEW_DEADLINE',
     flag: 'renew-deadline',
-    kind: 'duration',
     default: '10s',
-    min: 500,
+    minimum: 500,
     description: 'The leader steps down when it could not renew for this long.',
-  },
-  {
-    key: 'retryPeriodMs',
+  }),
+  retryPeriodMs: duration({
     env: 'CM_RETRY_PERIOD',
     flag: 'retry-period',
-    kind: 'duration',
     default: '2s',
-    min: 100,
+    minimum: 100,
     description: 'Interval of acquire and renew attempts.',
-  },
-  {
-    key: 'identity',
+  }),
+  identity: text({
     env: 'CM_IDENTITY',
     flag: 'identity',
-    kind: 'string',
+    derived: true,
     description: 'Identity in the Lease; default: hostname and a random suffix.',
-  },
-  {
-    key: 'rpcHost',
+  }),
+  rpcHost: text({
     env: 'CM_RPC_HOST',
     flag: 'rpc-host',
-    kind: 'string',
+    derived: true,
     description: 'Address the control RPC listens on; default: $HOST, else 0.0.0.0.',
-  },
-  {
-    key: 'rpcPort',
+  }),
+  rpcPort: integer({
     env: 'CM_RPC_PORT',
     flag: 'rpc-port',
-    kind: 'int',
     default: '8080',
-    min: 0,
-    max: 65_535,
+    minimum: 0,
+    maximum: 65535,
     description: 'Port of the control RPC (0 = any free port).',
-  },
-  {
-    key: 'rpcToken',
-    env: 'CM_RPC_TOKEN',
-    flag: 'rpc-token',
-    kind: 'string',
-    secret: true,
-    description:
-      'Bearer token required by mutating control RPC calls (or CM_RPC_TOKEN_FILE). Without one, mutations are refused.',
-  },
-  {
-    key: 'logLevel',
+  }),
+  rpcToken: maybe(
+    text({
+      env: 'CM_RPC_TOKEN',
+      flag: 'rpc-token',
+      secret: true,
+      description:
+        'Bearer token required by mutating control RPC calls (or CM_RPC_TOKEN_FILE). Without one, mutations are refused.',
+    }),
+  ),
+  logLevel: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     env: 'CM_LOG_LEVEL',
     flag: 'log-level',
-    kind: 'enum:fatal|error|warn|info|debug|trace|silent',
     default: 'info',
     description: 'Log level.',
-  },
-  {
-    key: 'shutdownTimeoutMs',
+  }),
+  shutdownTimeoutMs: duration({
     env: 'CM_SHUTDOWN_TIMEOUT',
     flag: 'shutdown-timeout',
-    kind: 'duration',
     default: '10s',
     description: 'On SIGTERM, in-flight work gets this long before it is cancelled.',
+  }),
+});
+
+/** The validated configuration (frozen). */
+export type Config = Readonly<Static<typeof ConfigSchema>>;
+
+/**
+ * Every setting: its environment variable, its flag, its kind and default, read off the schema.
+ * The table is the reference documented in docs/configuration.md (a test checks they agree).
+ */
+export const SETTINGS: readonly Setting[] = Object.entries(ConfigSchema.properties).map(
+  ([key, schema]) => {
+    const { kind, env, flag, description, ...source } = (schema as unknown as Annotated)[SOURCE];
+    return {
+      key: key as keyof Config,
+      env,
+      flag,
+      kind,
+      ...(source.default === undefined ? {} : { default: source.default }),
+      ...(source.required === true ? { required: true } : {}),
+      ...(source.secret === true ? { secret: true } : {}),
+      ...(source.minimum === undefined ? {} : { min: source.minimum }),
+      ...(source.maximum === undefined ? {} : { max: source.maximum }),
+      description,
+    };
   },
-];
+);
 
 /** Every problem found in the configuration, each naming its variable. */
 export class ConfigError extends Error {
@@ -551,7 +540,15 @@ export function loadConfig(options: LoadConfigOptions): Config {
   values.identity ??= `${hostname()}-${randomBytes(4).toString('hex')}`;
   values.rpcHost ??=
     options.env.HOST !== undefined && options.env.HOST !== '' ? options.env.HOST : '0.0.0.0';
-  return Object.freeze(values) as unknown as Config;
+  const config = Object.freeze(values);
+  // Every value was parsed by its kind above: a mismatch here is a bug in this file, not a setting.
+  if (!Value.Check(ConfigSchema, config)) {
+    const first = Value.Errors(ConfigSchema, config).First();
+    throw new Error(
+      `config.ts built a value its schema refuses: ${first?.path ?? ''} ${first?.message ?? ''}`,
+    );
+  }
+  return config;
 }
 
 /** Static discovery needs both files, and no Lease (there is no cluster to hold one). */

@@ -14,7 +14,7 @@ import { systemClock, type Clock } from './clock.ts';
 import { TxMode, type Config } from './config.ts';
 import { KubernetesDiscovery } from './discovery/kubernetes-source.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
-import { describeError, ManagerError } from './errors.ts';
+import { ManagerError } from './errors.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
 import { Journal, type ChainIdentity } from './journal/journal.ts';
 import type { KubeClients } from './kube/client.ts';
@@ -269,10 +269,7 @@ export class Manager {
       },
       onError: (id, error, retryInMs) => {
         this.metrics.reconcileErrors.inc({ code: (error as { code?: string }).code ?? 'INTERNAL' });
-        this.logger.warn(
-          { validator: id, error: describeError(error), retryInMs },
-          'reconcile failed; retrying',
-        );
+        this.logger.warn({ validator: id, err: error, retryInMs }, 'reconcile failed; retrying');
         this.#schedulePhaseRefresh();
       },
     });
@@ -509,7 +506,7 @@ export class Manager {
     const wait =
       this.#recomputeEndedAt + this.#recomputeCostMs * RECOMPUTE_SPACING - performance.now();
     if (wait <= 1) setImmediate(run);
-    else setTimeout(run, wait);
+    else this.clock.setTimer(run, wait);
   }
 
   /** Recomputes the desired state and enqueues exactly the ids whose entry changed. */
@@ -590,10 +587,7 @@ export class Manager {
     bindJournalToChain(this.#journal, chainFactsOf(this.chainPort.reads))
       .then((outcome) => this.#onJournalBinding(outcome))
       .catch((error: unknown) => {
-        this.logger.warn(
-          { error: describeError(error) },
-          'could not check the journal against the chain; retrying',
-        );
+        this.logger.warn({ err: error }, 'could not check the journal against the chain; retrying');
         if (!this.#stopping) this.clock.setTimer(() => this.#checkJournal(), 1_000);
       })
       .finally(() => {
@@ -662,7 +656,7 @@ export class Manager {
     try {
       this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
     } catch (error: unknown) {
-      this.logger.warn({ error: describeError(error) }, 'could not record the chain height');
+      this.logger.warn({ err: error }, 'could not record the chain height');
     }
   }
 
@@ -753,10 +747,10 @@ export class Manager {
   #schedulePhaseRefresh(): void {
     if (this.#phaseRefreshScheduled) return;
     this.#phaseRefreshScheduled = true;
-    setTimeout(() => {
+    this.clock.setTimer(() => {
       this.#phaseRefreshScheduled = false;
       if (!this.#stopping) this.#refreshPhases();
-    }, 50).unref();
+    }, 50);
   }
 
   /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */

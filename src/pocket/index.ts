@@ -11,6 +11,7 @@ export * from './v1-errors.ts';
 export * from './rpc/types.ts';
 export * from './rpc/errors.ts';
 export * from './rpc/client.ts';
+export type { HttpMethod, HttpRequest, HttpResponse, HttpTransport } from './rpc/transport.ts';
 export {
   sha3Digest,
   sha256Digest,

@@ -1,5 +1,12 @@
+import { Value } from '@sinclair/typebox/value';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redactedConfig, SETTINGS } from '../../src/manager/config.ts';
+import {
+  ConfigError,
+  ConfigSchema,
+  loadConfig,
+  redactedConfig,
+  SETTINGS,
+} from '../../src/manager/config.ts';
 
 const base = { CM_CHAIN_RPC_URL: 'http://127.0.0.1:50832/' };
 const noFiles = { readFile: () => undefined };
@@ -107,5 +114,33 @@ describe('loadConfig', () => {
   it('has a unique env variable and flag for every setting', () => {
     expect(new Set(SETTINGS.map((s) => s.env)).size).toBe(SETTINGS.length);
     expect(new Set(SETTINGS.map((s) => s.flag)).size).toBe(SETTINGS.length);
+  });
+});
+
+describe('the configuration schema', () => {
+  it('declares each setting once: SETTINGS (flags, docs) are read off it, in its order', () => {
+    expect(SETTINGS.map((s) => s.key)).toEqual(Object.keys(ConfigSchema.properties));
+    expect(SETTINGS.find((s) => s.key === 'concurrency')).toEqual({
+      key: 'concurrency',
+      env: 'CM_CONCURRENCY',
+      flag: 'concurrency',
+      kind: 'int',
+      default: '8',
+      min: 1,
+      max: 256,
+      description: 'Validators reconciled at once.',
+    });
+    expect(SETTINGS.find((s) => s.key === 'rpcToken')).toMatchObject({ secret: true });
+  });
+
+  it('accepts what loadConfig builds and refuses a value of the wrong type or range', () => {
+    const config = loadConfig({ env: { ...base, CM_MIN_VALIDATORS: '3' }, ...noFiles });
+    expect(Value.Check(ConfigSchema, config)).toBe(true);
+    expect(Value.Check(ConfigSchema, { ...config, concurrency: 0 })).toBe(false);
+    expect(Value.Check(ConfigSchema, { ...config, idPattern: '^v-(\\d+)$' })).toBe(false);
+    expect(Value.Check(ConfigSchema, { ...config, txMode: 'grpc' })).toBe(false);
+    expect(Value.Check(ConfigSchema, { ...config, minValidators: 'some' })).toBe(false);
+    expect(Value.Check(ConfigSchema, { ...config, cliPath: undefined })).toBe(true);
+    expect(Value.Check(ConfigSchema, { ...config, chainRpcUrl: undefined })).toBe(false);
   });
 });

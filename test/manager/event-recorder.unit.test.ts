@@ -20,7 +20,7 @@ const POD: EventTarget = {
 function setup() {
   const api = new FakeKubeApi();
   const clock = new ManualClock();
-  const lines: { msg: string; reason?: string; error?: string }[] = [];
+  const lines: { msg: string; reason?: string; err?: { type: string; code?: number } }[] = [];
   const logger = pino(
     { level: 'debug' },
     { write: (line: string) => lines.push(JSON.parse(line) as (typeof lines)[number]) },
@@ -96,7 +96,7 @@ describe('EventRecorder', () => {
     expect(lines.at(-1)).toMatchObject({
       msg: 'event not recorded',
       reason: 'Staked',
-      error: 'HTTP 403 Forbidden',
+      err: { type: 'ApiException', code: 403 }, // under `err`: the redacting serializer applies
     });
     // Not remembered: a repeat creates the Event (a patch would hit nothing).
     await recorder.record(POD, 'Normal', 'Staked', 'm');

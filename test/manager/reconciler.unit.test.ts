@@ -12,6 +12,7 @@ import { pocketRules } from '../../src/manager/chain/pocket/pocket-rules.ts';
 import { ManagerError } from '../../src/manager/errors.ts';
 import { Journal } from '../../src/manager/journal/journal.ts';
 import { EventRecorder } from '../../src/manager/kube/event-recorder.ts';
+import { createLogger, type Logger } from '../../src/manager/logger.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
 import type { DesiredValidator, ValidatorId } from '../../src/manager/model.ts';
 import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
@@ -31,6 +32,7 @@ interface Options {
   desired?: DesiredValidator[];
   journal?: Journal;
   ledger?: FakeLedger;
+  logger?: Logger;
 }
 
 /** A chain of four genesis validators at height 20, and a manager's middle around it. */
@@ -43,7 +45,7 @@ function setup(options: Options = {}) {
       return new FakeLedger(chain);
     })();
   const clock = new ManualClock();
-  const logger = pino({ level: 'silent' });
+  const logger = options.logger ?? pino({ level: 'silent' });
   const kube = new FakeKubeApi();
   const journal = options.journal ?? Journal.open(':memory:', clock);
   const book = new ActionBook(journal);
@@ -323,5 +325,48 @@ describe('Reconciler', () => {
     expect(t.reconciler.waiting.has('005')).toBe(true);
     expect(t.ledger.sends).toHaveLength(1);
     expect(t.book.open.get('005')?.state).toBe('sent');
+  });
+});
+
+describe('the reconciler’s log lines', () => {
+  /** The real root logger (redaction, `err` serializer), writing JSON lines into an array. */
+  function capture() {
+    const lines: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: {
+        write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
+      },
+    });
+    return { logger, lines };
+  }
+
+  it('every line of one pass carries that pass’s reconcile id, and failures go under err with key-length hex cut out', async () => {
+    const { logger, lines } = capture();
+    const t = setup({ desired: [wanted('005'), unwanted('004')], logger });
+    await t.view.tick();
+    const pass = async (id: ValidatorId): Promise<Record<string, unknown>[]> => {
+      const from = lines.length;
+      await t.reconcile(id);
+      return lines.slice(from);
+    };
+
+    const first = await pass('004'); // the unstake is sent
+    expect(first.map((l) => l.msg)).toContain('unstake sent');
+
+    const leaked = 'ab'.repeat(64); // as long as a private key, as a CLI's output might quote one
+    t.ledger.refuseNext = new ManagerError('TX_REJECTED', `the node refused the stake: ${leaked}`);
+    const second = await pass('005');
+    const failure = second.find(
+      (l) => l.msg === 'stake failed; not retried until its inputs change',
+    );
+
+    for (const line of first) expect(line.reconcile).toBe(1);
+    for (const line of second) expect(line.reconcile).toBe(2);
+    expect(failure).toMatchObject({
+      validator: '005',
+      err: { type: 'ManagerError', message: expect.stringContaining('[redacted]') as unknown },
+    });
+    expect(JSON.stringify(lines)).not.toContain(leaked);
   });
 });

@@ -306,7 +306,7 @@ export class ChainView {
       }
       const message = error instanceof Error ? error.message : String(error);
       if (this.#healthy || this.#lastError === undefined) {
-        logger.warn({ error: message }, 'chain unreachable; retrying');
+        logger.warn({ err: error }, 'chain unreachable; retrying');
         listener.onHealth?.(false, message);
       }
       this.#healthy = false;
@@ -368,10 +368,7 @@ export class ChainView {
       this.#genesisCount = await this.#options.reads.genesisValidatorCount();
       this.#options.logger.info({ genesisValidators: this.#genesisCount }, 'genesis set read');
     } catch (error: unknown) {
-      this.#options.logger.debug(
-        { error: error instanceof Error ? error.message : String(error) },
-        'could not read the genesis set yet; retrying',
-      );
+      this.#options.logger.debug({ err: error }, 'could not read the genesis set yet; retrying');
     }
   }
 

@@ -3,7 +3,6 @@
 // API; leader election through a Lease.
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import type { Config } from '../config.ts';
-import { describeError } from '../errors.ts';
 import { apiStatus, type KubeClients } from '../kube/client.ts';
 import { EventRecorder, type EventTarget } from '../kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from '../kube/label-selector.ts';
@@ -301,7 +300,7 @@ export class KubernetesDiscovery implements DiscoverySource {
       } catch (error: unknown) {
         if (apiStatus(error) === 404)
           this.#freshSets.set(name, { sts: undefined, at: clock.now() });
-        else logger.debug({ statefulSet: name, error: describeError(error) }, 'direct read failed');
+        else logger.debug({ statefulSet: name, err: error }, 'direct read failed');
         return;
       } finally {
         this.#confirming.delete(name);

@@ -2,6 +2,7 @@
 // an unstake is written to the journal, post-* hooks once the chain shows the effect. Each pre or
 // post hook runs once per action, across restarts: its run is recorded in the journal (keyed by
 // the action) before it starts, and a recorded success is never run again.
+import { backoffDelay, type BackoffPolicy } from '../backoff.ts';
 import type { Clock } from '../clock.ts';
 import type { HookRunRecord, Journal } from '../journal/journal.ts';
 import type { Logger } from '../logger.ts';
@@ -17,9 +18,8 @@ import { Phase, Wait, type Decision } from '../planner/plan.ts';
 import { FailurePolicy, HookPoint, type HookDefinition } from './hooks-file.ts';
 import { runHook, type HookContext, type HookRunnerPorts, type HookResult } from './hook-runner.ts';
 
-/** A `block` hook that failed is tried again after 1 s, 2 s, 4 s … at most this long. */
-const MAX_RETRY_MS = 10_000;
-const FIRST_RETRY_MS = 1_000;
+/** A `block` hook that failed is tried again after 1 s, 2 s, 4 s … at most 10 s (no jitter). */
+const HOOK_RETRY = { initialMs: 1_000, maxMs: 10_000 } as const satisfies BackoffPolicy;
 
 export interface HookGateOptions {
   hooks: readonly HookDefinition[];
@@ -109,7 +109,7 @@ export class HookGate {
       const context = this.#context(hook, action, `${actionKey}/readiness`);
       const result = await this.#run(hook, context, signal, undefined);
       if (!result.ok && hook.failurePolicy === FailurePolicy.block)
-        return this.#hold(action, hook, { error: result.error, retryInMs: FIRST_RETRY_MS });
+        return this.#hold(action, hook, { error: result.error, retryInMs: HOOK_RETRY.initialMs });
     }
     for (const hook of pre) {
       const run = this.#o.journal.hookRun(actionKey, hook.name);
@@ -121,7 +121,7 @@ export class HookGate {
       const result = await this.#run(hook, context, signal, actionKey);
       if (result.ok || hook.failurePolicy === FailurePolicy.continue) continue;
       if (result.cancelled)
-        return this.#hold(action, hook, { error: result.error, retryInMs: FIRST_RETRY_MS });
+        return this.#hold(action, hook, { error: result.error, retryInMs: HOOK_RETRY.initialMs });
       return this.#hold(action, hook, {
         error: result.error,
         retryInMs: this.#waitBeforeRetry(actionKey, hook),
@@ -355,7 +355,7 @@ export class HookGate {
       logger.debug({ ...about, error: result.error }, 'readiness hook: not ready');
       return result;
     }
-    const delay = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS * 2 ** Math.min(attempts - 1, 10));
+    const delay = backoffDelay(HOOK_RETRY, attempts);
     if (hook.failurePolicy === FailurePolicy.block)
       this.#notBefore.set(retryKey, this.#o.clock.now() + delay);
     logger.warn(

@@ -10,7 +10,6 @@ import {
 } from '@kubernetes/client-node';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { describeApiError } from './client.ts';
 
 /** What an Event is about. */
 export interface EventTarget {
@@ -96,10 +95,7 @@ export class EventRecorder {
       this.#recorded.set(key, { name, count: 1, firstTimestamp: now });
     } catch (error: unknown) {
       if (previous !== undefined) this.#recorded.delete(key);
-      this.#options.logger.debug(
-        { reason, object: target.name, error: describeApiError(error) },
-        'event not recorded',
-      );
+      this.#options.logger.debug({ reason, object: target.name, err: error }, 'event not recorded');
     }
   }
 }

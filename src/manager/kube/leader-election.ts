@@ -5,7 +5,8 @@
 import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { apiStatus, describeApiError } from './client.ts';
+import { jittered, NO_JITTER, type JitterRange } from '../backoff.ts';
+import { apiStatus } from './client.ts';
 
 export interface LeaderElectorOptions {
   coordination: CoordinationV1Api;
@@ -94,7 +95,10 @@ export class LeaderElector {
       }
       this.#wake = new AbortController();
       await clock
-        .sleep(jittered(retryPeriodMs, this.#leading === undefined), this.#wake.signal)
+        .sleep(
+          jittered(retryPeriodMs, this.#leading === undefined ? FOLLOWER_JITTER : NO_JITTER),
+          this.#wake.signal,
+        )
         .catch(() => undefined);
     }
   }
@@ -117,7 +121,7 @@ export class LeaderElector {
       lease = await coordination.readNamespacedLease({ name, namespace });
     } catch (error: unknown) {
       if (apiStatus(error) !== 404) {
-        this.#options.logger.debug({ error: describeApiError(error) }, 'lease read failed');
+        this.#options.logger.debug({ err: error }, 'lease read failed');
         return false;
       }
     }
@@ -138,7 +142,7 @@ export class LeaderElector {
         this.#observe(identity, now.toISOString());
         return true;
       } catch (error: unknown) {
-        this.#options.logger.debug({ error: describeApiError(error) }, 'lease create failed');
+        this.#options.logger.debug({ err: error }, 'lease create failed');
         return false;
       }
     }
@@ -174,7 +178,7 @@ export class LeaderElector {
       return true;
     } catch (error: unknown) {
       this.#options.logger.debug(
-        { error: describeApiError(error), conflict: apiStatus(error) === 409 },
+        { err: error, conflict: apiStatus(error) === 409 },
         'lease update failed',
       );
       return false;
@@ -212,12 +216,10 @@ export class LeaderElector {
       });
       this.#options.logger.info({ identity }, 'released the lease');
     } catch (error: unknown) {
-      this.#options.logger.warn({ error: describeApiError(error) }, 'could not release the lease');
+      this.#options.logger.warn({ err: error }, 'could not release the lease');
     }
   }
 }
 
 /** Followers retry with up to 20 % jitter (client-go's JitterFactor 1.2); the leader does not. */
-function jittered(ms: number, follower: boolean): number {
-  return follower ? Math.round(ms * (1 + Math.random() * 0.2)) : ms;
-}
+const FOLLOWER_JITTER: JitterRange = { min: 1, max: 1.2 };

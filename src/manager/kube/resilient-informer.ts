@@ -1,6 +1,6 @@
 // A client-node informer (ListWatch) wrapped so that it survives: client-node stops an informer
 // for good after any error other than 410 or its own 30 s timeout; this restarts it with capped
-// exponential backoff (low cap, reset on every success: restart-backoff.ts), reports "synced" only
+// exponential backoff (low cap, reset on every success: INFORMER_BACKOFF), reports "synced" only
 // after a first successful list, and counts restarts.
 import {
   ListWatch,
@@ -11,7 +11,20 @@ import {
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { describeApiError } from './client.ts';
-import { INFORMER_BACKOFF, RestartBackoff } from './restart-backoff.ts';
+import { Backoff, type BackoffPolicy } from '../backoff.ts';
+
+/**
+ * The delay before an informer restarts after an error: from 250 ms, doubling, capped low (2 s),
+ * back to 250 ms on any success, ±20 % so informers do not retry in lockstep. A long cap is what
+ * made the manager see a `kubectl scale` 45 s late after a burst of API errors (issue 16, item
+ * 10): the last delay before the fault cleared was 16–30 s. client-go's reflector backs off from
+ * 800 ms to 30 s; a sidecar watching three small collections can afford to retry faster.
+ */
+export const INFORMER_BACKOFF = {
+  initialMs: 250,
+  maxMs: 2_000,
+  jitter: { min: 0.8, max: 1.2 },
+} as const satisfies BackoffPolicy;
 
 export interface ResilientInformerOptions<T extends KubernetesObject> {
   /** Short name for logs and metrics ("pods"). */
@@ -42,7 +55,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   readonly #informer: ListWatch<T>;
   #synced = false;
   #stopped = false;
-  readonly #backoff: RestartBackoff;
+  readonly #backoff: Backoff;
   #restarts = 0;
   #cancelRestart: (() => void) | undefined;
   #lastError: string | undefined;
@@ -51,7 +64,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   constructor(options: ResilientInformerOptions<T>) {
     this.name = options.name;
     this.#options = options;
-    this.#backoff = new RestartBackoff(options.backoff ?? INFORMER_BACKOFF);
+    this.#backoff = new Backoff({ ...INFORMER_BACKOFF, ...options.backoff });
     const listAndMark = async (): Promise<KubernetesListObject<T>> => {
       const result = await options.list();
       this.#markSynced();
@@ -136,7 +149,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.#restarts++;
     this.#options.onRestart?.(this.name);
     this.#options.logger.warn(
-      { informer: this.name, error: this.#lastError, retryInMs: delay, restarts: this.#restarts },
+      { informer: this.name, err: error, retryInMs: delay, restarts: this.#restarts },
       'informer failed; restarting',
     );
     this.#cancelRestart = this.#options.clock.setTimer(() => {

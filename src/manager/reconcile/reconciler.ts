@@ -81,6 +81,8 @@ export class Reconciler {
   readonly #o: ReconcilerOptions;
   /** Ids whose last decision waited on something that changes with the chain or the cluster. */
   readonly waiting = new Set<ValidatorId>();
+  /** Numbers the passes: every line one pass logs carries `reconcile: <n>`. */
+  #passes = 0;
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
@@ -129,16 +131,21 @@ export class Reconciler {
     return planOne(this.planInput(), id);
   }
 
+  /**
+   * One pass over `id`. A failure it cannot settle is thrown, not logged: the work queue logs it
+   * once, with its retry delay (STYLE: a failure logged once, by the queue).
+   */
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
     const started = performance.now();
+    const log = this.#o.logger.child({ reconcile: ++this.#passes });
     try {
-      return await this.#reconcile(id, signal);
+      return await this.#reconcile(id, signal, log);
     } finally {
       this.#o.metrics.reconcileDuration.observe((performance.now() - started) / 1000);
     }
   }
 
-  async #reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
+  async #reconcile(id: ValidatorId, signal: AbortSignal, log: Logger): Promise<Outcome> {
     const open = this.#o.world.book.open.get(id);
     if (open !== undefined && this.#o.world.isSynced()) {
       // An untrusted chain (gone back, forked) says nothing about the transaction: nothing is
@@ -147,13 +154,13 @@ export class Reconciler {
         this.waiting.add(id);
         return undefined;
       }
-      return this.#follow(open, signal);
+      return this.#follow(open, signal, log);
     }
 
     let decision = this.#decide(id);
     if (decision === undefined) return undefined;
     if (decision.action !== 'none' && decision.waitingFor === Wait.nodeSync) {
-      await this.#probe(id, signal);
+      await this.#probe(id, signal, log);
       decision = this.#decide(id);
       if (decision === undefined) return undefined;
     }
@@ -164,11 +171,11 @@ export class Reconciler {
         : { requeueAfterMs: decision.requeueAfterMs };
     switch (decision.waitingFor) {
       case undefined:
-        return this.#act(decision, signal);
+        return this.#act(decision, signal, log);
       case Wait.debounce:
         return { requeueAfterMs: decision.requeueAfterMs ?? 500 };
       case Wait.hook: // held by a failed `block` hook: #act runs it again (after its backoff)
-        return this.#act(decision, signal);
+        return this.#act(decision, signal, log);
       case Wait.nodeSync:
         return { requeueAfterMs: Math.max(1_000, this.#o.pollIntervalMs) };
       case Wait.sync:
@@ -184,23 +191,20 @@ export class Reconciler {
     }
   }
 
-  async #probe(id: ValidatorId, signal: AbortSignal): Promise<void> {
+  async #probe(id: ValidatorId, signal: AbortSignal, log: Logger): Promise<void> {
     const url = this.#o.world.desired().validators.get(id)?.pod?.nodeRpcUrl;
     if (url === undefined) return;
     try {
       const height = await this.#o.probeNode(url, signal);
       this.#o.world.nodeHeights.set(id, { height, at: this.#o.clock.now() });
     } catch (error: unknown) {
-      this.#o.logger.debug(
-        { validator: id, node: url, error: describeError(error) },
-        'node did not answer its height',
-      );
+      log.debug({ validator: id, node: url, err: error }, 'node did not answer its height');
       this.#o.world.nodeHeights.delete(id);
     }
   }
 
-  async #act(decision: Decision, signal: AbortSignal): Promise<Outcome> {
-    const { world, adapter, logger, settings } = this.#o;
+  async #act(decision: Decision, signal: AbortSignal, log: Logger): Promise<Outcome> {
+    const { world, adapter, settings } = this.#o;
     const id = decision.id;
     const entry = id === undefined ? undefined : world.keys.get(id);
     if (
@@ -260,7 +264,7 @@ export class Reconciler {
       const outcome = await adapter.send(request, prepared, signal);
       world.book.markSent(record.seq, { height: Math.max(world.chain.height, 0) });
       this.#o.metrics.actions.inc({ kind: decision.action, result: 'sent' });
-      logger.info(
+      log.info(
         {
           ...about,
           tx: prepared.txHash,
@@ -280,13 +284,14 @@ export class Reconciler {
         failure.code === 'CLI_TIMEOUT' ||
         (adapter.mode === 'rpc' && failure.retryable);
       if (maybeSent) {
-        // The bytes (RPC) or the attempt (CLI) stay open: following it later is idempotent.
-        logger.warn(
-          { ...about, error: describeError(failure) },
+        // The bytes (RPC) or the attempt (CLI) stay open: following it later is idempotent. A
+        // cancel ends here (logged once, here); anything else the queue logs when it retries.
+        if (failure.code !== 'CANCELLED') throw failure;
+        log.warn(
+          { ...about, err: failure },
           `${decision.action} not confirmed as sent; will follow up`,
         );
-        if (failure.code === 'CANCELLED') return undefined;
-        throw failure;
+        return undefined;
       }
       world.book.markFailed(record.seq, {
         code: failure.code,
@@ -295,8 +300,8 @@ export class Reconciler {
       });
       this.#o.metrics.actions.inc({ kind: decision.action, result: 'failed' });
       if (failure.terminal) {
-        logger.error(
-          { ...about, error: describeError(failure) },
+        log.error(
+          { ...about, err: failure },
           `${decision.action} failed; not retried until its inputs change`,
         );
         await this.#event(
@@ -312,13 +317,13 @@ export class Reconciler {
   }
 
   /** Follows an open action until the chain shows it, or declares it dropped. */
-  async #follow(open: ActionRecord, signal: AbortSignal): Promise<Outcome> {
+  async #follow(open: ActionRecord, signal: AbortSignal, log: Logger): Promise<Outcome> {
     const { world, adapter, reads } = this.#o;
     const again = { requeueAfterMs: this.#o.pollIntervalMs * 2 };
     const height = world.chain.height;
 
     if (open.state === ActionState.prepared && open.txHex !== undefined && adapter.mode === 'rpc') {
-      const outcome = await this.#resend(open, signal);
+      const outcome = await this.#resend(open, signal, log);
       if (outcome !== undefined) world.book.markSent(open.seq, { height });
       return again;
     }
@@ -337,19 +342,19 @@ export class Reconciler {
     if (open.txHash !== undefined) {
       const committed = await reads.transaction(open.txHash, { signal });
       if (committed !== undefined) {
-        this.resolve(open, committed);
+        this.resolve(open, committed, log);
         return undefined;
       }
       if (world.chain.mempool.get(open.address)?.hash === open.txHash) return again;
       if (open.attempts <= MAX_RESENDS && adapter.mode === 'rpc') {
-        const outcome = await this.#resend(open, signal);
+        const outcome = await this.#resend(open, signal, log);
         if (outcome !== undefined) world.book.markResent(open.seq, height);
         return again;
       }
     }
     if (this.#effectObserved(open)) {
       world.book.markCommitted(open.seq, { height, resultCode: 0 });
-      this.#o.logger.info(
+      log.info(
         { validator: open.validatorId, action: open.kind },
         `${open.kind} took effect (seen on chain)`,
       );
@@ -368,7 +373,7 @@ export class Reconciler {
         terminal: true,
       });
       this.#o.metrics.actions.inc({ kind: open.kind, result: 'failed' });
-      this.#o.logger.error({ validator: open.validatorId, action: open.kind }, failure.message);
+      log.error({ validator: open.validatorId, action: open.kind }, failure.message);
       await this.#event(
         open.validatorId,
         'Warning',
@@ -379,10 +384,7 @@ export class Reconciler {
     }
     world.book.markDropped(open.seq, message);
     this.#o.metrics.actions.inc({ kind: open.kind, result: 'dropped' });
-    this.#o.logger.warn(
-      { validator: open.validatorId, action: open.kind, tx: open.txHash },
-      message,
-    );
+    // Thrown, not logged: the queue logs it once when it retries (the journal keeps the hash).
     throw new ManagerError('TX_DROPPED', message);
   }
 
@@ -396,11 +398,11 @@ export class Reconciler {
     }
   }
 
-  async #resend(open: ActionRecord, signal: AbortSignal): Promise<string | undefined> {
+  async #resend(open: ActionRecord, signal: AbortSignal, log: Logger): Promise<string | undefined> {
     const pending = this.#o.adapter.resend(open, signal);
     if (pending === undefined) return undefined;
     const outcome = await pending;
-    this.#o.logger.info(
+    log.info(
       { validator: open.validatorId, action: open.kind, tx: open.txHash, outcome },
       `${open.kind} sent again (same bytes)`,
     );
@@ -437,10 +439,10 @@ export class Reconciler {
     }
   }
 
-  /** Records the block outcome of an open action. */
-  resolve(open: ActionRecord, tx: CommittedTx): void {
+  /** Records the block outcome of an open action (`parent`: the pass's logger, inside one). */
+  resolve(open: ActionRecord, tx: CommittedTx, parent: Logger = this.#o.logger): void {
     const { book } = this.#o.world;
-    const log = this.#o.logger.child({
+    const log = parent.child({
       validator: open.validatorId,
       action: open.kind,
       tx: tx.hash,

@@ -2,6 +2,7 @@
 // one worker per key at a time (a key added while it is processed runs again afterwards), a
 // bounded number of workers, per-key capped exponential backoff with jitter on failure (reset on
 // success), and delayed re-adds that do not grow the backoff.
+import { backoffDelay, type JitterRange } from '../backoff.ts';
 import type { Clock } from '../clock.ts';
 
 /** What a handler returns: done, or "look again after this long". */
@@ -15,6 +16,11 @@ export interface WorkQueueOptions {
   onError: (key: string, error: unknown, retryInMs: number) => void;
   backoff?: { baseMs: number; maxMs: number };
 }
+
+/** From 500 ms, doubling per failure of a key, at most a minute (controller-runtime's shape). */
+const QUEUE_BACKOFF = { baseMs: 500, maxMs: 60_000 };
+/** Up to half of each delay is shaved off at random, so failing keys spread out. */
+const QUEUE_JITTER: JitterRange = { min: 0.5, max: 1 };
 
 export class WorkQueue {
   readonly #options: WorkQueueOptions;
@@ -171,8 +177,7 @@ export class WorkQueue {
   }
 
   #backoff(failures: number): number {
-    const { baseMs, maxMs } = this.#options.backoff ?? { baseMs: 500, maxMs: 60_000 };
-    const capped = Math.min(maxMs, baseMs * 2 ** Math.min(failures - 1, 20));
-    return Math.round(capped * (0.5 + Math.random() * 0.5));
+    const { baseMs, maxMs } = this.#options.backoff ?? QUEUE_BACKOFF;
+    return backoffDelay({ initialMs: baseMs, maxMs, jitter: QUEUE_JITTER }, failures);
   }
 }

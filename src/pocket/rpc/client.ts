@@ -2,16 +2,14 @@
 // call, V1's text errors turned into `RpcError`s with their code. It takes V1 as its Go handlers
 // answer (rpc/handlers*.go at 58c9b650), not only as rpc/v1/openapi.yaml describes it: both block
 // shapes, `null` lists, and the mempool queries' 500 `CODE: 135` while anything is pending, which
-// is an outcome (`mempool()`), not a failure. Every 200 body is size-capped and shape-checked
-// (`shapes.ts`). Requests go through node:http(s) with the global keep-alive agents: about a third
-// of fetch's CPU per call (undici's WHATWG streams and headers), which a manager broadcasting a
-// burst of transactions feels.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+// is an outcome (`mempool()`), not a failure. Every body is size-capped (`DEFAULT_MAX_RESPONSE_BYTES`)
+// and every 200 body shape-checked (`shapes.ts`) before a caller sees it. Bytes move through a
+// transport port (`transport.ts`; node:http(s) by default).
 import { PocketError, PocketErrorCode } from '../errors.ts';
 import { V1Code } from '../v1-errors.ts';
 import { httpError, RpcError } from './errors.ts';
 import * as shapes from './shapes.ts';
+import { nodeHttpTransport, type HttpMethod, type HttpTransport } from './transport.ts';
 import type {
   Account,
   AddressBook,
@@ -36,8 +34,10 @@ export interface PocketRpcClientOptions {
   baseUrl: string;
   /** Default per-call timeout (10 s). */
   timeoutMs?: number;
-  /** Largest response body accepted (default 32 MiB: a full 4 MB block rendered as JSON). */
+  /** Largest response body accepted (default `DEFAULT_MAX_RESPONSE_BYTES`, 32 MiB). */
   maxResponseBytes?: number;
+  /** How bytes move (default: node:http(s)); tests pass a fake. */
+  transport?: HttpTransport;
 }
 
 /**
@@ -64,9 +64,17 @@ const NO_ROWS = 'no rows in result set';
 const KEY_NOT_FOUND = 'Key not found';
 /** V1's 400 body for a hash that is not in the mempool (rpc/handlers_query.go:558-561). */
 const NOT_IN_MEMPOOL = 'hash not found in mempool';
-const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+/**
+ * The default cap on a response body: 32 MiB. The largest answer V1 gives is a block, at most
+ * 4 MB of transactions, which its JSON rendering (hex and base64 of each, plus the decoded
+ * message) makes several times larger; a page of 1000 validator rows is under 0.5 MB. Past the
+ * cap the body is a misbehaving or hostile node, and reading on would let it take the manager's
+ * memory (its budget is a peak resident set under 200 MiB, ADR 0009): the call fails with
+ * `RPC_RESPONSE_TOO_LARGE` instead.
+ */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
-type Method = 'GET' | 'POST' | 'HEAD';
+type Method = HttpMethod;
 
 /**
  * A client of one node's RPC. Heights follow V1: `height: 0` (the default) means the latest
@@ -77,6 +85,7 @@ export class PocketRpcClient {
   readonly baseUrl: string;
   readonly #timeoutMs: number;
   readonly #maxResponseBytes: number;
+  readonly #transport: HttpTransport;
 
   constructor(options: PocketRpcClientOptions) {
     let url: URL;
@@ -97,6 +106,7 @@ export class PocketRpcClient {
     this.baseUrl = url.href.replace(/\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     this.#maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+    this.#transport = options.transport ?? nodeHttpTransport;
   }
 
   /** True when `GET /v1/health` answers 200; false for any other answer or transport failure. */
@@ -416,16 +426,21 @@ export class PocketRpcClient {
     const url = this.baseUrl + path;
     const timeoutMs = options?.timeoutMs ?? this.#timeoutMs;
     const timeout = AbortSignal.timeout(timeoutMs);
-    const signal = options?.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    // Aborted by `exchange` when the body passes the cap, so the transport stops reading it.
+    const cap = new AbortController();
+    const signal = AbortSignal.any([
+      timeout,
+      cap.signal,
+      ...(options?.signal ? [options.signal] : []),
+    ]);
     let status: number;
     let text: string;
     try {
-      ({ status, text } = await send(url, {
-        method,
-        body,
-        signal,
-        maxBytes: this.#maxResponseBytes,
-      }));
+      ({ status, text } = await exchange(
+        this.#transport,
+        { url, method, body, signal, maxBytes: this.#maxResponseBytes },
+        cap,
+      ));
     } catch (error: unknown) {
       if (error instanceof ResponseTooLarge) {
         throw new RpcError(
@@ -457,49 +472,32 @@ class ResponseTooLarge extends Error {
 }
 
 /**
- * One HTTP exchange: the status and the body as text. Rejects on transport failure or abort,
- * and with `ResponseTooLarge` (destroying the request) once the body passes `maxBytes`.
+ * The status and the body as text, read through `transport`. Rejects on transport failure or
+ * abort, and with `ResponseTooLarge` — aborting the exchange through `abort` — as soon as the
+ * declared length or the bytes read so far pass `maxBytes`, so an oversized body is never held.
  */
-function send(
-  url: string,
-  call: { method: Method; body: unknown; signal: AbortSignal; maxBytes: number },
+async function exchange(
+  transport: HttpTransport,
+  call: { url: string; method: HttpMethod; body: unknown; signal: AbortSignal; maxBytes: number },
+  abort: AbortController,
 ): Promise<{ status: number; text: string }> {
-  const { method, body, signal, maxBytes } = call;
+  const { url, method, body, signal, maxBytes } = call;
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers =
-    payload === undefined
-      ? undefined
-      : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) };
-  const request = url.startsWith('https:') ? httpsRequest : httpRequest;
-  return new Promise((resolve, reject) => {
-    const onResponse = (response: IncomingMessage): void => {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      const declared = Number(response.headers['content-length']);
-      if (Number.isFinite(declared) && declared > maxBytes) {
-        reject(new ResponseTooLarge());
-        req.destroy();
-        return;
-      }
-      response.on('data', (chunk: Buffer) => {
-        size += chunk.length;
-        if (size > maxBytes) {
-          reject(new ResponseTooLarge());
-          req.destroy();
-          return;
-        }
-        chunks.push(chunk);
-      });
-      response.on('error', reject);
-      response.on('aborted', () => reject(new Error('the response was cut off')));
-      response.on('end', () =>
-        resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString('utf8') }),
-      );
-    };
-    const req = request(url, { method, signal, ...(headers ? { headers } : {}) }, onResponse);
-    req.on('error', reject);
-    req.end(payload);
-  });
+  const response = await transport({ url, method, body: payload, signal });
+  const tooLarge = (): ResponseTooLarge => {
+    const error = new ResponseTooLarge();
+    abort.abort(error);
+    return error;
+  };
+  if (response.contentLength !== undefined && response.contentLength > maxBytes) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of response.body) {
+    size += chunk.byteLength;
+    if (size > maxBytes) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return { status: response.status, text: Buffer.concat(chunks).toString('utf8') };
 }
 
 function transportError(details: {

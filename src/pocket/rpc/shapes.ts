@@ -1,17 +1,23 @@
 // Shape checks at the RPC trust boundary: every 200 body the client returns is checked for the
 // fields callers rely on, and `null` lists (Go marshals nil slices as null) become empty lists.
-// A body that does not fit throws `ShapeError` with the JSON path of the first problem.
+// A body that does not fit throws `ShapeError` with the JSON path of the first problem. Each
+// checker builds its result from checked fields only (no cast of the parsed body), so a type here
+// is a fact about the bytes received; fields V1 sends that no type declares are dropped.
 import type {
   Account,
   AddressBook,
   AddressBookActor,
   Block,
   BlockHeader,
+  Coin,
   ConsensusState,
   IndexedTransaction,
   Parameter,
   PartialSignature,
   ProtocolActor,
+  QuorumCertificate,
+  RpcActorType,
+  RpcTransaction,
   TransactionsPage,
   ValidatorsPage,
 } from './types.ts';
@@ -54,6 +60,30 @@ function list<T>(value: unknown, path: string, item: (v: unknown, p: string) => 
 
 const at = (path: string, key: string): string => (path === '' ? key : `${path}.${key}`);
 
+const ACTOR_TYPES: readonly RpcActorType[] = ['validator', 'servicer', 'fisherman', 'application'];
+
+function actorType(value: unknown, path: string): RpcActorType {
+  const found = ACTOR_TYPES.find((type) => type === value);
+  if (found === undefined) throw new ShapeError(path, `one of ${ACTOR_TYPES.join(', ')}`);
+  return found;
+}
+
+/** An object whose every value is a string (a Go `map[string]string`). */
+function stringMap(value: unknown, path: string): Record<string, string> {
+  const body = object(value, path);
+  const out: Record<string, string> = {};
+  for (const [key, each] of Object.entries(body)) out[key] = string(each, at(path, key));
+  return out;
+}
+
+function coin(value: unknown, path: string): Coin {
+  const body = object(value, path);
+  return {
+    amount: string(body.amount, at(path, 'amount')),
+    denom: string(body.denom, at(path, 'denom')),
+  };
+}
+
 export function heightBody(value: unknown): { height: number } {
   const body = object(value, '');
   return { height: int(body.height, 'height') };
@@ -71,9 +101,8 @@ export function consensusState(value: unknown): ConsensusState {
 export function protocolActor(value: unknown, path = ''): ProtocolActor {
   const body = object(value, path);
   return {
-    ...(body as unknown as ProtocolActor),
     address: string(body.address, at(path, 'address')),
-    actor_type: string(body.actor_type, at(path, 'actor_type')) as ProtocolActor['actor_type'],
+    actor_type: actorType(body.actor_type, at(path, 'actor_type')),
     public_key: string(body.public_key, at(path, 'public_key')),
     chains:
       body.chains === null ? null : list(body.chains, at(path, 'chains'), (v, p) => string(v, p)),
@@ -99,13 +128,7 @@ export function account(value: unknown): Account {
   const body = object(value, '');
   return {
     address: string(body.address, 'address'),
-    coins: list(body.coins, 'coins', (v, p) => {
-      const coin = object(v, p);
-      return {
-        amount: string(coin.amount, at(p, 'amount')),
-        denom: string(coin.denom, at(p, 'denom')),
-      };
-    }),
+    coins: list(body.coins, 'coins', coin),
   };
 }
 
@@ -113,21 +136,39 @@ export function balance(value: unknown): number {
   return int(object(value, '').balance, 'balance');
 }
 
+/** The transaction inside an index entry: its hash, place, and message with fee and signature. */
+function rpcTransaction(value: unknown, path: string): RpcTransaction {
+  const tx = object(value, path);
+  const msgPath = at(path, 'txMsg');
+  const msg = object(tx.txMsg, msgPath);
+  const sigPath = at(msgPath, 'signature');
+  const signature = object(msg.signature, sigPath);
+  return {
+    hash: string(tx.hash, at(path, 'hash')),
+    height: int(tx.height, at(path, 'height')),
+    index: int(tx.index, at(path, 'index')),
+    txMsg: {
+      fee: coin(msg.fee, at(msgPath, 'fee')),
+      message: object(msg.message, at(msgPath, 'message')),
+      nonce: string(msg.nonce, at(msgPath, 'nonce')),
+      signature: {
+        public_key: string(signature.public_key, at(sigPath, 'public_key')),
+        signature: string(signature.signature, at(sigPath, 'signature')),
+      },
+    },
+  };
+}
+
 export function indexedTransaction(value: unknown, path = ''): IndexedTransaction {
   const body = object(value, path);
-  const tx = object(body.tx, at(path, 'tx'));
   return {
-    ...(body as unknown as IndexedTransaction),
     height: int(body.height, at(path, 'height')),
     index: int(body.index, at(path, 'index')),
     result_code: int(body.result_code, at(path, 'result_code')),
     signer_addr: string(body.signer_addr, at(path, 'signer_addr')),
     recipient_addr: string(body.recipient_addr, at(path, 'recipient_addr')),
     message_type: string(body.message_type, at(path, 'message_type')),
-    tx: {
-      ...(tx as unknown as IndexedTransaction['tx']),
-      hash: string(tx.hash, at(path, 'tx.hash')),
-    },
+    tx: rpcTransaction(body.tx, at(path, 'tx')),
   };
 }
 
@@ -159,26 +200,42 @@ export function block(value: unknown): Block {
   const path = wrapped ? 'block' : '';
   const body = wrapped ? object(outer.block, 'block') : outer;
   const headerPath = at(path, 'block_header');
-  const header = object(body.block_header, headerPath);
-  const qcPath = at(headerPath, 'quorum_cert');
-  const qc = object(header.quorum_cert, qcPath);
-  const sigPath = at(qcPath, 'threshold_sig');
-  const thresholdSig = object(qc.threshold_sig, sigPath);
-  const blockHeader: BlockHeader = {
-    ...(header as unknown as BlockHeader),
-    height: int(header.height, at(headerPath, 'height')),
-    state_hash: string(header.state_hash, at(headerPath, 'state_hash')),
-    proposer_addr: string(header.proposer_addr, at(headerPath, 'proposer_addr')),
-    quorum_cert: {
-      ...(qc as unknown as BlockHeader['quorum_cert']),
-      threshold_sig: {
-        signatures: list(thresholdSig.signatures, at(sigPath, 'signatures'), partialSignature),
-      },
-    },
-  };
   return {
-    block_header: blockHeader,
+    block_header: blockHeader(body.block_header, headerPath),
     transactions: list(body.transactions, at(path, 'transactions'), indexedTransaction),
+  };
+}
+
+function blockHeader(value: unknown, path: string): BlockHeader {
+  const header = object(value, path);
+  const text = (key: string): string => string(header[key], at(path, key));
+  return {
+    height: int(header.height, at(path, 'height')),
+    network_id: text('network_id'),
+    state_hash: text('state_hash'),
+    prev_state_hash: text('prev_state_hash'),
+    proposer_addr: text('proposer_addr'),
+    quorum_cert: quorumCertificate(header.quorum_cert, at(path, 'quorum_cert')),
+    timestamp: text('timestamp'),
+    state_tree_hashes: stringMap(header.state_tree_hashes, at(path, 'state_tree_hashes')),
+    val_set_hash: text('val_set_hash'),
+    next_val_set_hash: text('next_val_set_hash'),
+  };
+}
+
+function quorumCertificate(value: unknown, path: string): QuorumCertificate {
+  const qc = object(value, path);
+  const sigPath = at(path, 'threshold_sig');
+  const thresholdSig = object(qc.threshold_sig, sigPath);
+  return {
+    height: int(qc.height, at(path, 'height')),
+    round: int(qc.round, at(path, 'round')),
+    step: string(qc.step, at(path, 'step')),
+    block: string(qc.block, at(path, 'block')),
+    threshold_sig: {
+      signatures: list(thresholdSig.signatures, at(sigPath, 'signatures'), partialSignature),
+    },
+    transactions: list(qc.transactions, at(path, 'transactions'), (v, p) => string(v, p)),
   };
 }
 
