@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // Entry point of `cluster-manager`: runs the program of cluster-manager-program.ts. The lean
-// client-node hook (ADR 0018) is registered before the program's modules are even resolved.
+// client-node hook (ADR 0019) is registered before the program's modules are even resolved.
 import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 
 registerLeanClientNode();

@@ -24,7 +24,7 @@ if (getCompileCacheDir() === undefined) {
   process.exit(1);
 }
 // The modules the entry point loads: the manager's entry registers the lean client-node hook
-// first (ADR 0018), so its cache holds client-node's small modules, not its index.
+// first (ADR 0019), so its cache holds client-node's small modules, not its index.
 if (entry === 'cluster-manager') registerLeanClientNode();
 for (const path of modules) await import(new URL(path, import.meta.url).href);
 flushCompileCache();

@@ -1,4 +1,4 @@
-// The manager's process loads client-node without the classes of every API group (ADR 0018): with
+// The manager's process loads client-node without the classes of every API group (ADR 0019): with
 // the hook registered, importing the manager resolves none of client-node's index modules, and
 // KubeConfig still configures the lean clients.
 import { spawnSync } from 'node:child_process';

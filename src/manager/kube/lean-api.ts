@@ -1,6 +1,6 @@
 // The Kubernetes API calls the manager makes, through client-node's generated request factories
 // and response processors, without client-node's `CoreV1Api`-style classes: those live in two
-// files that hold every API group of Kubernetes (14 MiB of source kept in memory; ADR 0018).
+// files that hold every API group of Kubernetes (14 MiB of source kept in memory; ADR 0019).
 // Each method takes the object parameter of client-node's own class and sends the same request.
 import type { AppsV1Api, CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {

@@ -1,6 +1,6 @@
 // Loads @kubernetes/client-node's `KubeConfig` without the generated classes of every Kubernetes
 // API group: its `config.js` imports two small names from `gen/index.js`, which re-exports all of
-// them (about 25 MiB of the manager's memory; ADR 0018). A module resolution hook, in the process's
+// them (about 25 MiB of the manager's memory; ADR 0019). A module resolution hook, in the process's
 // own thread, points that one import at client-node-configuration.ts. Register it before anything
 // imports client-node; a process that also loads client-node's index gets the same modules.
 import { registerHooks } from 'node:module';
