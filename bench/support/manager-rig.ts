@@ -331,7 +331,7 @@ export class Rig {
  * cluster-manager stage, `ENV NODE_OPTIONS`), so that the figures are production's, plus
  * BENCH_MANAGER_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p` to profile the manager).
  */
-async function managerNodeOptions(): Promise<string> {
+export async function managerNodeOptions(): Promise<string> {
   const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
   const stage = dockerfile.slice(dockerfile.indexOf('AS cluster-manager'));
   const image = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(stage)?.[1] ?? '';
@@ -350,11 +350,21 @@ const WARM_COMPILE_CACHE = fileURLToPath(
 async function managerNodeEnv(cacheDir: string): Promise<Record<string, string>> {
   const options = await managerNodeOptions();
   const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
+  const malloc = mallocEnv(dockerfile.slice(dockerfile.indexOf('AS cluster-manager')));
   if (!/^RUN node \/app\/src\/bin\/warm-compile-cache\.ts cluster-manager$/m.test(dockerfile))
-    return { NODE_OPTIONS: options };
+    return { NODE_OPTIONS: options, ...malloc };
   const env = { PATH: process.env.PATH ?? '', NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir };
   await promisify(execFile)(process.execPath, [WARM_COMPILE_CACHE, 'cluster-manager'], { env });
-  return { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir };
+  return { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir, ...malloc };
+}
+
+/** The glibc allocator settings (`ENV MALLOC_…=…`) of a Dockerfile stage. */
+export function mallocEnv(stage: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of stage.split('\n').filter((l) => l.startsWith('ENV ')))
+    for (const [, key, value] of line.matchAll(/\b(MALLOC_\w+)=(\S+)/g))
+      if (key !== undefined && value !== undefined) env[key] = value;
+  return env;
 }
 
 export function isReady(pod: V1Pod): boolean {

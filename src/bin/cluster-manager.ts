@@ -1,6 +1,9 @@
 #!/usr/bin/env node
-// Entry point of `cluster-manager`: runs the program of cluster-manager-program.ts.
-import { runProgram } from '../cli/program.ts';
-import { buildClusterManagerProgram } from './cluster-manager-program.ts';
+// Entry point of `cluster-manager`: runs the program of cluster-manager-program.ts. The lean
+// client-node hook (ADR 0019) is registered before the program's modules are even resolved.
+import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 
+registerLeanClientNode();
+const { runProgram } = await import('../cli/program.ts');
+const { buildClusterManagerProgram } = await import('./cluster-manager-program.ts');
 await runProgram(buildClusterManagerProgram(), process.argv);

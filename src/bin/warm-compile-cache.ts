@@ -5,6 +5,7 @@
 import { spawnSync } from 'node:child_process';
 import { flushCompileCache, getCompileCacheDir } from 'node:module';
 import { fileURLToPath } from 'node:url';
+import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 
 const MODULES: Record<string, readonly string[]> = {
   // The program, then what `run` loads lazily (the manager itself).
@@ -22,6 +23,9 @@ if (getCompileCacheDir() === undefined) {
   process.stderr.write('warm-compile-cache: NODE_COMPILE_CACHE is not set (or not usable)\n');
   process.exit(1);
 }
+// The modules the entry point loads: the manager's entry registers the lean client-node hook
+// first (ADR 0019), so its cache holds client-node's small modules, not its index.
+if (entry === 'cluster-manager') registerLeanClientNode();
 for (const path of modules) await import(new URL(path, import.meta.url).href);
 flushCompileCache();
 // The entry point itself (a .ts file too: one uncached file loads the whole stripper), by

@@ -27,6 +27,6 @@ it('reads the kubeconfig named by the KUBECONFIG of the env it is given', async 
   expect(kube.server).toBe(emulator!.url);
   expect(kube.namespace).toBe('devnet');
   expect(kube.source).toBe('kubeconfig');
-  const namespaces = await kube.core.listNamespace();
-  expect(namespaces.items.map((n) => n.metadata?.name)).toContain('default');
+  const pods = await kube.core.listNamespacedPod({ namespace: 'devnet' });
+  expect(pods.items).toEqual([]);
 });

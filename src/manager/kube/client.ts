@@ -2,21 +2,18 @@
 // else KUBECONFIG; the namespace resolved once.
 import { existsSync } from 'node:fs';
 import { delimiter } from 'node:path';
-import {
-  ApiException,
-  AppsV1Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  KubeConfig,
-  Watch,
-} from '@kubernetes/client-node';
+// Deep imports, not the package's index: the index loads every API group (lean-client-node.ts).
+import { KubeConfig } from '@kubernetes/client-node/dist/config.js';
+import { ApiException } from '@kubernetes/client-node/dist/gen/apis/exception.js';
+import { Watch } from '@kubernetes/client-node/dist/watch.js';
 import { ManagerError } from '../errors.ts';
+import { makeLeanApis, type AppsApi, type CoordinationApi, type CoreApi } from './lean-api.ts';
 
 export interface KubeClients {
   readonly kubeConfig: KubeConfig;
-  readonly core: CoreV1Api;
-  readonly apps: AppsV1Api;
-  readonly coordination: CoordinationV1Api;
+  readonly core: CoreApi;
+  readonly apps: AppsApi;
+  readonly coordination: CoordinationApi;
   readonly watch: Watch;
   readonly namespace: string;
   /** Where the configuration came from, for the start-up log. */
@@ -71,9 +68,7 @@ export function loadKubeClients(options: LoadKubeOptions): KubeClients {
   const server = kubeConfig.getCurrentCluster()?.server ?? '(none)';
   return {
     kubeConfig,
-    core: kubeConfig.makeApiClient(CoreV1Api),
-    apps: kubeConfig.makeApiClient(AppsV1Api),
-    coordination: kubeConfig.makeApiClient(CoordinationV1Api),
+    ...makeLeanApis(kubeConfig),
     watch: new Watch(kubeConfig),
     namespace,
     source,

@@ -2,14 +2,12 @@
 // `kubectl describe` shows them, aggregated like client-go's recorder: a repeat of the same
 // (object, type, reason, message) bumps `count` instead of creating a new Event.
 import { randomBytes } from 'node:crypto';
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type CoreV1Api,
-  type CoreV1Event,
-} from '@kubernetes/client-node';
+import type { CoreV1Event } from '@kubernetes/client-node';
+import { setHeaderOptions } from '@kubernetes/client-node/dist/middleware.js';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
+import type { CoreApi } from './lean-api.ts';
 
 /** What an Event is about. */
 export interface EventTarget {
@@ -23,7 +21,7 @@ export interface EventTarget {
 export type EventType = 'Normal' | 'Warning';
 
 export interface EventRecorderOptions {
-  core: CoreV1Api;
+  core: CoreApi;
   component: string;
   instance: string;
   logger: Logger;

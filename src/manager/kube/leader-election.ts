@@ -2,14 +2,15 @@
 // lease is free or expired (judged by the lease's own duration and our observation time, not by
 // clocks compared across hosts), renew every retry period, step down when renewal has failed for
 // the renew deadline, release on clean shutdown. Conflicts (409) mean somebody else won.
-import type { CoordinationV1Api, V1Lease } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { jittered, NO_JITTER, type JitterRange } from '../backoff.ts';
 import { apiStatus } from './client.ts';
+import type { CoordinationApi } from './lean-api.ts';
 
 export interface LeaderElectorOptions {
-  coordination: CoordinationV1Api;
+  coordination: CoordinationApi;
   namespace: string;
   name: string;
   identity: string;

@@ -2,12 +2,8 @@
 // for good after any error other than 410 or its own 30 s timeout; this restarts it with capped
 // exponential backoff (low cap, reset on every success: INFORMER_BACKOFF), reports "synced" only
 // after a first successful list, and counts restarts.
-import {
-  ListWatch,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type Watch,
-} from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, Watch } from '@kubernetes/client-node';
+import { ListWatch } from '@kubernetes/client-node/dist/cache.js';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import { describeApiError } from './client.ts';

@@ -9,7 +9,9 @@
 // keeps. The manager never overwrites a replicas value it did not write: it lowers the replicas
 // only from the value the drain started from, with the StatefulSet's resourceVersion as a
 // precondition; replicas set by someone else meanwhile win, and the drain gives way to them.
-import { PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes/client-node';
+import type { V1StatefulSet } from '@kubernetes/client-node';
+import { setHeaderOptions } from '@kubernetes/client-node/dist/middleware.js';
+import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
 import { isManagerError, ManagerError } from '../errors.ts';
 import { apiStatus, describeApiError } from '../kube/client.ts';
 import type { Manager } from '../manager.ts';
