@@ -6,6 +6,7 @@
 //                (kubectl 1.27–1.33, the Python client, buf); skipped with a printed reason when
 //                the client is absent.
 //   system       every other `*.test.ts`: the emulator, node processes, devnets.
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
@@ -28,6 +29,10 @@ const shared = {
 
 export default defineConfig({
   test: {
+    // vitest's default in `run` is one worker fewer than the CPUs: on the 2-core CI machine one
+    // file at a time, although a devnet file spends about half its time waiting on blocks, hooks
+    // and drains (docs/testing.md, "Timings"). VITEST_MAX_WORKERS overrides it.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
