@@ -6,7 +6,6 @@
 //                (kubectl 1.27–1.33, the Python client, buf); skipped with a printed reason when
 //                the client is absent.
 //   system       every other `*.test.ts`: the emulator, node processes, devnets.
-import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
@@ -29,10 +28,9 @@ const shared = {
 
 export default defineConfig({
   test: {
-    // vitest's default in `run` is one worker fewer than the CPUs: on the 2-core CI machine one
-    // file at a time, although a devnet file spends about half its time waiting on blocks, hooks
-    // and drains (docs/testing.md, "Timings"). VITEST_MAX_WORKERS overrides it.
-    maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Files run one at a time on the 2-core machine (vitest's default in `run`: CPUs − 1). Two at a
+    // time (`VITEST_MAX_WORKERS=2`) was tried: at load 14–25 devnet starts then outlasted their 90 s
+    // (docs/testing.md, "How `npm test` is scheduled"). The longest files start first.
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
