@@ -6,17 +6,32 @@
 //                (kubectl 1.27–1.33, the Python client, buf); skipped with a printed reason when
 //                the client is absent.
 //   system       every other `*.test.ts`: the emulator, node processes, devnets.
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
+import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
 
 const shared = {
   testTimeout: 60_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
   teardownTimeout: 20_000,
+  env: {
+    // One Node compile cache for every process the tests start (nodes, managers, CLI calls, the
+    // devnets of every file): after the first start of an entry point the others skip compiling
+    // and type-stripping our sources again, about 40 % of a start's CPU (docs/testing.md,
+    // "Timings"). Node keys it by file content and Node version, so it is never stale.
+    NODE_COMPILE_CACHE:
+      process.env.NODE_COMPILE_CACHE ??
+      fileURLToPath(new URL('node_modules/.cache/node-compile-cache', import.meta.url)),
+  },
 };
 
 export default defineConfig({
   test: {
+    // Files run one at a time on the 2-core machine (vitest's default in `run`: CPUs − 1). Two at a
+    // time (`VITEST_MAX_WORKERS=2`) was tried: at load 14–25 devnet starts then outlasted their 90 s
+    // (docs/testing.md, "How `npm test` is scheduled"). The longest files start first.
+    sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
         test: {

@@ -67,6 +67,12 @@ export interface DevnetOptions {
    * this + 30 s).
    */
   departureTimeoutSeconds?: number;
+  /**
+   * How long a validator node told to stop keeps voting while it is still in the active set
+   * (default the node's 20 s; the grace period assumes at most that). For tests whose subject is
+   * not the drain: a pod of a validator that stays staked waits this long on every stop.
+   */
+  nodeShutdownDrainMs?: number;
   /** Where progress lines go (default: nowhere). */
   log?: (line: string) => void;
   /** Aborts the start: whatever was started is stopped again and the start rejects. */
@@ -292,6 +298,9 @@ async function startLocked(
       pacemaker,
       blockIntervalMs,
       ...(fidelity === 'intended' ? {} : { fidelity }),
+      ...(options.nodeShutdownDrainMs === undefined
+        ? {}
+        : { shutdownDrainMs: options.nodeShutdownDrainMs }),
     };
     // A token even without a manager: one started by hand from manager.env uses it. The
     // validators' preStop hook asks that manager (its URL and token) whether a pod may go.

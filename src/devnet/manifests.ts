@@ -30,6 +30,11 @@ export interface NodeSettings {
   blockIntervalMs: number;
   /** The nodes' fidelity profile (`localnet-node run --fidelity`; default intended). */
   fidelity?: 'intended' | 'v1';
+  /**
+   * How long a node told to stop keeps voting while still in the active set
+   * (`--shutdown-drain-ms`; default the node's 20 s). Tests whose subject is not the drain shorten it.
+   */
+  shutdownDrainMs?: number;
 }
 
 /**
@@ -105,6 +110,9 @@ function nodeContainer(
       '--data-dir',
       DATA_DIR,
       ...(settings.fidelity === undefined ? [] : ['--fidelity', settings.fidelity]),
+      ...(settings.shutdownDrainMs === undefined
+        ? []
+        : ['--shutdown-drain-ms', String(settings.shutdownDrainMs)]),
     ],
     env: [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },

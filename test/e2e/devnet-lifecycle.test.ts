@@ -41,7 +41,9 @@ function startDevnetCli(dir: string, extra: string[] = [], list = cleanups) {
       'manual',
       ...extra,
     ],
-    { timeoutMs: 600_000 },
+    // Without the test run's compile cache: the devnet keeps its own in its folder, which
+    // `devnet reset` must remove and `--resume` keep (src/devnet/cleanup.ts).
+    { timeoutMs: 600_000, compileCache: false },
   );
   const pid = cli.child.pid!;
   const recorded = recordDescendants(pid);

@@ -17,6 +17,7 @@ import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../src/localnet/server.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
 import { freePort } from './support/ports.ts';
+import { compileCacheEnv } from '../support/compile-cache-env.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
 const keys = generateKeys({ count: 2, seed: 'localnet-cli-v1' });
@@ -47,6 +48,7 @@ function p1(
       env: {
         PATH: process.env.PATH ?? '',
         HOME: dir,
+        ...compileCacheEnv(),
         ...(fidelity === 'unset' ? {} : { LOCALNET_FIDELITY: fidelity }),
         ...env,
       },

@@ -14,6 +14,7 @@ import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../src/localnet/server.ts';
 import { client, inEveryMempool, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
+import { compileCacheEnv } from '../support/compile-cache-env.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
 const keys = generateKeys({ count: 3, seed: 'localnet-cli' });
@@ -43,7 +44,7 @@ function cli(
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH ?? '', HOME: dir, ...options?.env },
+      env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), HOME: dir, ...options?.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let stdout = '';

@@ -12,6 +12,7 @@ import { parseGenesis } from '../../src/localnet/genesis.ts';
 import { client, triggerView } from './support/chain.ts';
 import { freePort } from './support/ports.ts';
 import { waitFor } from '../../src/harness/wait.ts';
+import { compileCacheEnv } from '../support/compile-cache-env.ts';
 
 const BIN = fileURLToPath(new URL('../../src/bin/localnet-node.ts', import.meta.url));
 const keys = generateKeys({ count: 3, seed: 'node-command' });
@@ -28,7 +29,7 @@ interface Started {
 
 function start(args: string[], env: Record<string, string> = {}): Started {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -14,6 +14,7 @@ import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNet } from '../../src/localnet/net.ts';
 import { generateKeys, parsePrivateKey } from '../../src/pocket/index.ts';
 import { freePort } from './support/ports.ts';
+import { compileCacheEnv } from '../support/compile-cache-env.ts';
 
 const BIN = fileURLToPath(new URL('../../src/bin/localnet-node.ts', import.meta.url));
 const keys = generateKeys({ count: 2, seed: 'node-key-and-ports' });
@@ -32,7 +33,7 @@ interface Started {
 
 function start(args: string[], env: Record<string, string> = {}): Started {
   const child = spawn(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.push(child);

@@ -9,10 +9,17 @@ import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
 import { useDevnet } from '../integration/support.ts';
 
+// The departure hook's timeout and the node's drain are not what this file proves (the hook:
+// test/deploy/v1-departure-hook.test.ts, test/manager/departure.unit.test.ts, the kubelet's
+// lifecycle-hooks test; the drain: test/localnet/shutdown-drain.test.ts), but a pod of a staked
+// validator waits for them on each stop: a short hook timeout for the paused and the stopped
+// manager, and a short drain for the validators that stay staked (with the node's 20 s, each
+// scale to 0 and each pod deletion waited 20 s for nothing: nobody removes them).
 const devnet = useDevnet('scale-to-zero', {
   pacemaker: 'auto',
   blockIntervalMs: 400,
-  departureTimeoutSeconds: 15,
+  departureTimeoutSeconds: 10,
+  nodeShutdownDrainMs: 2_000,
 });
 
 const VALIDATORS = ['001', '002', '003', '004'];

@@ -2,6 +2,7 @@
 // explicit env (tokens go there, never into argv), and kills any that outlive their time.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { compileCacheEnv } from '../../support/compile-cache-env.ts';
 
 export const BIN = {
   clusterManager: fileURLToPath(new URL('../../../src/bin/cluster-manager.ts', import.meta.url)),
@@ -35,11 +36,20 @@ export interface CliOptions {
   timeoutMs?: number;
   /** The working folder (a devnet in `<cwd>/.devnet` is found there). */
   cwd?: string;
+  /**
+   * Share the test run's Node compile cache (default true). A devnet started without it keeps
+   * its own in its folder, as a user's does.
+   */
+  compileCache?: boolean;
 }
 
 export function startCli(args: readonly string[], options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, [options.bin ?? BIN.clusterManager, ...args], {
-    env: { ...BASE_ENV(), ...options.env },
+    env: {
+      ...BASE_ENV(),
+      ...(options.compileCache === false ? {} : compileCacheEnv()),
+      ...options.env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
