@@ -30,17 +30,12 @@ import { Metrics } from './metrics.ts';
 import {
   type ActionRecord,
   type ChainCapabilities,
+  DecisionCode,
   type DesiredState,
   type ValidatorId,
 } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
-import {
-  NO_STATE_SYNC,
-  Phase,
-  type ChainTrust,
-  type Decision,
-  type PlanSettings,
-} from './planner/plan.ts';
+import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -698,7 +693,7 @@ export class Manager {
   #reportKeyMissing(decision: Decision): void {
     const id = decision.id;
     if (id === undefined) return;
-    const missing = decision.phase === Phase.failed && decision.reason.startsWith('KEY_MISSING');
+    const missing = decision.code === DecisionCode.keyMissing;
     if (!missing) {
       this.#reportedMissing.delete(id);
       return;
@@ -718,7 +713,7 @@ export class Manager {
   #reportCannotVote(decision: Decision): void {
     const id = decision.id;
     if (id === undefined) return;
-    if (!decision.reason.startsWith(NO_STATE_SYNC)) {
+    if (decision.code !== DecisionCode.noStateSync) {
       this.#reportedCannotVote.delete(id);
       return;
     }
@@ -780,7 +775,7 @@ export class Manager {
       }
       this.#reportKeyMissing(decision);
       this.#reportCannotVote(decision);
-      if (decision.reason.startsWith(NO_STATE_SYNC))
+      if (decision.code === DecisionCode.noStateSync)
         cannotVote[decision.phase === Phase.staked ? 'staked' : 'refused']++;
     }
     for (const key of this.#phases.keys()) {

@@ -138,6 +138,37 @@ export type KeyEntry<K extends ChainKey = ChainKey> =
       readonly address?: string | undefined;
     };
 
+/**
+ * Why a decision is what it is, as data: set when the planner's reason starts with a condition a
+ * reader acts on (reported once, blocks a scale's wait, lets a pod go); undefined for ordinary
+ * progress (waiting for a pod, a block, pacing). The reason stays the human text.
+ */
+export const DecisionCode = {
+  /** A wanted id has no key in the keys source. */
+  keyMissing: 'KEY_MISSING',
+  /** The id's key is also under another id. */
+  keyDuplicate: 'KEY_DUPLICATE',
+  /** The id's key does not parse. */
+  keyInvalid: 'KEY_INVALID',
+  /** Two pods claim the id. */
+  podConflict: 'POD_CONFLICT',
+  /** The service URL cannot be filled yet (no pod IP or port): it fills itself. */
+  serviceUrlUnfilled: 'SERVICE_URL_UNFILLED',
+  /** The last action failed for good with these inputs (its error code leads the reason). */
+  actionFailed: 'ACTION_FAILED',
+  /** The chain has no state sync: refused (it would halt the chain) or staked but never voting. */
+  noStateSync: 'NO_STATE_SYNC',
+  /** The chain went back or forked; nothing is done until it is past the highest height seen. */
+  chainUntrusted: 'CHAIN_UNTRUSTED',
+  /** Kept staked: unstaking it would leave fewer than the minimum set. */
+  belowMinimumSet: 'BELOW_MINIMUM_SET',
+  /** Kept staked: the minimum set is not known yet (the genesis set has not been read). */
+  minimumSetUnknown: 'MINIMUM_SET_UNKNOWN',
+  /** Staked on chain with no key in the keys source: reported, never touched. */
+  unmanaged: 'UNMANAGED',
+} as const;
+export type DecisionCode = (typeof DecisionCode)[keyof typeof DecisionCode];
+
 /** Kinds of action the manager takes. */
 export const ActionKind = { stake: 'stake', unstake: 'unstake' } as const;
 export type ActionKind = (typeof ActionKind)[keyof typeof ActionKind];

@@ -329,6 +329,7 @@ describe('HookGate', () => {
       action: 'stake',
       waitingFor: undefined,
       phase: Phase.pending,
+      code: undefined,
       reason: 'wanted; pod Ready',
       requeueAfterMs: undefined,
       fingerprint: 'f',

@@ -8,8 +8,9 @@
 import { blockClockOf } from '../chain/block-clock.ts';
 import { ManagerError } from '../errors.ts';
 import type { Manager } from '../manager.ts';
-import { NO_STATE_SYNC, Phase } from '../planner/plan.ts';
-import type { Missing, ScaleRequest } from './scaler.ts';
+import { DecisionCode } from '../model.ts';
+import { Phase } from '../planner/plan.ts';
+import { toMissing, type ScaleRequest, type Unmet } from './scaler.ts';
 
 /** A reason the wait cannot end by itself. */
 export interface Blocker {
@@ -30,8 +31,8 @@ const CHECK_MS = 500;
 export interface BlockerInput {
   paused: boolean;
   drive: boolean;
-  /** Who is not there yet, with the planner's phase and reason. */
-  missing: readonly Missing[];
+  /** Who is not there yet, with the planner's phase, code and reason. */
+  missing: readonly Unmet[];
   /** The manager's clock now, and when it last saw the height move (or the wait began). */
   now: number;
   quietSince: number;
@@ -44,9 +45,9 @@ export interface BlockerInput {
  * problem, a conflict, a terminal failure, a hold. A service URL that cannot be filled yet (no
  * pod IP) is not one of them: it fills itself.
  */
-export function isStuck(missing: Missing): boolean {
+export function isStuck(missing: Unmet): boolean {
   if (missing.phase === Phase.held) return true;
-  return missing.phase === Phase.failed && !missing.reason.startsWith('cannot fill');
+  return missing.phase === Phase.failed && missing.code !== DecisionCode.serviceUrlUnfilled;
 }
 
 /** The first reason the wait cannot end, or undefined while it still can. */
@@ -58,7 +59,7 @@ export function findBlocker(input: BlockerInput): Blocker | undefined {
       code: 'VALIDATOR_STUCK',
       message: stuck.map((m) => `${m.id} is ${m.phase}: ${m.reason}`).join('; '),
     };
-  const silent = input.missing.filter((m) => m.reason.startsWith(NO_STATE_SYNC));
+  const silent = input.missing.filter((m) => m.code === DecisionCode.noStateSync);
   if (silent.length > 0)
     return {
       code: 'NO_STATE_SYNC',
@@ -92,7 +93,7 @@ export function findBlocker(input: BlockerInput): Blocker | undefined {
 export class BlockerWatch {
   readonly #manager: Manager;
   readonly #request: ScaleRequest;
-  readonly #missing: () => Missing[];
+  readonly #missing: () => Unmet[];
   readonly #controller = new AbortController();
   #height: number;
   #quietSince: number;
@@ -101,12 +102,7 @@ export class BlockerWatch {
   #cancel: (() => void) | undefined;
   #stopped = false;
 
-  constructor(
-    manager: Manager,
-    request: ScaleRequest,
-    missing: () => Missing[],
-    outer: AbortSignal,
-  ) {
+  constructor(manager: Manager, request: ScaleRequest, missing: () => Unmet[], outer: AbortSignal) {
     this.#manager = manager;
     this.#request = request;
     this.#missing = missing;
@@ -142,7 +138,7 @@ export class BlockerWatch {
           statefulSet: scale.statefulSet,
           previous: scale.previous,
           replicas,
-          missing: this.#missing(),
+          missing: this.#missing().map(toMissing),
         },
       },
     );

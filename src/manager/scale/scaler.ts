@@ -13,7 +13,13 @@ import { PatchStrategy, setHeaderOptions, type V1StatefulSet } from '@kubernetes
 import { isManagerError, ManagerError } from '../errors.ts';
 import { apiStatus, describeApiError } from '../kube/client.ts';
 import type { Manager } from '../manager.ts';
-import { Annotations, ChainStatus, type DesiredValidator, type ValidatorId } from '../model.ts';
+import {
+  Annotations,
+  ChainStatus,
+  type DecisionCode,
+  type DesiredValidator,
+  type ValidatorId,
+} from '../model.ts';
 import { hasProvenItself, Phase } from '../planner/plan.ts';
 import { BlockerWatch } from './scale-blockers.ts';
 import {
@@ -44,6 +50,16 @@ export interface Missing {
   id: ValidatorId;
   phase: string;
   reason: string;
+}
+
+/** A `Missing` with the planner's decision code: what the scaler's checks read (not answered). */
+export interface Unmet extends Missing {
+  code: DecisionCode | undefined;
+}
+
+/** The answered part of an `Unmet` (the code stays inside). */
+export function toMissing(unmet: Unmet): Missing {
+  return { id: unmet.id, phase: unmet.phase, reason: unmet.reason };
 }
 
 /**
@@ -409,16 +425,17 @@ export class Scaler {
     );
   }
 
-  #missingLeaving(ids: readonly ValidatorId[], forced: boolean): Missing[] {
+  #missingLeaving(ids: readonly ValidatorId[], forced: boolean): Unmet[] {
     const phases = new Map(this.#manager.plan().map((d) => [d.key, d]));
     const view = this.#leaveView();
-    const missing: Missing[] = [];
+    const missing: Unmet[] = [];
     for (const id of ids) {
       const state = leaveState(view, id);
       if (state.left || (forced && state.keyProblem !== undefined)) continue;
       missing.push({
         id,
         phase: phases.get(id)?.phase ?? 'unknown',
+        code: phases.get(id)?.code,
         reason:
           state.keyProblem === undefined ? (phases.get(id)?.reason ?? state.reason) : state.reason,
       });
@@ -427,15 +444,16 @@ export class Scaler {
   }
 
   /** Validators not yet where `request` wants them (after the replicas were patched). */
-  #missingAfter(statefulSet: string, request: ScaleRequest): Missing[] {
+  #missingAfter(statefulSet: string, request: ScaleRequest): Unmet[] {
     const decisions = new Map(this.#manager.plan().map((d) => [d.key, d]));
     const entries = this.#entries(statefulSet);
     const wanted = entries.filter((e) => e.wanted && (e.ordinal ?? 0) < request.replicas);
-    const missing: Missing[] = [];
+    const missing: Unmet[] = [];
     if (wanted.length < request.replicas) {
       missing.push({
         id: '-',
         phase: 'pending',
+        code: undefined,
         reason: `${wanted.length} of ${request.replicas} ordinals are known to the manager yet`,
       });
     }
@@ -458,6 +476,7 @@ export class Scaler {
         missing.push({
           id: entry.id,
           phase: decision?.phase ?? Phase.pending,
+          code: decision?.code,
           reason: decision?.reason ?? 'not known yet',
         });
     }
@@ -638,7 +657,7 @@ export class Scaler {
     started: number;
     drained: ValidatorId[];
     outcome: ScaleOutcome;
-    missing: Missing[];
+    missing: Unmet[];
   }): ScaleResult {
     return {
       statefulSet: parts.name,
@@ -649,7 +668,7 @@ export class Scaler {
       done: parts.outcome === ScaleOutcome.done,
       elapsedMs: this.#manager.clock.now() - parts.started,
       drained: parts.drained,
-      missing: parts.missing,
+      missing: parts.missing.map(toMissing),
       height: this.#manager.chain.height,
     };
   }
