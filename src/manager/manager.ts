@@ -27,6 +27,7 @@ import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
+import { PhaseTracker, setPlanGauges, type PhaseChange } from './phase-tracker.ts';
 import {
   type ActionRecord,
   type ChainCapabilities,
@@ -57,14 +58,7 @@ export interface ManagerOptions {
   hookPorts?: Partial<HookRunnerPorts>;
 }
 
-/** A phase change of one validator (also streamed by GET /v1/events). */
-export interface PhaseChange {
-  key: string;
-  id: ValidatorId | undefined;
-  from: Phase | undefined;
-  to: Phase;
-  reason: string;
-}
+export type { PhaseChange } from './phase-tracker.ts';
 
 export interface ManagerEvents {
   height: [number];
@@ -115,7 +109,7 @@ export class Manager {
   #recomputeScheduled = false;
   #recomputeEndedAt = Number.NEGATIVE_INFINITY;
   #recomputeCostMs = 0;
-  #phases = new Map<string, Phase>();
+  readonly #phases = new PhaseTracker();
   #phaseRefreshScheduled = false;
   #paused: boolean;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
@@ -757,51 +751,17 @@ export class Manager {
   /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
   #refreshPhases(): void {
     const decisions = this.plan();
-    const next = new Map<string, Phase>();
-    const counts = new Map<Phase, number>();
-    const cannotVote = { staked: 0, refused: 0 };
+    for (const change of this.#phases.observe(decisions)) this.events.emit('phase', change);
     for (const decision of decisions) {
-      next.set(decision.key, decision.phase);
-      counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
-      const from = this.#phases.get(decision.key);
-      if (from !== decision.phase) {
-        this.events.emit('phase', {
-          key: decision.key,
-          id: decision.id,
-          from,
-          to: decision.phase,
-          reason: decision.reason,
-        });
-      }
       this.#reportKeyMissing(decision);
       this.#reportCannotVote(decision);
-      if (decision.code === DecisionCode.noStateSync)
-        cannotVote[decision.phase === Phase.staked ? 'staked' : 'refused']++;
     }
-    for (const key of this.#phases.keys()) {
-      if (!next.has(key))
-        this.events.emit('phase', {
-          key,
-          id: /^\d{3}$/.test(key) ? key : undefined,
-          from: this.#phases.get(key),
-          to: Phase.unstaked,
-          reason: 'no longer tracked',
-        });
-    }
-    this.#phases = next;
     this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
-    for (const id of this.#reportedMissing) if (!next.has(id)) this.#reportedMissing.delete(id);
+    for (const id of this.#reportedMissing)
+      if (!this.#phases.has(id)) this.#reportedMissing.delete(id);
     for (const id of this.#reportedCannotVote.keys())
-      if (!next.has(id)) this.#reportedCannotVote.delete(id);
-    this.metrics.cannotVote.set({ state: 'staked' }, cannotVote.staked);
-    this.metrics.cannotVote.set({ state: 'refused' }, cannotVote.refused);
-    for (const phase of Object.values(Phase))
-      this.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
-    this.metrics.validators.set(
-      { view: 'staked' },
-      (counts.get(Phase.staked) ?? 0) + (counts.get(Phase.active) ?? 0),
-    );
-    this.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
+      if (!this.#phases.has(id)) this.#reportedCannotVote.delete(id);
+    setPlanGauges(this.metrics, decisions);
     this.metrics.queueDepth.set(this.#queue.depth);
     this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }

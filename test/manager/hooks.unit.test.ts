@@ -336,6 +336,7 @@ describe('HookGate', () => {
       serviceUrl: 'v:1',
       wanted: true,
       chainStatus: ChainStatus.absent,
+      signing: false,
       ...fields,
     };
   }

@@ -78,7 +78,18 @@ export interface Decision {
   readonly fingerprint: string | undefined;
   readonly serviceUrl: string | undefined;
   readonly wanted: boolean;
+  /** The status of the row at `address` (absent when there is none or no address). */
   readonly chainStatus: ChainStatus;
+  /**
+   * Its row has signed a committed certificate since its latest stake (`hasProvenItself`), under
+   * its own valid key; what `active` means, also where the phase shows something else first.
+   */
+  readonly signing: boolean;
+}
+
+/** The decision's validator is staked on chain under its own valid key (not a shared one). */
+export function isStakedOnChain(d: Decision): boolean {
+  return d.chainStatus === ChainStatus.staked && d.code !== DecisionCode.keyDuplicate;
 }
 
 export interface PlanSettings {
@@ -188,6 +199,7 @@ interface Draft {
   serviceUrl: string | undefined;
   wanted: boolean;
   chainStatus: ChainStatus;
+  signing: boolean;
 }
 
 /**
@@ -286,6 +298,7 @@ function planIds(input: PlanInput): ValidatorId[] {
 
 function blank(fields: Pick<Draft, 'key' | 'id' | 'address' | 'wanted' | 'chainStatus'>): Draft {
   return {
+    signing: false,
     ...fields,
     action: 'none',
     waitingFor: undefined,
@@ -332,6 +345,8 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
   if (key === undefined) return draft; // unreachable: entry.ok implies a key
+  const proven = hasProvenItself(input, key.address, id);
+  draft.signing = proven;
   if (desired?.conflict !== undefined) {
     return {
       ...draft,
@@ -390,7 +405,6 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
 
-  const proven = hasProvenItself(input, key.address, id);
   const latest = input.latest.get(id);
 
   if (wanted) {

@@ -4,7 +4,8 @@ import type { EventEmitter } from 'node:events';
 import { ManagerError } from '../errors.ts';
 import { ActionKind, type DesiredState, type DesiredValidator } from '../model.ts';
 import type { Manager, ManagerEvents } from '../manager.ts';
-import { Phase, Wait, type Decision } from '../planner/plan.ts';
+import { setPlanGauges } from '../phase-tracker.ts';
+import { Wait, type Decision } from '../planner/plan.ts';
 import { departureOf, type Departure } from '../scale/departure.ts';
 import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
 import type { MinimumSet } from '../planner/minimum-set.ts';
@@ -321,18 +322,9 @@ export class ManagerControlPlane implements ControlPlane {
     m.metrics.chainTrusted.set(m.chain.trusted ? 1 : 0);
     m.metrics.minimumSet.set(m.minimumSet()?.size ?? -1);
     m.metrics.queueDepth.set(m.queueDepth);
-    const counts = new Map<Phase, number>();
-    for (const decision of m.plan())
-      counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
-    for (const phase of Object.values(Phase))
-      m.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
+    setPlanGauges(m.metrics, m.plan());
     const wanted = [...m.desired().validators.values()].filter((v) => v.wanted).length;
     m.metrics.validators.set({ view: 'desired' }, wanted);
-    m.metrics.validators.set(
-      { view: 'staked' },
-      (counts.get(Phase.staked) ?? 0) + (counts.get(Phase.active) ?? 0),
-    );
-    m.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
     const registry = m.metrics.registry;
     return { contentType: registry.contentType, body: await registry.metrics() };
   }

@@ -15,12 +15,11 @@ import { apiStatus, describeApiError } from '../kube/client.ts';
 import type { Manager } from '../manager.ts';
 import {
   Annotations,
-  ChainStatus,
   type DecisionCode,
   type DesiredValidator,
   type ValidatorId,
 } from '../model.ts';
-import { hasProvenItself, Phase } from '../planner/plan.ts';
+import { isStakedOnChain, Phase } from '../planner/plan.ts';
 import { BlockerWatch } from './scale-blockers.ts';
 import {
   leaveState,
@@ -458,19 +457,10 @@ export class Scaler {
       });
     }
     for (const entry of wanted) {
+      // The planner's reading of the chain: its row staked under its own key, and signing.
       const decision = decisions.get(entry.id);
-      const key = this.#manager.keys.get(entry.id);
-      const address = key?.ok === true ? key.key.address : undefined;
-      const staked =
-        address !== undefined &&
-        this.#manager.chain.validators.get(address)?.status === ChainStatus.staked;
-      const active =
-        staked &&
-        hasProvenItself(
-          { signers: this.#manager.chain.signers, stakeHeights: this.#manager.book.stakeHeights },
-          address,
-          entry.id,
-        );
+      const staked = decision !== undefined && isStakedOnChain(decision);
+      const active = staked && decision.signing;
       const ok = request.wait === WaitFor.active ? active : staked;
       if (!ok)
         missing.push({
