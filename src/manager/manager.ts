@@ -27,9 +27,9 @@ import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
-import { PhaseTracker, setPlanGauges, type PhaseChange } from './phase-tracker.ts';
+import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
+import type { ReadModel, ReadModelEvents } from './read-model.ts';
 import {
-  type ActionRecord,
   type ChainCapabilities,
   DecisionCode,
   type DesiredState,
@@ -60,14 +60,8 @@ export interface ManagerOptions {
 
 export type { PhaseChange } from './phase-tracker.ts';
 
-export interface ManagerEvents {
-  height: [number];
-  phase: [PhaseChange];
-  action: [ActionRecord];
-  paused: [boolean];
-  /** The chain stopped or started again being trusted (with the reason while not). */
-  trust: [ChainTrust];
-}
+/** The events a manager emits: the read model's (read-model.ts). */
+export type ManagerEvents = ReadModelEvents;
 
 const PAUSED_SETTING = 'paused';
 /** The highest chain height seen and its block's state hash, kept across restarts. */
@@ -110,6 +104,7 @@ export class Manager {
   #recomputeEndedAt = Number.NEGATIVE_INFINITY;
   #recomputeCostMs = 0;
   readonly #phases = new PhaseTracker();
+  #readModel: ReadModel | undefined;
   #phaseRefreshScheduled = false;
   #paused: boolean;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
@@ -314,6 +309,67 @@ export class Manager {
   }
 
   // ---- state for the control RPC ----
+
+  /**
+   * What the readers (scaler, status, control plane) get: a read-only view of this manager's
+   * state and events (read-model.ts), never the manager itself.
+   */
+  readModel(): ReadModel {
+    if (this.#readModel !== undefined) return this.#readModel;
+    const book = this.book;
+    // Getters of the literal below have their own `this`: they read through these.
+    const now = {
+      isLeader: (): boolean => this.isLeader,
+      leaderIdentity: (): string | undefined => this.leaderIdentity,
+      paused: (): boolean => this.#paused,
+      trust: (): ChainTrust => this.trust,
+      queueDepth: (): number => this.#queue.depth,
+    };
+    this.#readModel = {
+      discovery: this.discovery.mode,
+      desired: () => this.desired(),
+      plan: () => this.plan(),
+      planOne: (id) => this.planOne(id),
+      keys: this.keys,
+      chain: this.chain,
+      actions: {
+        get open() {
+          return book.open;
+        },
+        get latest() {
+          return book.latest;
+        },
+        get stakeHeights() {
+          return book.stakeHeights;
+        },
+        page: (query) => book.journal.page(query),
+      },
+      informersSynced: () => this.informersSynced(),
+      isSynced: () => this.isSynced(),
+      isReady: () => this.isReady(),
+      get isLeader() {
+        return now.isLeader();
+      },
+      get leaderIdentity() {
+        return now.leaderIdentity();
+      },
+      get paused() {
+        return now.paused();
+      },
+      get trust() {
+        return now.trust();
+      },
+      get queueDepth() {
+        return now.queueDepth();
+      },
+      minimumSet: () => this.minimumSet(),
+      baseMinimumSet: () => this.baseMinimumSet(),
+      informerStatus: () => this.informerStatus(),
+      journalState: () => this.journalState(),
+      events: this.events,
+    };
+    return this.#readModel;
+  }
 
   /** Discovery has read the validators' layout once (before that, no layout is known). */
   informersSynced(): boolean {

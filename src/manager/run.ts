@@ -10,7 +10,7 @@ import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hook
 import { loadKubeClients, type KubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Manager } from './manager.ts';
-import { ManagerControlPlane } from './rpc/control-plane.ts';
+import { controlPlaneOf } from './compose.ts';
 import { startControlServer } from './rpc/server.ts';
 import { VERSION } from './version.ts';
 
@@ -53,7 +53,7 @@ export async function startService(options: {
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
   const manager = new Manager({ config, logger, hooks, ...source });
-  const control = new ManagerControlPlane(manager);
+  const control = controlPlaneOf(manager);
   const server = await startControlServer(
     { control, token: config.rpcToken, logger, version: VERSION },
     { host: config.rpcHost, port: config.rpcPort },

@@ -5,11 +5,12 @@
 // late joiners (NO_STATE_SYNC: refused since it would halt the chain, or staked but silent for
 // good, so `--wait active` cannot end). The scaler stops waiting with SCALE_BLOCKED and the reason instead
 // of waiting out its timeout; the manager itself goes on.
-import { blockClockOf } from '../chain/block-clock.ts';
+import type { Clock } from '../clock.ts';
 import { ManagerError } from '../errors.ts';
-import type { Manager } from '../manager.ts';
+import type { Logger } from '../logger.ts';
 import { DecisionCode } from '../model.ts';
 import { Phase } from '../planner/plan.ts';
+import type { ReadModel, ViewDriver } from '../read-model.ts';
 import { toMissing, type ScaleRequest, type Unmet } from './scaler.ts';
 
 /** A reason the wait cannot end by itself. */
@@ -90,8 +91,16 @@ export function findBlocker(input: BlockerInput): Blocker | undefined {
  * Watches a scale's wait for a blocker: `signal` aborts when one is found (or when `outer`
  * aborts); `throwIfBlocked` then raises SCALE_BLOCKED naming it.
  */
+/** What a BlockerWatch reads: the manager's state, block times, the clock; it logs the blocker. */
+export interface BlockerPorts {
+  read: Pick<ReadModel, 'chain' | 'paused'>;
+  driver: Pick<ViewDriver, 'blockTime'>;
+  clock: Clock;
+  logger: Logger;
+}
+
 export class BlockerWatch {
-  readonly #manager: Manager;
+  readonly #p: BlockerPorts;
   readonly #request: ScaleRequest;
   readonly #missing: () => Unmet[];
   readonly #controller = new AbortController();
@@ -102,12 +111,17 @@ export class BlockerWatch {
   #cancel: (() => void) | undefined;
   #stopped = false;
 
-  constructor(manager: Manager, request: ScaleRequest, missing: () => Unmet[], outer: AbortSignal) {
-    this.#manager = manager;
+  constructor(
+    ports: BlockerPorts,
+    request: ScaleRequest,
+    missing: () => Unmet[],
+    outer: AbortSignal,
+  ) {
+    this.#p = ports;
     this.#request = request;
     this.#missing = missing;
-    this.#height = manager.chain.height;
-    this.#quietSince = manager.clock.now();
+    this.#height = ports.read.chain.height;
+    this.#quietSince = ports.clock.now();
     if (outer.aborted) this.#controller.abort(outer.reason);
     else
       outer.addEventListener('abort', () => this.#controller.abort(outer.reason), { once: true });
@@ -146,38 +160,40 @@ export class BlockerWatch {
 
   #schedule(ms: number): void {
     if (this.#stopped || this.#controller.signal.aborted) return;
-    this.#cancel = this.#manager.clock.setTimer(() => void this.#check(), ms);
+    this.#cancel = this.#p.clock.setTimer(() => void this.#check(), ms);
   }
 
   async #check(): Promise<void> {
-    const m = this.#manager;
-    const height = m.chain.height;
+    const { read, driver, clock, logger } = this.#p;
+    const height = read.chain.height;
     if (height !== this.#height) {
       this.#height = height;
-      this.#quietSince = m.clock.now();
+      this.#quietSince = clock.now();
     }
     let blockGapMs: number | undefined;
     if (!this.#request.drive) {
-      const blocks = blockClockOf(m.chainPort.reads);
-      const [last, before] = await Promise.all([blocks.timeOf(height), blocks.timeOf(height - 1)]);
+      const [last, before] = await Promise.all([
+        driver.blockTime(height),
+        driver.blockTime(height - 1),
+      ]);
       if (last !== undefined && before !== undefined) blockGapMs = Math.max(0, last - before);
     }
     if (this.#stopped || this.#controller.signal.aborted) return;
     const blocker = findBlocker({
-      paused: m.paused,
+      paused: read.paused,
       drive: this.#request.drive,
       missing: this.#missing(),
-      now: m.clock.now(),
+      now: clock.now(),
       quietSince: this.#quietSince,
       blockGapMs,
     });
     if (blocker?.code === 'VALIDATOR_STUCK' || blocker?.code === 'NO_STATE_SYNC') {
-      this.#stuckSince ??= m.clock.now();
-      if (m.clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
+      this.#stuckSince ??= clock.now();
+      if (clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
     } else this.#stuckSince = undefined;
     if (blocker === undefined) return this.#schedule(CHECK_MS);
     this.#blocker = blocker;
-    m.logger.info({ component: 'scale', blocker: blocker.code }, 'the scale cannot finish');
+    logger.info({ component: 'scale', blocker: blocker.code }, 'the scale cannot finish');
     this.#controller.abort(new Error(blocker.message));
   }
 }
