@@ -84,7 +84,7 @@ export class Manager {
   /** The chain port: reads, sending, rules and capabilities (chain/port.ts). */
   readonly chainPort: ChainPort;
   readonly adapter: ChainAdapter;
-  readonly keys = new KeyStore();
+  readonly keys: KeyStore;
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
   /** What the chain can do (CM_CHAIN_PROFILE). */
   readonly capabilities: ChainCapabilities;
@@ -130,16 +130,6 @@ export class Manager {
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
-    const deps: DiscoveryDeps = { clock: this.clock, logger, metrics: this.metrics };
-    this.discovery =
-      options.discovery?.(deps) ??
-      new KubernetesDiscovery({ ...deps, config, kube: kubeOf(options) });
-    this.kubernetes = this.discovery instanceof KubernetesDiscovery ? this.discovery : undefined;
-    const hooks =
-      options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
-    this.#journal = Journal.open(config.journalPath, this.clock);
-    this.book = new ActionBook(this.#journal);
-    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
     this.chainPort =
       options.chain ??
       pocketChain({
@@ -155,6 +145,22 @@ export class Manager {
               }
             : undefined,
       });
+    this.keys = new KeyStore(this.chainPort.ids);
+    const deps: DiscoveryDeps = {
+      ids: this.chainPort.ids,
+      clock: this.clock,
+      logger,
+      metrics: this.metrics,
+    };
+    this.discovery =
+      options.discovery?.(deps) ??
+      new KubernetesDiscovery({ ...deps, config, kube: kubeOf(options) });
+    this.kubernetes = this.discovery instanceof KubernetesDiscovery ? this.discovery : undefined;
+    const hooks =
+      options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
+    this.#journal = Journal.open(config.journalPath, this.clock);
+    this.book = new ActionBook(this.#journal);
+    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
     this.capabilities = this.chainPort.capabilities;
     this.adapter = this.chainPort.sender;
     this.chain = new ChainView({

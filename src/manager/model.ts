@@ -1,8 +1,26 @@
 // The manager's vocabulary: what the cluster wants per validator id, what the chain shows, and
 // the actions in flight. Plain data, shared by discovery, the planner, the reconciler and the RPC.
 
-/** A validator id as the keys Secret names it: "001" … "999". */
+/** A validator id as the keys source names it (its format is the chain port's: `IdFormat`). */
 export type ValidatorId = string;
+
+/**
+ * How a chain names its validators' keys, as data the chain port owns (Pocket V1's:
+ * chain/pocket/id-format.ts). Discovery maps pods and files to ids with it, the key store picks
+ * the keys source's validator entries with it; the core assumes no format of its own.
+ */
+export interface IdFormat {
+  /** The id of number `n` (an ordinal + 1, a number in a pod name); undefined outside `range`. */
+  fromNumber(n: number): ValidatorId | undefined;
+  /** The id a short text written by a person names (a file, an annotation, a flag), or undefined. */
+  fromText(text: string): ValidatorId | undefined;
+  /** True when `name` is an id exactly as the keys source names one. */
+  isId(name: string): boolean;
+  /** The numbers ids cover (for messages). */
+  readonly range: { readonly min: number; readonly max: number };
+  /** An id to show in messages. */
+  readonly example: ValidatorId;
+}
 
 export const Annotations = {
   /** `"true"` on a pod: the manager leaves its validator alone. */

@@ -2,6 +2,7 @@
 // reported together), then discovery (Kubernetes, or static files with no cluster at all), the
 // manager and its control RPC; stop() shuts them down gracefully.
 import { ConfigError, Discovery, loadConfig, redactedConfig, type Config } from './config.ts';
+import { pocketIds } from './chain/pocket/id-format.ts';
 import { pocketNodeProbe } from './chain/pocket/node-probe.ts';
 import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { staticFileProblems } from './discovery/static-check.ts';
@@ -99,7 +100,7 @@ function discoveryOf(
   if (config.discovery === Discovery.kubernetes)
     return { kube: loadKubeClients({ namespace: config.namespace, env }) };
   const files = { validatorsFile: config.validatorsFile ?? '', keysFile: config.keysFile ?? '' };
-  const problems = staticFileProblems(files);
+  const problems = staticFileProblems(files, pocketIds);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     discovery: (deps) =>
