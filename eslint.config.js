@@ -44,6 +44,12 @@ const deny = [
     reason:
       'only the Pocket side of the chain port (src/manager/chain/pocket/) imports the protocol library',
   },
+  // The readers get the read model and narrow ports (read-model.ts, compose.ts), never Manager.
+  ...['manager/scale', 'manager/status.ts', 'manager/rpc'].map((from) => ({
+    from,
+    target: 'manager/manager.ts',
+    reason: 'readers take the read model (read-model.ts) and narrow ports, never the Manager',
+  })),
 ];
 
 export const boundaryConfig = {

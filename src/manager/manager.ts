@@ -27,20 +27,16 @@ import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
+import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
+import type { ReadModel, ReadModelEvents } from './read-model.ts';
 import {
-  type ActionRecord,
   type ChainCapabilities,
+  DecisionCode,
   type DesiredState,
   type ValidatorId,
 } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
-import {
-  NO_STATE_SYNC,
-  Phase,
-  type ChainTrust,
-  type Decision,
-  type PlanSettings,
-} from './planner/plan.ts';
+import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -62,23 +58,10 @@ export interface ManagerOptions {
   hookPorts?: Partial<HookRunnerPorts>;
 }
 
-/** A phase change of one validator (also streamed by GET /v1/events). */
-export interface PhaseChange {
-  key: string;
-  id: ValidatorId | undefined;
-  from: Phase | undefined;
-  to: Phase;
-  reason: string;
-}
+export type { PhaseChange } from './phase-tracker.ts';
 
-export interface ManagerEvents {
-  height: [number];
-  phase: [PhaseChange];
-  action: [ActionRecord];
-  paused: [boolean];
-  /** The chain stopped or started again being trusted (with the reason while not). */
-  trust: [ChainTrust];
-}
+/** The events a manager emits: the read model's (read-model.ts). */
+export type ManagerEvents = ReadModelEvents;
 
 const PAUSED_SETTING = 'paused';
 /** The highest chain height seen and its block's state hash, kept across restarts. */
@@ -101,7 +84,7 @@ export class Manager {
   /** The chain port: reads, sending, rules and capabilities (chain/port.ts). */
   readonly chainPort: ChainPort;
   readonly adapter: ChainAdapter;
-  readonly keys = new KeyStore();
+  readonly keys: KeyStore;
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
   /** What the chain can do (CM_CHAIN_PROFILE). */
   readonly capabilities: ChainCapabilities;
@@ -120,7 +103,8 @@ export class Manager {
   #recomputeScheduled = false;
   #recomputeEndedAt = Number.NEGATIVE_INFINITY;
   #recomputeCostMs = 0;
-  #phases = new Map<string, Phase>();
+  readonly #phases = new PhaseTracker();
+  #readModel: ReadModel | undefined;
   #phaseRefreshScheduled = false;
   #paused: boolean;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
@@ -146,16 +130,6 @@ export class Manager {
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
-    const deps: DiscoveryDeps = { clock: this.clock, logger, metrics: this.metrics };
-    this.discovery =
-      options.discovery?.(deps) ??
-      new KubernetesDiscovery({ ...deps, config, kube: kubeOf(options) });
-    this.kubernetes = this.discovery instanceof KubernetesDiscovery ? this.discovery : undefined;
-    const hooks =
-      options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
-    this.#journal = Journal.open(config.journalPath, this.clock);
-    this.book = new ActionBook(this.#journal);
-    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
     this.chainPort =
       options.chain ??
       pocketChain({
@@ -171,6 +145,22 @@ export class Manager {
               }
             : undefined,
       });
+    this.keys = new KeyStore(this.chainPort.ids);
+    const deps: DiscoveryDeps = {
+      ids: this.chainPort.ids,
+      clock: this.clock,
+      logger,
+      metrics: this.metrics,
+    };
+    this.discovery =
+      options.discovery?.(deps) ??
+      new KubernetesDiscovery({ ...deps, config, kube: kubeOf(options) });
+    this.kubernetes = this.discovery instanceof KubernetesDiscovery ? this.discovery : undefined;
+    const hooks =
+      options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
+    this.#journal = Journal.open(config.journalPath, this.clock);
+    this.book = new ActionBook(this.#journal);
+    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
     this.capabilities = this.chainPort.capabilities;
     this.adapter = this.chainPort.sender;
     this.chain = new ChainView({
@@ -322,6 +312,67 @@ export class Manager {
   }
 
   // ---- state for the control RPC ----
+
+  /**
+   * What the readers (scaler, status, control plane) get: a read-only view of this manager's
+   * state and events (read-model.ts), never the manager itself.
+   */
+  readModel(): ReadModel {
+    if (this.#readModel !== undefined) return this.#readModel;
+    const book = this.book;
+    // Getters of the literal below have their own `this`: they read through these.
+    const now = {
+      isLeader: (): boolean => this.isLeader,
+      leaderIdentity: (): string | undefined => this.leaderIdentity,
+      paused: (): boolean => this.#paused,
+      trust: (): ChainTrust => this.trust,
+      queueDepth: (): number => this.#queue.depth,
+    };
+    this.#readModel = {
+      discovery: this.discovery.mode,
+      desired: () => this.desired(),
+      plan: () => this.plan(),
+      planOne: (id) => this.planOne(id),
+      keys: this.keys,
+      chain: this.chain,
+      actions: {
+        get open() {
+          return book.open;
+        },
+        get latest() {
+          return book.latest;
+        },
+        get stakeHeights() {
+          return book.stakeHeights;
+        },
+        page: (query) => book.journal.page(query),
+      },
+      informersSynced: () => this.informersSynced(),
+      isSynced: () => this.isSynced(),
+      isReady: () => this.isReady(),
+      get isLeader() {
+        return now.isLeader();
+      },
+      get leaderIdentity() {
+        return now.leaderIdentity();
+      },
+      get paused() {
+        return now.paused();
+      },
+      get trust() {
+        return now.trust();
+      },
+      get queueDepth() {
+        return now.queueDepth();
+      },
+      minimumSet: () => this.minimumSet(),
+      baseMinimumSet: () => this.baseMinimumSet(),
+      informerStatus: () => this.informerStatus(),
+      journalState: () => this.journalState(),
+      events: this.events,
+    };
+    return this.#readModel;
+  }
 
   /** Discovery has read the validators' layout once (before that, no layout is known). */
   informersSynced(): boolean {
@@ -692,7 +743,7 @@ export class Manager {
   #reportKeyMissing(decision: Decision): void {
     const id = decision.id;
     if (id === undefined) return;
-    const missing = decision.phase === Phase.failed && decision.reason.startsWith('KEY_MISSING');
+    const missing = decision.code === DecisionCode.keyMissing;
     if (!missing) {
       this.#reportedMissing.delete(id);
       return;
@@ -712,7 +763,7 @@ export class Manager {
   #reportCannotVote(decision: Decision): void {
     const id = decision.id;
     if (id === undefined) return;
-    if (!decision.reason.startsWith(NO_STATE_SYNC)) {
+    if (decision.code !== DecisionCode.noStateSync) {
       this.#reportedCannotVote.delete(id);
       return;
     }
@@ -756,51 +807,17 @@ export class Manager {
   /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
   #refreshPhases(): void {
     const decisions = this.plan();
-    const next = new Map<string, Phase>();
-    const counts = new Map<Phase, number>();
-    const cannotVote = { staked: 0, refused: 0 };
+    for (const change of this.#phases.observe(decisions)) this.events.emit('phase', change);
     for (const decision of decisions) {
-      next.set(decision.key, decision.phase);
-      counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
-      const from = this.#phases.get(decision.key);
-      if (from !== decision.phase) {
-        this.events.emit('phase', {
-          key: decision.key,
-          id: decision.id,
-          from,
-          to: decision.phase,
-          reason: decision.reason,
-        });
-      }
       this.#reportKeyMissing(decision);
       this.#reportCannotVote(decision);
-      if (decision.reason.startsWith(NO_STATE_SYNC))
-        cannotVote[decision.phase === Phase.staked ? 'staked' : 'refused']++;
     }
-    for (const key of this.#phases.keys()) {
-      if (!next.has(key))
-        this.events.emit('phase', {
-          key,
-          id: /^\d{3}$/.test(key) ? key : undefined,
-          from: this.#phases.get(key),
-          to: Phase.unstaked,
-          reason: 'no longer tracked',
-        });
-    }
-    this.#phases = next;
     this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
-    for (const id of this.#reportedMissing) if (!next.has(id)) this.#reportedMissing.delete(id);
+    for (const id of this.#reportedMissing)
+      if (!this.#phases.has(id)) this.#reportedMissing.delete(id);
     for (const id of this.#reportedCannotVote.keys())
-      if (!next.has(id)) this.#reportedCannotVote.delete(id);
-    this.metrics.cannotVote.set({ state: 'staked' }, cannotVote.staked);
-    this.metrics.cannotVote.set({ state: 'refused' }, cannotVote.refused);
-    for (const phase of Object.values(Phase))
-      this.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
-    this.metrics.validators.set(
-      { view: 'staked' },
-      (counts.get(Phase.staked) ?? 0) + (counts.get(Phase.active) ?? 0),
-    );
-    this.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
+      if (!this.#phases.has(id)) this.#reportedCannotVote.delete(id);
+    setPlanGauges(this.metrics, decisions);
     this.metrics.queueDepth.set(this.#queue.depth);
     this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }

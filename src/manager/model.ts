@@ -1,8 +1,26 @@
 // The manager's vocabulary: what the cluster wants per validator id, what the chain shows, and
 // the actions in flight. Plain data, shared by discovery, the planner, the reconciler and the RPC.
 
-/** A validator id as the keys Secret names it: "001" … "999". */
+/** A validator id as the keys source names it (its format is the chain port's: `IdFormat`). */
 export type ValidatorId = string;
+
+/**
+ * How a chain names its validators' keys, as data the chain port owns (Pocket V1's:
+ * chain/pocket/id-format.ts). Discovery maps pods and files to ids with it, the key store picks
+ * the keys source's validator entries with it; the core assumes no format of its own.
+ */
+export interface IdFormat {
+  /** The id of number `n` (an ordinal + 1, a number in a pod name); undefined outside `range`. */
+  fromNumber(n: number): ValidatorId | undefined;
+  /** The id a short text written by a person names (a file, an annotation, a flag), or undefined. */
+  fromText(text: string): ValidatorId | undefined;
+  /** True when `name` is an id exactly as the keys source names one. */
+  isId(name: string): boolean;
+  /** The numbers ids cover (for messages). */
+  readonly range: { readonly min: number; readonly max: number };
+  /** An id to show in messages. */
+  readonly example: ValidatorId;
+}
 
 export const Annotations = {
   /** `"true"` on a pod: the manager leaves its validator alone. */
@@ -137,6 +155,37 @@ export type KeyEntry<K extends ChainKey = ChainKey> =
       /** Known for a duplicate (a valid key under several ids); undefined for a malformed one. */
       readonly address?: string | undefined;
     };
+
+/**
+ * Why a decision is what it is, as data: set when the planner's reason starts with a condition a
+ * reader acts on (reported once, blocks a scale's wait, lets a pod go); undefined for ordinary
+ * progress (waiting for a pod, a block, pacing). The reason stays the human text.
+ */
+export const DecisionCode = {
+  /** A wanted id has no key in the keys source. */
+  keyMissing: 'KEY_MISSING',
+  /** The id's key is also under another id. */
+  keyDuplicate: 'KEY_DUPLICATE',
+  /** The id's key does not parse. */
+  keyInvalid: 'KEY_INVALID',
+  /** Two pods claim the id. */
+  podConflict: 'POD_CONFLICT',
+  /** The service URL cannot be filled yet (no pod IP or port): it fills itself. */
+  serviceUrlUnfilled: 'SERVICE_URL_UNFILLED',
+  /** The last action failed for good with these inputs (its error code leads the reason). */
+  actionFailed: 'ACTION_FAILED',
+  /** The chain has no state sync: refused (it would halt the chain) or staked but never voting. */
+  noStateSync: 'NO_STATE_SYNC',
+  /** The chain went back or forked; nothing is done until it is past the highest height seen. */
+  chainUntrusted: 'CHAIN_UNTRUSTED',
+  /** Kept staked: unstaking it would leave fewer than the minimum set. */
+  belowMinimumSet: 'BELOW_MINIMUM_SET',
+  /** Kept staked: the minimum set is not known yet (the genesis set has not been read). */
+  minimumSetUnknown: 'MINIMUM_SET_UNKNOWN',
+  /** Staked on chain with no key in the keys source: reported, never touched. */
+  unmanaged: 'UNMANAGED',
+} as const;
+export type DecisionCode = (typeof DecisionCode)[keyof typeof DecisionCode];
 
 /** Kinds of action the manager takes. */
 export const ActionKind = { stake: 'stake', unstake: 'unstake' } as const;

@@ -2,6 +2,7 @@
 // reported together), then discovery (Kubernetes, or static files with no cluster at all), the
 // manager and its control RPC; stop() shuts them down gracefully.
 import { ConfigError, Discovery, loadConfig, redactedConfig, type Config } from './config.ts';
+import { pocketIds } from './chain/pocket/id-format.ts';
 import { pocketNodeProbe } from './chain/pocket/node-probe.ts';
 import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { staticFileProblems } from './discovery/static-check.ts';
@@ -10,7 +11,7 @@ import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hook
 import { loadKubeClients, type KubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { Manager } from './manager.ts';
-import { ManagerControlPlane } from './rpc/control-plane.ts';
+import { controlPlaneOf } from './compose.ts';
 import { startControlServer } from './rpc/server.ts';
 import { VERSION } from './version.ts';
 
@@ -53,7 +54,7 @@ export async function startService(options: {
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
   const manager = new Manager({ config, logger, hooks, ...source });
-  const control = new ManagerControlPlane(manager);
+  const control = controlPlaneOf(manager);
   const server = await startControlServer(
     { control, token: config.rpcToken, logger, version: VERSION },
     { host: config.rpcHost, port: config.rpcPort },
@@ -99,7 +100,7 @@ function discoveryOf(
   if (config.discovery === Discovery.kubernetes)
     return { kube: loadKubeClients({ namespace: config.namespace, env }) };
   const files = { validatorsFile: config.validatorsFile ?? '', keysFile: config.keysFile ?? '' };
-  const problems = staticFileProblems(files);
+  const problems = staticFileProblems(files, pocketIds);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     discovery: (deps) =>

@@ -1,8 +1,8 @@
 // The status view served by GET /v1/validators and shown by `cluster-manager status`: per
 // validator its pod, wanted-ness, on-chain row, phase, reason and last action.
 import type { ActionRecord, ChainStatus, ValidatorId } from './model.ts';
-import type { Manager } from './manager.ts';
 import type { Phase, Wait } from './planner/plan.ts';
+import type { ReadModel } from './read-model.ts';
 
 export interface ValidatorStatus {
   /** Validator id, or the address for an unmanaged validator. */
@@ -66,17 +66,19 @@ export function summarizeAction(record: ActionRecord): ActionSummary {
 }
 
 /** Every validator the manager knows, in id order (unmanaged addresses last). */
-export function validatorStatuses(manager: Manager): ValidatorStatus[] {
-  const desired = manager.desired().validators;
-  return manager
+export function validatorStatuses(
+  read: Pick<ReadModel, 'desired' | 'plan' | 'chain' | 'actions'>,
+): ValidatorStatus[] {
+  const desired = read.desired().validators;
+  return read
     .plan()
     .map((decision): ValidatorStatus => {
       const entry = decision.id === undefined ? undefined : desired.get(decision.id);
       const row =
-        decision.address === undefined ? undefined : manager.chain.validators.get(decision.address);
-      const latest = decision.id === undefined ? undefined : manager.book.latest.get(decision.id);
+        decision.address === undefined ? undefined : read.chain.validators.get(decision.address);
+      const latest = decision.id === undefined ? undefined : read.actions.latest.get(decision.id);
       const signed =
-        decision.address === undefined ? undefined : manager.chain.signers.get(decision.address);
+        decision.address === undefined ? undefined : read.chain.signers.get(decision.address);
       return {
         key: decision.key,
         id: decision.id ?? null,

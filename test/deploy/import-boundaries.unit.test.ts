@@ -51,6 +51,26 @@ describe('import boundaries (DESIGN.md, "Parts")', () => {
     ).toHaveLength(1);
   });
 
+  it('the readers (scaler, status, control plane) never import the Manager', async () => {
+    const manager = "import type { Manager } from '../manager.ts';\nexport type M = Manager;\n";
+    for (const path of ['src/manager/scale/x.ts', 'src/manager/rpc/x.ts'])
+      expect(await problems(path, manager)).toEqual([
+        expect.stringMatching(/readers take the read model/),
+      ]);
+    expect(
+      await problems(
+        'src/manager/status.ts',
+        "import type { Manager } from './manager.ts';\nexport type M = Manager;\n",
+      ),
+    ).toEqual([expect.stringMatching(/readers take the read model/)]);
+    expect(
+      await problems(
+        'src/manager/scale/x.ts',
+        "import type { ReadModel } from '../read-model.ts';\nexport type R = ReadModel;\n",
+      ),
+    ).toEqual([]);
+  });
+
   it('the planner imports only the model and errors', async () => {
     expect(await problems('src/manager/planner/x.ts', "export * from '../config.ts';\n")).toEqual([
       expect.stringMatching(/the planner is a pure function/),

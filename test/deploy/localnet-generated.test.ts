@@ -22,6 +22,7 @@ import {
   stringData,
 } from './support/manifests.ts';
 import { noKubectl, withKubectl } from '../support/kubectl-gate.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 interface GenesisValidator {
   address: string;
@@ -73,7 +74,7 @@ describe('the genesis', () => {
     "stakes each pod's own key, as the manager's ordinal mapping names it",
     () => {
       const config = loadConfig({ env: { CM_CHAIN_RPC_URL: 'http://x:1' } });
-      const mapper = createIdMapper(config);
+      const mapper = createIdMapper(config, pocketIds);
       genesis.validators.forEach((validator, ordinal) => {
         const mapped = mapper.idOf({ name: `validator-${ordinal}`, ordinal, annotations: {} });
         if (!('id' in mapped)) throw new Error(mapped.problem);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { computeDesiredState, DiscoveryMemory } from '../../src/manager/discovery/desired-state.ts';
 import { createIdMapper } from '../../src/manager/discovery/id-mapping.ts';
 import { compileLabelSelector } from '../../src/manager/kube/label-selector.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const LABELS = { 'pokt.network/purpose': 'validator' };
 
@@ -80,11 +81,14 @@ function compute(
       statefulSets,
       pods,
       isValidatorTemplate: compileLabelSelector('pokt.network/purpose=validator'),
-      mapper: createIdMapper({
-        idMapping: mapping,
-        idPattern: /^validator-(\d+)-pocket/,
-        idAnnotation: 'cluster-manager.dev/validator-id',
-      }),
+      mapper: createIdMapper(
+        {
+          idMapping: mapping,
+          idPattern: /^validator-(\d+)-pocket/,
+          idAnnotation: 'cluster-manager.dev/validator-id',
+        },
+        pocketIds,
+      ),
       serviceUrlTemplate: '{pod}.{service}.{namespace}.svc.cluster.local:{port:p2p}',
       nodeRpcPortName: 'rpc',
       now: 1_000,

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { computeDesiredState, DiscoveryMemory } from '../../src/manager/discovery/desired-state.ts';
 import { createIdMapper } from '../../src/manager/discovery/id-mapping.ts';
 import { compileLabelSelector } from '../../src/manager/kube/label-selector.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const LABELS = { 'pokt.network/purpose': 'validator' };
 
@@ -62,11 +63,14 @@ function wanted(sets: V1StatefulSet[], pods: V1Pod[]): Record<string, boolean> {
       statefulSets: sets,
       pods,
       isValidatorTemplate: compileLabelSelector('pokt.network/purpose=validator'),
-      mapper: createIdMapper({
-        idMapping: 'ordinal',
-        idPattern: /^validator-(\d+)-pocket/,
-        idAnnotation: 'cluster-manager.dev/validator-id',
-      }),
+      mapper: createIdMapper(
+        {
+          idMapping: 'ordinal',
+          idPattern: /^validator-(\d+)-pocket/,
+          idAnnotation: 'cluster-manager.dev/validator-id',
+        },
+        pocketIds,
+      ),
       serviceUrlTemplate: '{pod}:{port:p2p}',
       nodeRpcPortName: 'rpc',
       now: 1_000,

@@ -329,12 +329,14 @@ describe('HookGate', () => {
       action: 'stake',
       waitingFor: undefined,
       phase: Phase.pending,
+      code: undefined,
       reason: 'wanted; pod Ready',
       requeueAfterMs: undefined,
       fingerprint: 'f',
       serviceUrl: 'v:1',
       wanted: true,
       chainStatus: ChainStatus.absent,
+      signing: false,
       ...fields,
     };
   }

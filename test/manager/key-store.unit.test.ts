@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { keyOf } from '../support/plan-fixture.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 describe('KeyStore', () => {
   it('decodes base64 Secret data into keys addressable by id and address', () => {
-    const store = new KeyStore();
+    const store = new KeyStore(pocketIds);
     const { changed, newProblems } = store.update({
       data: { '001': b64(keyOf('001').exportPrivateKeyHex()), other: b64('x') },
     });
@@ -18,7 +19,7 @@ describe('KeyStore', () => {
   });
 
   it('reports a malformed key once, until its value changes, and keeps the others', () => {
-    const store = new KeyStore();
+    const store = new KeyStore(pocketIds);
     const good = b64(keyOf('002').exportPrivateKeyHex());
     const first = store.update({ data: { '001': b64('nothex'), '002': good } });
     expect(first.newProblems).toEqual([
@@ -37,7 +38,7 @@ describe('KeyStore', () => {
   });
 
   it('picks up added and removed keys', () => {
-    const store = new KeyStore();
+    const store = new KeyStore(pocketIds);
     store.update({ data: { '001': b64(keyOf('001').exportPrivateKeyHex()) } });
     const added = store.update({
       data: {
@@ -54,7 +55,7 @@ describe('KeyStore', () => {
   });
 
   it('makes a key shared by two ids a KEY_DUPLICATE on both, attributing its row to the lower id', () => {
-    const store = new KeyStore();
+    const store = new KeyStore(pocketIds);
     const one = b64(keyOf('001').exportPrivateKeyHex());
     const five = b64(keyOf('005').exportPrivateKeyHex());
     store.update({ data: { '001': one, '005': five } });
@@ -84,7 +85,7 @@ describe('KeyStore', () => {
   });
 
   it("remembers the address of an id's last valid key after it goes missing or bad", () => {
-    const store = new KeyStore();
+    const store = new KeyStore(pocketIds);
     store.update({ data: { '004': b64(keyOf('004').exportPrivateKeyHex()) } });
     store.update({ data: { '004': b64(`${keyOf('004').exportPrivateKeyHex()}zz`) } });
     expect(store.get('004')).toMatchObject({ ok: false });

@@ -264,7 +264,7 @@ describe('what blocks an action', () => {
 describe('keys', () => {
   it('a wanted validator without a key is failed (KEY_MISSING) and nothing is sent', () => {
     const d = decide({ ...proven, desired: [wanted('005')], keys: GENESIS }, '005');
-    expect(d).toMatchObject({ action: 'none', phase: 'failed' });
+    expect(d).toMatchObject({ action: 'none', phase: 'failed', code: 'KEY_MISSING' });
     expect(d.reason).toMatch(/^KEY_MISSING/);
   });
 
@@ -277,6 +277,8 @@ describe('keys', () => {
     };
     expect(decide(s, '005')).toMatchObject({ action: 'none', phase: 'failed' });
     expect(decide(s, '005').reason).toMatch(/^KEY_INVALID/);
+    expect(decide(s, '005').code).toBe('KEY_INVALID');
+    expect(decide(s, '006').code).toBeUndefined();
     expect(decide(s, '006')).toMatchObject({ action: 'stake', waitingFor: undefined });
   });
 

@@ -71,6 +71,7 @@ describe('the minimum validator set', () => {
     const kept = decision(s, '001');
     expect(kept).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet, phase: 'held' });
     expect(kept.reason).toMatch(/^BELOW_MINIMUM_SET: below the minimum set/);
+    expect(kept.code).toBe('BELOW_MINIMUM_SET');
     expect(kept.reason).toContain('minimum of 3 (a quorum of the 4 genesis validator(s))');
   });
 
@@ -119,6 +120,7 @@ describe('the minimum validator set', () => {
     expect(decision(s, '004').reason).toMatch(
       /BELOW_MINIMUM_SET: the minimum set is not known yet/,
     );
+    expect(decision(s, '004').code).toBe('MINIMUM_SET_UNKNOWN');
   });
 
   it('is no limit above the minimum: a scale-down that keeps enough goes out at once', () => {

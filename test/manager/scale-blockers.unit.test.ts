@@ -2,11 +2,13 @@
 // with the named reason instead of waiting out its timeout.
 import { describe, expect, it } from 'vitest';
 import { findBlocker, isStuck, MIN_STALL_MS } from '../../src/manager/scale/scale-blockers.ts';
-import type { Missing } from '../../src/manager/scale/scaler.ts';
+import { DecisionCode } from '../../src/manager/model.ts';
+import type { Unmet } from '../../src/manager/scale/scaler.ts';
 
-const waiting: Missing = {
+const waiting: Unmet = {
   id: '005',
   phase: 'staked',
+  code: undefined,
   reason: 'staked; waiting for its first signature',
 };
 const base = {
@@ -22,29 +24,55 @@ describe('a scale that cannot finish', () => {
   it.each([
     [
       'KEY_MISSING',
-      { id: '006', phase: 'failed', reason: 'KEY_MISSING: no key "006" in the keys Secret' },
+      {
+        id: '006',
+        phase: 'failed',
+        code: DecisionCode.keyMissing,
+        reason: 'KEY_MISSING: no key "006" in the keys Secret',
+      },
     ],
     [
       'KEY_DUPLICATE',
-      { id: '006', phase: 'failed', reason: 'KEY_DUPLICATE: the key of "006" is also "002"' },
+      {
+        id: '006',
+        phase: 'failed',
+        code: DecisionCode.keyDuplicate,
+        reason: 'KEY_DUPLICATE: the key of "006" is also "002"',
+      },
     ],
     [
       'KEY_INVALID',
-      { id: '006', phase: 'failed', reason: 'KEY_INVALID: key "006" is malformed (x)' },
+      {
+        id: '006',
+        phase: 'failed',
+        code: DecisionCode.keyInvalid,
+        reason: 'KEY_INVALID: key "006" is malformed (x)',
+      },
     ],
     [
       'a pod conflict',
-      { id: '006', phase: 'failed', reason: 'conflict: pods a and b both map to 006' },
+      {
+        id: '006',
+        phase: 'failed',
+        code: DecisionCode.podConflict,
+        reason: 'conflict: pods a and b both map to 006',
+      },
     ],
     [
       'a terminal failure',
-      { id: '006', phase: 'failed', reason: 'INSUFFICIENT_FUNDS: …; fix the inputs to retry' },
+      {
+        id: '006',
+        phase: 'failed',
+        code: DecisionCode.actionFailed,
+        reason: 'INSUFFICIENT_FUNDS: …; fix the inputs to retry',
+      },
     ],
     [
       'a hold',
       {
         id: '006',
         phase: 'held',
+        code: undefined,
         reason: 'pod validator-5 is held by annotation; nothing is done',
       },
     ],
@@ -59,11 +87,28 @@ describe('a scale that cannot finish', () => {
       isStuck({
         id: '006',
         phase: 'failed',
+        code: DecisionCode.serviceUrlUnfilled,
         reason: 'cannot fill the service-URL template for pod x',
       }),
     ).toBe(false);
     expect(findBlocker(base)).toBeUndefined();
     expect(findBlocker({ ...base, missing: [] })).toBeUndefined();
+  });
+
+  it('reads the decision code, not the reason: NO_STATE_SYNC blocks, its words alone do not', () => {
+    const silent: Unmet = {
+      id: '006',
+      phase: 'pending',
+      code: DecisionCode.noStateSync,
+      reason: 'the chain cannot carry one more silent member',
+    };
+    expect(findBlocker({ ...base, missing: [waiting, silent] })?.code).toBe('NO_STATE_SYNC');
+    const words: Unmet = { ...silent, code: undefined, reason: 'NO_STATE_SYNC: cannot vote' };
+    expect(findBlocker({ ...base, missing: [waiting, words] })).toBeUndefined();
+    // A failed phase is stuck unless its code says it fills itself, whatever the words.
+    expect(isStuck({ ...silent, phase: 'failed', code: undefined, reason: 'cannot fill' })).toBe(
+      true,
+    );
   });
 
   it('is blocked when the manager is paused meanwhile', () => {

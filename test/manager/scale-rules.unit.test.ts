@@ -12,12 +12,13 @@ import {
   type ScaleCheck,
 } from '../../src/manager/scale/scale-rules.ts';
 import { action, keyOf, row } from '../support/plan-fixture.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const hex = (id: string) => keyOf(id).exportPrivateKeyHex();
 
 function view(secrets: Record<string, string>[], chain: ReturnType<typeof row>[] = []): LeaveView {
-  const keys = new KeyStore();
+  const keys = new KeyStore(pocketIds);
   for (const data of secrets) keys.update({ data });
   return {
     keys,

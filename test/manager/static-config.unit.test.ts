@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/manager/config.ts';
 import { staticFileProblems } from '../../src/manager/discovery/static-check.ts';
 import { generateKeys } from '../../src/pocket/index.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const BASE = { CM_CHAIN_RPC_URL: 'http://127.0.0.1:1' };
 
@@ -66,7 +67,10 @@ describe('the start-time check of the static files', () => {
     );
     writeFileSync(join(d, 'k.yaml'), `"001": "${key}"\n`, { mode: 0o600 });
     expect(
-      staticFileProblems({ validatorsFile: join(d, 'v.yaml'), keysFile: join(d, 'k.yaml') }),
+      staticFileProblems(
+        { validatorsFile: join(d, 'v.yaml'), keysFile: join(d, 'k.yaml') },
+        pocketIds,
+      ),
     ).toEqual([]);
   });
 
@@ -76,7 +80,7 @@ describe('the start-time check of the static files', () => {
     chmodSync(join(d, 'k.yaml'), 0o644);
     const v = join(d, 'missing.yaml');
     const k = join(d, 'k.yaml');
-    expect(staticFileProblems({ validatorsFile: v, keysFile: k })).toEqual([
+    expect(staticFileProblems({ validatorsFile: v, keysFile: k }, pocketIds)).toEqual([
       `CM_VALIDATORS_FILE ${v}: VALIDATORS_FILE_INVALID: cannot read it (ENOENT)`,
       `CM_KEYS_FILE ${k}: KEYS_FILE_INSECURE: users other than its owner may read or write it (mode 644); chmod 600 it`,
     ]);

@@ -12,6 +12,7 @@ import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { ManualClock, flush } from '../support/manual-clock.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const KEYS = generateKeys({ count: 4, seed: 'static-discovery' });
 const hex = (id: string): string => {
@@ -39,28 +40,28 @@ describe('the validators file', () => {
     serviceUrl: node-2.example:42069
     hold: true
 `;
-    expect(parseValidatorsFile('v.yaml', yaml)).toEqual([
+    expect(parseValidatorsFile('v.yaml', yaml, pocketIds)).toEqual([
       { id: '002', rpc: 'https://node-2.example', serviceUrl: 'node-2.example:42069', hold: true },
       { id: '005', rpc: 'http://127.0.0.1:4005', serviceUrl: '127.0.0.1:5005', hold: false },
     ]);
     const json = JSON.stringify({
       validators: [{ id: '001', rpc: 'http://[::1]:8080', serviceUrl: '[::1]:42069' }],
     });
-    expect(parseValidatorsFile('v.json', json)).toEqual([
+    expect(parseValidatorsFile('v.json', json, pocketIds)).toEqual([
       { id: '001', rpc: 'http://[::1]:8080', serviceUrl: '[::1]:42069', hold: false },
     ]);
-    expect(parseValidatorsFile('v.yaml', 'validators: []')).toEqual([]);
+    expect(parseValidatorsFile('v.yaml', 'validators: []', pocketIds)).toEqual([]);
   });
 
   it('refuses an empty or cut-off file rather than reading it as "no validators"', () => {
     for (const text of ['', 'validators:', 'validators: null', '[]', 'validators: {}'])
-      expect(problemsOf(() => parseValidatorsFile('v.yaml', text))).toEqual({
+      expect(problemsOf(() => parseValidatorsFile('v.yaml', text, pocketIds))).toEqual({
         code: 'VALIDATORS_FILE_INVALID',
         problems: ['expected an object with a "validators" list (write `validators: []` for none)'],
       });
-    expect(problemsOf(() => parseValidatorsFile('v.yaml', 'validators: [ {id: "001"')).code).toBe(
-      'VALIDATORS_FILE_INVALID',
-    );
+    expect(
+      problemsOf(() => parseValidatorsFile('v.yaml', 'validators: [ {id: "001"', pocketIds)).code,
+    ).toBe('VALIDATORS_FILE_INVALID');
   });
 
   it('names every bad entry and field at once', () => {
@@ -74,7 +75,7 @@ validators:
   - {id: "006", rpc: "http://c:1", serviceUrl: "c:1"}
   - {id: 6, rpc: "http://c:1", serviceUrl: "c:1"}
 `;
-    const { problems } = problemsOf(() => parseValidatorsFile('v.yaml', text));
+    const { problems } = problemsOf(() => parseValidatorsFile('v.yaml', text, pocketIds));
     expect(problems).toEqual([
       'unknown top-level field "extra"',
       'validators[0]: "id" must be a validator id 1…999 ("005" or 5), got "0"',
@@ -111,7 +112,7 @@ data:
 stringData:
   "001": ${hex('001')}
 `;
-    expect(decoded(parseKeysFile('k.yaml', manifest))).toEqual({
+    expect(decoded(parseKeysFile('k.yaml', manifest, pocketIds))).toEqual({
       '001': hex('001'),
       '002': hex('002'),
       note: 'hello',
@@ -120,19 +121,24 @@ stringData:
 
   it('reads a plain map of id to key, ids as YAML reads them (001 → 1)', () => {
     const map = `001: "${hex('001')}"\n"002": ${hex('002')}\n`;
-    expect(decoded(parseKeysFile('k.yaml', map))).toEqual({ '001': hex('001'), '002': hex('002') });
+    expect(decoded(parseKeysFile('k.yaml', map, pocketIds))).toEqual({
+      '001': hex('001'),
+      '002': hex('002'),
+    });
   });
 
   it('refuses other names and non-string keys by name, never echoing a key', () => {
     const { code, problems } = problemsOf(() =>
-      parseKeysFile('k.yaml', `validator-one: "${hex('001')}"\n"003": 12\n`),
+      parseKeysFile('k.yaml', `validator-one: "${hex('001')}"\n"003": 12\n`, pocketIds),
     );
     expect(code).toBe('KEYS_FILE_INVALID');
     expect(problems).toEqual([
       '"validator-one" is not a validator id 1…999',
       'the key of 003 must be a string (quote it)',
     ]);
-    const broken = problemsOf(() => parseKeysFile('k.yaml', `"001": "${hex('001')}\n  - [`));
+    const broken = problemsOf(() =>
+      parseKeysFile('k.yaml', `"001": "${hex('001')}\n  - [`, pocketIds),
+    );
     expect(broken).toEqual({ code: 'KEYS_FILE_INVALID', problems: ['not YAML or JSON'] });
     expect(JSON.stringify(broken)).not.toContain(hex('001').slice(0, 16));
   });
@@ -196,6 +202,7 @@ function setup(options: { validators?: string[]; keys?: string[] } = {}) {
   const probed: string[] = [];
   const metrics = new Metrics();
   const source = new StaticDiscovery({
+    ids: pocketIds,
     clock,
     logger: pino({ level: 'silent' }),
     metrics,
@@ -257,7 +264,7 @@ describe('the static source', () => {
       draining: false,
       terminating: false,
     });
-    const keys = new KeyStore();
+    const keys = new KeyStore(pocketIds);
     expect(keys.update(t.source.keys()).changed).toEqual(['001', '002']);
     expect(keys.get('001')).toMatchObject({ ok: true });
     expect(t.source.createElector()).toBeUndefined();
@@ -362,7 +369,7 @@ describe('the static source', () => {
     expect(t.wanted()).toEqual(['001', '002']); // the validators file goes on working
     t.files.chmod('/k.yaml', 0o100600);
     await t.clock.advance(1_000);
-    const keys = new KeyStore();
+    const keys = new KeyStore(pocketIds);
     keys.update(t.source.keys());
     expect([...keys.entries()].map((e) => e.id)).toEqual(['001', '002', '003']);
     expect(t.seen.keys).toBe(keysBefore + 1);
@@ -375,7 +382,7 @@ describe('the static source', () => {
     t.files.write('/k.yaml', `"001": "${hex('001')}"\n"002": "not-a-key"\n`);
     await t.source.start(t.listener);
     await flush();
-    const keys = new KeyStore();
+    const keys = new KeyStore(pocketIds);
     const { newProblems } = keys.update(t.source.keys());
     expect(newProblems.map((p) => p.id)).toEqual(['002']);
     expect(keys.get('001')).toMatchObject({ ok: true });

@@ -12,6 +12,7 @@ import {
   readBoundedFileSync,
 } from '../../src/manager/discovery/bounded-file.ts';
 import { staticFileProblems } from '../../src/manager/discovery/static-check.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'cm-bounded-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -45,7 +46,10 @@ describe('reading static discovery files', () => {
     const keysDir = join(dir, 'keys.d');
     mkdirSync(keysDir);
     chmodSync(keysDir, 0o755);
-    const problems = staticFileProblems({ validatorsFile: '/dev/zero', keysFile: keysDir });
+    const problems = staticFileProblems(
+      { validatorsFile: '/dev/zero', keysFile: keysDir },
+      pocketIds,
+    );
     expect(problems).toEqual([
       expect.stringMatching(
         /^CM_VALIDATORS_FILE \/dev\/zero: VALIDATORS_FILE_INVALID: cannot read it \(not a regular file\)/,

@@ -73,10 +73,12 @@ describe('pacing on a chain without state sync (V1)', () => {
     });
     expect(d.get('005')).toMatchObject({ phase: 'staked', action: 'none' });
     expect(d.get('005')?.reason.startsWith(NO_STATE_SYNC)).toBe(true);
-    expect(d.get('006')).toMatchObject({ waitingFor: Wait.noStateSync });
+    expect(d.get('005')?.code).toBe('NO_STATE_SYNC');
+    expect(d.get('006')).toMatchObject({ waitingFor: Wait.noStateSync, code: 'NO_STATE_SYNC' });
     const missing = ['005', '006'].map((id) => ({
       id,
       phase: d.get(id)!.phase,
+      code: d.get(id)!.code,
       reason: d.get(id)!.reason,
     }));
     expect(

@@ -11,7 +11,7 @@ import { loadConfig } from '../../src/manager/config.ts';
 import { StaticDiscovery } from '../../src/manager/discovery/static-source.ts';
 import { Manager } from '../../src/manager/manager.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
-import { ManagerControlPlane } from '../../src/manager/rpc/control-plane.ts';
+import { controlPlaneOf } from '../../src/manager/compose.ts';
 import { buildServer, type ControlServer } from '../../src/manager/rpc/server.ts';
 import { Scaler } from '../../src/manager/scale/scaler.ts';
 
@@ -57,13 +57,16 @@ beforeAll(async () => {
         probe: () => Promise.resolve(),
       }),
   });
-  const scaler = new Scaler(manager);
-  scaler.scale = () => {
-    scalerCalls++;
-    return Promise.reject(new Error('the scaler must not be reached'));
-  };
+  const control = controlPlaneOf(manager, (ports) => {
+    const scaler = new Scaler(ports);
+    scaler.scale = () => {
+      scalerCalls++;
+      return Promise.reject(new Error('the scaler must not be reached'));
+    };
+    return scaler;
+  });
   app = await buildServer({
-    control: new ManagerControlPlane(manager, scaler),
+    control,
     token: TOKEN,
     logger,
     version: 'unit',

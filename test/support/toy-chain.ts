@@ -150,6 +150,14 @@ function toyPort(chain: ToyChain): ChainPort {
   };
   return {
     transport: 'toy',
+    // The toy's own id format ("v1", "v2", …): nothing in the core assumes Pocket's three digits.
+    ids: {
+      fromNumber: (n) => (Number.isInteger(n) && n >= 1 && n <= 99 ? `v${n}` : undefined),
+      fromText: (text) => (/^v[1-9]\d?$/.test(text) ? text : undefined),
+      isId: (name) => /^v[1-9]\d?$/.test(name),
+      range: { min: 1, max: 99 },
+      example: 'v5',
+    },
     capabilities: {
       profile: 'toy',
       lateJoinersVote: true,

@@ -3,7 +3,13 @@
 // this; a chain is one implementation of it (Pocket V1's is `chain/pocket/`, over its RPC or its
 // CLI). Nothing here names a message type, a fee, a result code or a key format.
 import type { ManagerError } from '../errors.ts';
-import type { ActionKind, ChainCapabilities, ChainKey, ChainValidator } from '../model.ts';
+import type {
+  ActionKind,
+  ChainCapabilities,
+  ChainKey,
+  ChainValidator,
+  IdFormat,
+} from '../model.ts';
 import type { ChainIdentity } from '../journal/journal.ts';
 import type { ChainAdapter } from './adapter.ts';
 
@@ -107,6 +113,8 @@ export interface ChainPort {
   readonly reads: ChainReads;
   readonly sender: ChainAdapter;
   readonly rules: ChainRules;
+  /** How the chain names validator ids (pods, files and the keys source map to these). */
+  readonly ids: IdFormat;
   /** The height a validator's own node has reached (its RPC at `url`). */
   nodeHeight(url: string, signal: AbortSignal): Promise<number>;
 }

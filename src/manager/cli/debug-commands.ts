@@ -13,6 +13,7 @@ import { statusTable, summaryLines, table } from './render.ts';
 import { registerScaleCommand } from './scale-command.ts';
 import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
 import { WatchPrinter } from './watch-printer.ts';
+import { pocketIds } from '../chain/pocket/id-format.ts';
 
 function integer(min: number, max: number, what: string) {
   return (value: string): number => {
@@ -142,8 +143,11 @@ export function registerDebugCommands(program: Command): void {
         options: { limit: number; before?: number; validator?: string; json?: boolean },
         command: Command,
       ) => {
-        if (options.validator !== undefined && !/^\d{3}$/.test(options.validator))
-          throw new CliError('--validator must be an id such as 005', ExitCode.usage);
+        if (options.validator !== undefined && !pocketIds.isId(options.validator))
+          throw new CliError(
+            `--validator must be an id such as ${pocketIds.example}`,
+            ExitCode.usage,
+          );
         const query = new URLSearchParams({
           limit: String(options.limit),
           ...(options.before === undefined ? {} : { before: String(options.before) }),

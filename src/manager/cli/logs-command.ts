@@ -7,6 +7,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { ValidatorStatus } from '../status.ts';
 import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
+import { pocketIds } from '../chain/pocket/id-format.ts';
 
 interface LogsFlags {
   follow?: boolean;
@@ -77,7 +78,9 @@ export function registerLogsCommand(program: Command): void {
 
 /** The pod of a validator id (asked of the manager; by ordinal on a devnet) or a pod name. */
 export async function podOf(validator: string, target: ServerTarget): Promise<string> {
-  if (!/^\d{1,3}$/.test(validator)) {
+  // The manager's ids are Pocket V1's (the chain port's id format); a pod name otherwise.
+  const id = pocketIds.fromText(validator) ?? (pocketIds.isId(validator) ? validator : undefined);
+  if (id === undefined) {
     if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(validator))
       throw new CliError(
         `${JSON.stringify(validator)} is neither a validator id (005) nor a pod name`,
@@ -85,7 +88,6 @@ export async function podOf(validator: string, target: ServerTarget): Promise<st
       );
     return validator;
   }
-  const id = validator.padStart(3, '0');
   let reason: string;
   try {
     const answer = await clientOf(target, 10_000).get<{ validators: ValidatorStatus[] }>(

@@ -1,7 +1,8 @@
-// How a validator pod maps to the id of its key: StatefulSet ordinal + 1 (three digits), a
-// pattern on the pod name, or an annotation. Configuration decides (DESIGN.md, "The rule").
+// How a validator pod maps to the id of its key: StatefulSet ordinal + 1, a pattern on the pod
+// name, or an annotation. Configuration decides (DESIGN.md, "The rule"); the ids' format is the
+// chain port's (`IdFormat`: Pocket V1's is three digits, chain/pocket/id-format.ts).
 import { IdMapping, type Config } from '../config.ts';
-import type { ValidatorId } from '../model.ts';
+import type { IdFormat, ValidatorId } from '../model.ts';
 
 export interface IdMapper {
   /** The id of a pod, or an explanation of why none can be derived. */
@@ -14,24 +15,19 @@ export interface IdMapper {
   readonly derivableFromName: boolean;
 }
 
-/** Formats a number as a V1 id ("5" → "005"); undefined outside 1…999. */
-export function toValidatorId(value: number): ValidatorId | undefined {
-  return Number.isInteger(value) && value >= 1 && value <= 999
-    ? String(value).padStart(3, '0')
-    : undefined;
-}
-
 export function createIdMapper(
   config: Pick<Config, 'idMapping' | 'idPattern' | 'idAnnotation'>,
+  ids: IdFormat,
 ): IdMapper {
+  const { min, max } = ids.range;
   switch (config.idMapping) {
     case IdMapping.ordinal:
       return {
         derivableFromName: true,
         idOf: ({ name, ordinal }) => {
-          const id = ordinal === undefined ? undefined : toValidatorId(ordinal + 1);
+          const id = ordinal === undefined ? undefined : ids.fromNumber(ordinal + 1);
           return id === undefined
-            ? { problem: `pod ${name} has no StatefulSet ordinal in 0…998` }
+            ? { problem: `pod ${name} has no StatefulSet ordinal in ${min - 1}…${max - 1}` }
             : { id };
         },
       };
@@ -41,10 +37,10 @@ export function createIdMapper(
         idOf: ({ name }) => {
           const group = config.idPattern.exec(name)?.[1];
           const id =
-            group !== undefined && /^\d+$/.test(group) ? toValidatorId(Number(group)) : undefined;
+            group !== undefined && /^\d+$/.test(group) ? ids.fromNumber(Number(group)) : undefined;
           return id === undefined
             ? {
-                problem: `pod name ${name} does not match ${config.idPattern.source} with a number 1…999`,
+                problem: `pod name ${name} does not match ${config.idPattern.source} with a number ${min}…${max}`,
               }
             : { id };
         },
@@ -54,12 +50,11 @@ export function createIdMapper(
         derivableFromName: false,
         idOf: ({ name, annotations }) => {
           const value = annotations?.[config.idAnnotation];
-          const id =
-            value !== undefined && /^\d{1,3}$/.test(value)
-              ? toValidatorId(Number(value))
-              : undefined;
+          const id = value === undefined ? undefined : ids.fromText(value);
           return id === undefined
-            ? { problem: `pod ${name} has no valid ${config.idAnnotation} annotation (1…999)` }
+            ? {
+                problem: `pod ${name} has no valid ${config.idAnnotation} annotation (${min}…${max})`,
+              }
             : { id };
         },
       };

@@ -7,8 +7,8 @@ import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { parse } from 'yaml';
+import type { IdFormat } from '../model.ts';
 import { DiscoveryFileCode, DiscoveryFileError, isRecord } from './discovery-file-error.ts';
-import { toValidatorId } from './id-mapping.ts';
 
 /** Refuses a keys file others may read or write (throws KEYS_FILE_INSECURE). */
 export function checkKeysFileMode(path: string, mode: number): void {
@@ -24,7 +24,7 @@ export function checkKeysFileMode(path: string, mode: number): void {
 }
 
 /** Parses the file's text into the Secret layout (`data`: id → base64 of the key's text). */
-export function parseKeysFile(path: string, text: string): V1Secret {
+export function parseKeysFile(path: string, text: string, ids: IdFormat): V1Secret {
   let document: unknown;
   try {
     document = parse(text);
@@ -34,7 +34,8 @@ export function parseKeysFile(path: string, text: string): V1Secret {
   }
   if (!isRecord(document))
     throw invalid(path, ['expected a Secret manifest or a map of validator id to key']);
-  const data = document.kind === 'Secret' ? fromSecret(path, document) : fromMap(path, document);
+  const data =
+    document.kind === 'Secret' ? fromSecret(path, document) : fromMap(path, document, ids);
   const digest = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 16);
   return { metadata: { name: path, resourceVersion: digest }, data };
 }
@@ -64,13 +65,19 @@ function fromSecret(path: string, secret: Record<string, unknown>): Record<strin
 }
 
 /** A plain map: every name must be a validator id ("005", or 5 as YAML reads 005). */
-function fromMap(path: string, map: Record<string, unknown>): Record<string, string> {
+function fromMap(
+  path: string,
+  map: Record<string, unknown>,
+  ids: IdFormat,
+): Record<string, string> {
   const problems: string[] = [];
   const data: Record<string, string> = {};
   for (const [name, value] of Object.entries(map)) {
-    const id = /^\d{1,3}$/.test(name) ? toValidatorId(Number(name)) : undefined;
+    const id = ids.fromText(name);
     if (id === undefined) {
-      problems.push(`"${name.slice(0, 40)}" is not a validator id 1…999`);
+      problems.push(
+        `"${name.slice(0, 40)}" is not a validator id ${ids.range.min}…${ids.range.max}`,
+      );
       continue;
     }
     if (data[id] !== undefined) {

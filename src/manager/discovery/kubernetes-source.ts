@@ -57,7 +57,7 @@ export class KubernetesDiscovery implements DiscoverySource {
     this.#o = options;
     const { config, kube, logger } = options;
     this.kube = kube;
-    this.#mapper = createIdMapper(config);
+    this.#mapper = createIdMapper(config, options.ids);
     this.#isValidatorTemplate = compileLabelSelector(config.podSelector);
     this.events = new EventRecorder({
       core: kube.core,

@@ -7,7 +7,7 @@ import type { EventTarget, EventType } from '../kube/event-recorder.ts';
 import type { LeaderElector } from '../kube/leader-election.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
-import type { DesiredState, DesiredValidator, ValidatorId } from '../model.ts';
+import type { DesiredState, DesiredValidator, IdFormat, ValidatorId } from '../model.ts';
 
 export const DiscoveryMode = { kubernetes: 'kubernetes', static: 'static' } as const;
 export type DiscoveryMode = (typeof DiscoveryMode)[keyof typeof DiscoveryMode];
@@ -38,6 +38,8 @@ export interface SourceStatus {
 
 /** What a source is given by the manager that composes it. */
 export interface DiscoveryDeps {
+  /** How the chain names validator ids (the chain port's `ids`). */
+  ids: IdFormat;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;

@@ -3,12 +3,16 @@
 // are read (static-source.ts), keeping the last good version.
 import { statSync } from 'node:fs';
 import { readBoundedFileSync } from './bounded-file.ts';
+import type { IdFormat } from '../model.ts';
 import { DiscoveryFileError } from './discovery-file-error.ts';
 import { checkKeysFileMode, parseKeysFile } from './keys-file.ts';
 import { parseValidatorsFile } from './validators-file.ts';
 
 /** Every problem of the two files, each starting with the variable and the code. */
-export function staticFileProblems(files: { validatorsFile: string; keysFile: string }): string[] {
+export function staticFileProblems(
+  files: { validatorsFile: string; keysFile: string },
+  ids: IdFormat,
+): string[] {
   const problems: string[] = [];
   const check = (env: string, path: string, read: () => void): void => {
     try {
@@ -23,6 +27,7 @@ export function staticFileProblems(files: { validatorsFile: string; keysFile: st
     parseValidatorsFile(
       files.validatorsFile,
       readText(files.validatorsFile, 'VALIDATORS_FILE_INVALID'),
+      ids,
     );
   });
   check('CM_KEYS_FILE', files.keysFile, () => {
@@ -33,7 +38,7 @@ export function staticFileProblems(files: { validatorsFile: string; keysFile: st
       throw unreadable('KEYS_FILE_INVALID', files.keysFile, error);
     }
     checkKeysFileMode(files.keysFile, mode);
-    parseKeysFile(files.keysFile, readText(files.keysFile, 'KEYS_FILE_INVALID'));
+    parseKeysFile(files.keysFile, readText(files.keysFile, 'KEYS_FILE_INVALID'), ids);
   });
   return problems;
 }

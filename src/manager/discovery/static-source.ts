@@ -199,8 +199,10 @@ export class StaticDiscovery implements DiscoverySource {
   /** Reads both files; tells the listener what changed. */
   async #readAll(): Promise<void> {
     const [validators, keys] = await Promise.all([
-      this.#reload(this.#validators, (text) => parseValidatorsFile(this.#o.validatorsFile, text)),
-      this.#reload(this.#keys, (text) => parseKeysFile(this.#o.keysFile, text), true),
+      this.#reload(this.#validators, (text) =>
+        parseValidatorsFile(this.#o.validatorsFile, text, this.#o.ids),
+      ),
+      this.#reload(this.#keys, (text) => parseKeysFile(this.#o.keysFile, text, this.#o.ids), true),
     ]);
     if (this.#isStopped()) return;
     if (validators) {

@@ -2,9 +2,8 @@
 // `validators: [{id: "005", rpc: "http://host:port", serviceUrl: "host:port", hold: false}, …]`.
 // Listed means wanted. Every problem is reported together, each naming the entry and the field.
 import { parse } from 'yaml';
-import type { ValidatorId } from '../model.ts';
+import type { IdFormat, ValidatorId } from '../model.ts';
 import { DiscoveryFileCode, DiscoveryFileError, isRecord } from './discovery-file-error.ts';
-import { toValidatorId } from './id-mapping.ts';
 
 export interface StaticValidator {
   readonly id: ValidatorId;
@@ -21,7 +20,7 @@ const FIELDS = new Set(['id', 'rpc', 'serviceUrl', 'hold']);
 const SERVICE_URL_RE = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252}))?:(\d{1,5})$/;
 
 /** Parses and checks the file's text; throws DiscoveryFileError listing every problem. */
-export function parseValidatorsFile(path: string, text: string): StaticValidator[] {
+export function parseValidatorsFile(path: string, text: string, ids: IdFormat): StaticValidator[] {
   let document: unknown;
   try {
     document = parse(text);
@@ -41,7 +40,7 @@ export function parseValidatorsFile(path: string, text: string): StaticValidator
   const seen = { id: new Map<string, number>(), rpc: new Map<string, number>() };
   const serviceUrls = new Map<string, number>();
   document.validators.forEach((raw: unknown, index: number) => {
-    const entry = parseEntry(raw, `validators[${index}]`, problems);
+    const entry = parseEntry(raw, `validators[${index}]`, problems, ids);
     if (entry === undefined) return;
     const where = `validators[${index}] (${entry.id})`;
     const clash = (map: Map<string, number>, value: string, what: string): boolean => {
@@ -64,7 +63,12 @@ export function parseValidatorsFile(path: string, text: string): StaticValidator
   return out.sort((a, b) => a.id.localeCompare(b.id));
 }
 
-function parseEntry(raw: unknown, where: string, problems: string[]): StaticValidator | undefined {
+function parseEntry(
+  raw: unknown,
+  where: string,
+  problems: string[],
+  ids: IdFormat,
+): StaticValidator | undefined {
   if (!isRecord(raw)) {
     problems.push(`${where}: expected an object`);
     return undefined;
@@ -72,9 +76,11 @@ function parseEntry(raw: unknown, where: string, problems: string[]): StaticVali
   const before = problems.length;
   for (const key of Object.keys(raw))
     if (!FIELDS.has(key)) problems.push(`${where}: unknown field "${key}"`);
-  const id = idOf(raw.id);
+  const id = idOf(raw.id, ids);
   if (id === undefined)
-    problems.push(`${where}: "id" must be a validator id 1…999 ("005" or 5), got ${shown(raw.id)}`);
+    problems.push(
+      `${where}: "id" must be a validator id ${ids.range.min}…${ids.range.max} ("${ids.example}" or ${Number(ids.example)}), got ${shown(raw.id)}`,
+    );
   const label = id === undefined ? where : `${where} (${id})`;
   const rpc = rpcOf(raw.rpc);
   if (rpc === undefined)
@@ -91,9 +97,9 @@ function parseEntry(raw: unknown, where: string, problems: string[]): StaticVali
   return { id, rpc, serviceUrl, hold: raw.hold === true };
 }
 
-function idOf(value: unknown): ValidatorId | undefined {
-  if (typeof value === 'number') return toValidatorId(value);
-  if (typeof value === 'string' && /^\d{1,3}$/.test(value)) return toValidatorId(Number(value));
+function idOf(value: unknown, ids: IdFormat): ValidatorId | undefined {
+  if (typeof value === 'number') return ids.fromNumber(value);
+  if (typeof value === 'string') return ids.fromText(value);
   return undefined;
 }
 

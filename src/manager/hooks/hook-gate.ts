@@ -142,7 +142,7 @@ export class HookGate {
       decision.action === hold.kind &&
       (decision.waitingFor === undefined || decision.waitingFor === Wait.nodeSync)
     )
-      return { ...decision, waitingFor: Wait.hook, reason: hold.reason };
+      return { ...decision, waitingFor: Wait.hook, code: undefined, reason: hold.reason };
     const post = this.#postFailures.get(decision.id);
     if (post !== undefined) return { ...decision, reason: `${decision.reason}; ${post}` };
     return decision;

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import { isPocketError, parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
-import type { KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
+import type { IdFormat, KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
 
 /** One id's key as the Secret holds it: a Pocket key, or why not. */
 export type KeyEntry = ModelKeyEntry<ValidatorKey>;
@@ -19,10 +19,10 @@ export interface KeyProblem {
   readonly message: string;
 }
 
-const ID_RE = /^\d{3}$/;
-
 /** Holds the parsed keys of the current Secret version. */
 export class KeyStore {
+  /** Which entries of the keys source are validator keys (the chain port's id format). */
+  readonly #ids: IdFormat;
   #entries = new Map<ValidatorId, KeyEntry>();
   /** Each value parsed on its own, before duplicates are looked for (reused while unchanged). */
   #parsed = new Map<ValidatorId, KeyEntry>();
@@ -33,6 +33,10 @@ export class KeyStore {
   #digests = new Map<ValidatorId, string>();
   #secretSeen = false;
   #version: string | undefined;
+
+  constructor(ids: IdFormat) {
+    this.#ids = ids;
+  }
 
   /** True once the Secret has been read at least once (it may not exist). */
   get loaded(): boolean {
@@ -97,7 +101,7 @@ export class KeyStore {
     const digests = new Map<ValidatorId, string>();
 
     for (const [name, encoded] of Object.entries(data)) {
-      if (!ID_RE.test(name)) continue; // other entries of the Secret are not validator keys
+      if (!this.#ids.isId(name)) continue; // other entries of the Secret are not validator keys
       const digest = createHash('sha256').update(encoded).digest('hex');
       digests.set(name, digest);
       const previous = this.#parsed.get(name);

@@ -10,6 +10,7 @@ import {
   type ChainCapabilities,
   type ChainKey,
   type ChainValidator,
+  DecisionCode,
   type DesiredState,
   type DesiredValidator,
   type KeyEntry,
@@ -68,6 +69,8 @@ export interface Decision {
   /** Set when `action` is needed but deferred; the reconciler acts only when this is unset. */
   readonly waitingFor: Wait | undefined;
   readonly phase: Phase;
+  /** The condition behind `reason`, as data (readers compare this, never the text). */
+  readonly code: DecisionCode | undefined;
   readonly reason: string;
   /** Re-plan after this long (debounce). */
   readonly requeueAfterMs: number | undefined;
@@ -75,7 +78,18 @@ export interface Decision {
   readonly fingerprint: string | undefined;
   readonly serviceUrl: string | undefined;
   readonly wanted: boolean;
+  /** The status of the row at `address` (absent when there is none or no address). */
   readonly chainStatus: ChainStatus;
+  /**
+   * Its row has signed a committed certificate since its latest stake (`hasProvenItself`), under
+   * its own valid key; what `active` means, also where the phase shows something else first.
+   */
+  readonly signing: boolean;
+}
+
+/** The decision's validator is staked on chain under its own valid key (not a shared one). */
+export function isStakedOnChain(d: Decision): boolean {
+  return d.chainStatus === ChainStatus.staked && d.code !== DecisionCode.keyDuplicate;
 }
 
 export interface PlanSettings {
@@ -178,12 +192,14 @@ interface Draft {
   action: ActionKind | 'none';
   waitingFor: Wait | undefined;
   phase: Phase;
+  code: DecisionCode | undefined;
   reason: string;
   requeueAfterMs: number | undefined;
   fingerprint: string | undefined;
   serviceUrl: string | undefined;
   wanted: boolean;
   chainStatus: ChainStatus;
+  signing: boolean;
 }
 
 /**
@@ -207,6 +223,7 @@ export function plan(input: PlanInput): Decision[] {
         chainStatus: row.status,
       }),
       phase: Phase.unmanaged,
+      code: DecisionCode.unmanaged,
       reason: 'staked on chain, but no key in the Secret has this address',
     });
   }
@@ -281,10 +298,12 @@ function planIds(input: PlanInput): ValidatorId[] {
 
 function blank(fields: Pick<Draft, 'key' | 'id' | 'address' | 'wanted' | 'chainStatus'>): Draft {
   return {
+    signing: false,
     ...fields,
     action: 'none',
     waitingFor: undefined,
     phase: Phase.pending,
+    code: undefined,
     reason: '',
     requeueAfterMs: undefined,
     fingerprint: undefined,
@@ -309,6 +328,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     return {
       ...draft,
       phase: wanted ? Phase.failed : Phase.unstaked,
+      code: wanted ? DecisionCode.keyMissing : undefined,
       reason: wanted ? `KEY_MISSING: no key "${id}" in the keys Secret` : wantedReason,
     };
   }
@@ -317,6 +337,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     return {
       ...draft,
       phase: Phase.failed,
+      code: entry.code === 'KEY_DUPLICATE' ? DecisionCode.keyDuplicate : DecisionCode.keyInvalid,
       reason:
         entry.code === 'KEY_DUPLICATE'
           ? `KEY_DUPLICATE: key "${id}" is ${entry.message}`
@@ -324,8 +345,15 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
   if (key === undefined) return draft; // unreachable: entry.ok implies a key
+  const proven = hasProvenItself(input, key.address, id);
+  draft.signing = proven;
   if (desired?.conflict !== undefined) {
-    return { ...draft, phase: Phase.failed, reason: `conflict: ${desired.conflict}` };
+    return {
+      ...draft,
+      phase: Phase.failed,
+      code: DecisionCode.podConflict,
+      reason: `conflict: ${desired.conflict}`,
+    };
   }
 
   const open = input.open.get(id);
@@ -377,7 +405,6 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
 
-  const proven = hasProvenItself(input, key.address, id);
   const latest = input.latest.get(id);
 
   if (wanted) {
@@ -386,6 +413,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         return {
           ...draft,
           phase: Phase.staked,
+          code: DecisionCode.noStateSync,
           reason: `${NO_STATE_SYNC}; staked at height ${input.stakeHeights.get(id) ?? '?'} and counted in the quorum, its node never syncs or votes`,
         };
       }
@@ -420,6 +448,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
       return {
         ...draft,
         phase: Phase.failed,
+        code: DecisionCode.serviceUrlUnfilled,
         reason: `cannot fill the service-URL template for pod ${pod.name} (missing pod IP or port)`,
       };
     }
@@ -430,6 +459,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         phase: Phase.failed,
         fingerprint,
         serviceUrl,
+        code: DecisionCode.actionFailed,
         reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'stake failed'}; fix the inputs to retry`,
       };
     }
@@ -489,6 +519,7 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         ...draft,
         phase: Phase.failed,
         fingerprint,
+        code: DecisionCode.actionFailed,
         reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'unstake failed'}`,
       };
     }
@@ -519,7 +550,7 @@ function heldByHook(d: Draft, input: PlanInput): Draft {
   if (d.id === undefined || d.waitingFor !== undefined) return d;
   const hold = input.hookHolds?.get(d.id);
   if (hold?.kind !== d.action) return d;
-  return { ...d, waitingFor: Wait.hook, reason: hold.reason };
+  return { ...d, waitingFor: Wait.hook, code: undefined, reason: hold.reason };
 }
 
 /**
@@ -540,6 +571,7 @@ function applyGlobalWaits(
     for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.sync,
+        code: undefined,
         reason: `waiting for the caches and the chain to sync; then: ${d.reason}`,
       });
     return;
@@ -548,6 +580,7 @@ function applyGlobalWaits(
     for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.chainUntrusted,
+        code: DecisionCode.chainUntrusted,
         reason: `CHAIN_UNTRUSTED: ${input.trust.reason ?? 'the chain is not trusted'}; would ${d.action}: ${d.reason}`,
       });
     return;
@@ -556,6 +589,7 @@ function applyGlobalWaits(
     for (const d of gated)
       Object.assign(d, {
         waitingFor: Wait.paused,
+        code: undefined,
         reason: `paused; would ${d.action}: ${d.reason}`,
       });
     return;
@@ -565,6 +599,7 @@ function applyGlobalWaits(
       if (d.action === ActionKind.unstake) {
         Object.assign(d, {
           waitingFor: Wait.podIds,
+          code: undefined,
           reason: `waiting for pods ${input.desired.unresolvedWanted.join(', ')} to show their validator ids before unstaking anything`,
         });
       }
@@ -702,6 +737,7 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
   Object.assign(d, {
     waitingFor: Wait.minimumSet,
     phase: Phase.held,
+    code: minimum === undefined ? DecisionCode.minimumSetUnknown : DecisionCode.belowMinimumSet,
     reason:
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
@@ -712,6 +748,7 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
 function refuseNoStateSync(d: Draft, pacing: PacingBudget): void {
   Object.assign(d, {
     waitingFor: Wait.noStateSync,
+    code: DecisionCode.noStateSync,
     reason: `${NO_STATE_SYNC}; it would never vote, and a set of ${pacing.members} member(s) with ${pacing.voting} voting can carry no more silent members (BFT needs more than 2/3 voting): staking it would halt the chain, so it is not staked`,
   });
 }
@@ -719,6 +756,7 @@ function refuseNoStateSync(d: Draft, pacing: PacingBudget): void {
 function waitForPacing(d: Draft, pacing: PacingBudget): void {
   Object.assign(d, {
     waitingFor: Wait.pacing,
+    code: undefined,
     reason: `pacing: ${pacing.silent} validator(s) joining or silent in a set of ${pacing.members} with ${pacing.voting} voting; no more may join until they vote`,
   });
 }

@@ -1,12 +1,17 @@
 // What the control RPC needs from the manager, as a narrow interface, and its implementation
-// over a running Manager. Routes depend on this, not on the Manager class.
+// over the manager's read model and the ports it acts through (compose.ts wires them). Routes
+// depend on this; nothing here reaches the Manager class.
 import type { EventEmitter } from 'node:events';
+import type { Clock } from '../clock.ts';
 import { ManagerError } from '../errors.ts';
+import type { Metrics } from '../metrics.ts';
 import { ActionKind, type DesiredState, type DesiredValidator } from '../model.ts';
-import type { Manager, ManagerEvents } from '../manager.ts';
-import { Phase, Wait, type Decision } from '../planner/plan.ts';
+import type { ManagerControl, ReadModel, ReadModelEvents, ViewDriver } from '../read-model.ts';
+import type { ReplicaTarget } from '../scale/replica-target.ts';
+import { setPlanGauges } from '../phase-tracker.ts';
+import { Wait, type Decision } from '../planner/plan.ts';
 import { departureOf, type Departure } from '../scale/departure.ts';
-import { Scaler, type ScaleRequest, type ScaleResult } from '../scale/scaler.ts';
+import type { Scaler, ScaleRequest, ScaleResult } from '../scale/scaler.ts';
 import {
   summarizeAction,
   validatorStatuses,
@@ -32,7 +37,18 @@ export interface ControlPlane {
   /** Long-polls (up to `timeoutMs`) until the pod may go: its validator left, or never will. */
   departure(pod: string, timeoutMs: number, signal: AbortSignal): Promise<Departure>;
   metrics(): Promise<{ contentType: string; body: string }>;
-  readonly events: EventEmitter<ManagerEvents>;
+  readonly events: EventEmitter<ReadModelEvents>;
+}
+
+/** What the control plane reads and the ports it acts through. */
+export interface ControlPlanePorts {
+  read: ReadModel;
+  control: ManagerControl;
+  driver: ViewDriver;
+  replicas: ReplicaTarget;
+  metrics: Metrics;
+  clock: Clock;
+  scaler: Scaler;
 }
 
 export function planView(
@@ -63,26 +79,28 @@ const TRIGGER_POLL_MS = 50;
 
 /** The control plane of a running manager. */
 export class ManagerControlPlane implements ControlPlane {
-  readonly #manager: Manager;
+  readonly #p: ControlPlanePorts;
+  readonly #read: ReadModel;
   readonly scaler: Scaler;
 
-  constructor(manager: Manager, scaler = new Scaler(manager)) {
-    this.#manager = manager;
-    this.scaler = scaler;
+  constructor(ports: ControlPlanePorts) {
+    this.#p = ports;
+    this.#read = ports.read;
+    this.scaler = ports.scaler;
     // A drain left by a `wait: none` scale-down, a client that went away or a restarted manager
     // is finished here: every new height checks whether its validators have left the set.
-    manager.events.on('height', () => void this.scaler.finishDrains());
+    ports.read.events.on('height', () => void this.scaler.finishDrains());
   }
 
-  get events(): EventEmitter<ManagerEvents> {
-    return this.#manager.events;
+  get events(): EventEmitter<ReadModelEvents> {
+    return this.#read.events;
   }
 
   readiness(): Readiness {
-    const m = this.#manager;
+    const m = this.#read;
     const journal = m.journalState();
     return {
-      discovery: m.discovery.mode,
+      discovery: m.discovery,
       ready: m.isReady(),
       synced: m.isSynced(),
       leader: m.isLeader,
@@ -108,13 +126,13 @@ export class ManagerControlPlane implements ControlPlane {
   }
 
   validators(): ValidatorStatus[] {
-    return validatorStatuses(this.#manager);
+    return validatorStatuses(this.#read);
   }
 
   plan(): PlanView {
-    const m = this.#manager;
+    const m = this.#read;
     return planView(m.plan(), {
-      discovery: m.discovery.mode,
+      discovery: m.discovery,
       synced: m.isSynced(),
       paused: m.paused,
       height: m.chain.height,
@@ -125,7 +143,7 @@ export class ManagerControlPlane implements ControlPlane {
     actions: ActionSummary[];
     next: number | null;
   } {
-    const page = this.#manager.book.journal.page({
+    const page = this.#read.actions.page({
       limit: query.limit + 1,
       before: query.before,
       validatorId: query.validator,
@@ -135,16 +153,16 @@ export class ManagerControlPlane implements ControlPlane {
   }
 
   setPaused(paused: boolean): void {
-    this.#manager.setPaused(paused);
+    this.#p.control.setPaused(paused);
   }
 
   /** Refused with 501 SCALE_UNSUPPORTED when discovery has nothing to scale (static files). */
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult> {
-    const reason = this.#manager.discovery.scaleUnsupported();
+    const reason = this.#p.replicas.scaleUnsupported();
     if (reason !== undefined)
       return Promise.reject(
         new ManagerError('SCALE_UNSUPPORTED', reason, {
-          details: { discovery: this.#manager.discovery.mode },
+          details: { discovery: this.#read.discovery },
         }),
       );
     return this.scaler.scale(request, signal);
@@ -156,27 +174,28 @@ export class ManagerControlPlane implements ControlPlane {
    * chain may not move for this one view).
    */
   async triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }> {
-    const m = this.#manager;
-    const before = await m.chainPort.reads.height({ signal });
-    await m.adapter.triggerView(signal);
-    const deadline = m.clock.now() + TRIGGER_WAIT_MS;
-    let height = await m.chainPort.reads.height({ signal });
-    while (height <= before && m.clock.now() < deadline) {
-      await m.clock.sleep(TRIGGER_POLL_MS, signal);
-      height = await m.chainPort.reads.height({ signal });
+    const { driver, clock } = this.#p;
+    const before = await driver.height(signal);
+    await driver.triggerView(signal);
+    const deadline = clock.now() + TRIGGER_WAIT_MS;
+    let height = await driver.height(signal);
+    while (height <= before && clock.now() < deadline) {
+      await clock.sleep(TRIGGER_POLL_MS, signal);
+      height = await driver.height(signal);
     }
-    m.chain.poke();
+    driver.poke();
     return { height, committed: height > before };
   }
 
   async departure(pod: string, timeoutMs: number, signal: AbortSignal): Promise<Departure> {
-    const m = this.#manager;
+    const m = this.#read;
+    const { clock } = this.#p;
     if (!m.informersSynced() || !m.keys.loaded)
       throw new ManagerError(
         'NOT_READY',
         'the manager has not listed the pods and keys yet; retry in a moment',
       );
-    const deadline = m.clock.now() + timeoutMs;
+    const deadline = clock.now() + timeoutMs;
     let confirmed = false;
     for (;;) {
       let entry = entryOfPod(m.desired(), pod);
@@ -184,11 +203,11 @@ export class ManagerControlPlane implements ControlPlane {
       // not delivered yet is seen with a direct read of its StatefulSet.
       if (!confirmed && entry?.pod?.terminating === true && entry.wanted && entry.statefulSet) {
         confirmed = true;
-        await m.confirmStatefulSet(entry.statefulSet.name);
+        await this.#p.replicas.confirmStatefulSet(entry.statefulSet.name);
         entry = entryOfPod(m.desired(), pod);
       }
       let answer: Departure;
-      if (entry?.pod === undefined && (await this.#podExists(pod))) {
+      if (entry?.pod === undefined && (await this.#p.replicas.podExists(pod))) {
         // Selected and there, but not in the cache yet: ask again shortly.
         answer = {
           pod,
@@ -209,7 +228,7 @@ export class ManagerControlPlane implements ControlPlane {
           view: {
             keys: m.keys,
             chain: m.chain.validators,
-            open: m.book.open,
+            open: m.actions.open,
             mempool: m.chain.mempool,
           },
           paused: m.paused,
@@ -218,7 +237,7 @@ export class ManagerControlPlane implements ControlPlane {
           height: m.chain.height,
         });
       }
-      const left = deadline - m.clock.now();
+      const left = deadline - clock.now();
       if (answer.final || left <= 0 || signal.aborted) return answer;
       await this.#changeOrTimeout(Math.min(left, 1_000), signal);
     }
@@ -226,8 +245,8 @@ export class ManagerControlPlane implements ControlPlane {
 
   /** True when a validator other than `id` is leaving: its unstake ready, sent or in the mempool. */
   #othersLeaving(id: string | undefined): boolean {
-    const m = this.#manager;
-    for (const record of m.book.open.values())
+    const m = this.#read;
+    for (const record of m.actions.open.values())
       if (record.kind === ActionKind.unstake && record.validatorId !== id) return true;
     for (const [address, tx] of m.chain.mempool)
       if (tx.kind === ActionKind.unstake && m.keys.idOfAddress(address) !== id) return true;
@@ -236,20 +255,9 @@ export class ManagerControlPlane implements ControlPlane {
       .some((d) => d.id !== id && d.action === 'unstake' && d.waitingFor !== Wait.minimumSet);
   }
 
-  /** True when a pod of that name exists and the manager's pod selector selects it. */
-  async #podExists(name: string): Promise<boolean> {
-    const m = this.#manager;
-    try {
-      const pod = await m.kube.core.readNamespacedPod({ name, namespace: m.kube.namespace });
-      return m.selectsPod(pod);
-    } catch {
-      return false;
-    }
-  }
-
   /** Resolves on the next change the manager reports, after `ms`, or when `signal` aborts. */
   #changeOrTimeout(ms: number, signal: AbortSignal): Promise<void> {
-    const events = this.#manager.events;
+    const events = this.#read.events;
     return new Promise((resolve) => {
       const done = (): void => {
         cancel();
@@ -261,7 +269,7 @@ export class ManagerControlPlane implements ControlPlane {
         signal.removeEventListener('abort', done);
         resolve();
       };
-      const cancel = this.#manager.clock.setTimer(done, ms);
+      const cancel = this.#p.clock.setTimer(done, ms);
       events.on('phase', done);
       events.on('action', done);
       events.on('height', done);
@@ -272,29 +280,21 @@ export class ManagerControlPlane implements ControlPlane {
   }
 
   async metrics(): Promise<{ contentType: string; body: string }> {
-    const m = this.#manager;
+    const m = this.#read;
+    const { metrics } = this.#p;
     // Gauges the manager updates on events (debounced): set them from the state of now, so a
     // scrape agrees with GET /v1/validators at the same moment.
-    if (m.chain.lastSuccessAt !== undefined) m.metrics.lastSync.set(m.chain.lastSuccessAt / 1000);
+    if (m.chain.lastSuccessAt !== undefined) metrics.lastSync.set(m.chain.lastSuccessAt / 1000);
     // The height the view holds now (its event may still be on its way while phases already
     // reflect the new block), the trust and the minimum set in force.
-    if (m.chain.height >= 0) m.metrics.chainHeight.set(m.chain.height);
-    m.metrics.chainTrusted.set(m.chain.trusted ? 1 : 0);
-    m.metrics.minimumSet.set(m.minimumSet()?.size ?? -1);
-    m.metrics.queueDepth.set(m.queueDepth);
-    const counts = new Map<Phase, number>();
-    for (const decision of m.plan())
-      counts.set(decision.phase, (counts.get(decision.phase) ?? 0) + 1);
-    for (const phase of Object.values(Phase))
-      m.metrics.phases.set({ phase }, counts.get(phase) ?? 0);
+    if (m.chain.height >= 0) metrics.chainHeight.set(m.chain.height);
+    metrics.chainTrusted.set(m.chain.trusted ? 1 : 0);
+    metrics.minimumSet.set(m.minimumSet()?.size ?? -1);
+    metrics.queueDepth.set(m.queueDepth);
+    setPlanGauges(metrics, m.plan());
     const wanted = [...m.desired().validators.values()].filter((v) => v.wanted).length;
-    m.metrics.validators.set({ view: 'desired' }, wanted);
-    m.metrics.validators.set(
-      { view: 'staked' },
-      (counts.get(Phase.staked) ?? 0) + (counts.get(Phase.active) ?? 0),
-    );
-    m.metrics.validators.set({ view: 'active' }, counts.get(Phase.active) ?? 0);
-    const registry = m.metrics.registry;
+    metrics.validators.set({ view: 'desired' }, wanted);
+    const registry = metrics.registry;
     return { contentType: registry.contentType, body: await registry.metrics() };
   }
 }

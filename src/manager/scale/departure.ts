@@ -2,7 +2,7 @@
 // await-departure`, `GET /v1/departures/{pod}`): yes once its validator has left the active set,
 // or once the manager knows it never will (so holding the pod longer helps nobody); otherwise not
 // yet. Pure: it reads the manager's state as given; the route re-asks as that state changes.
-import type { DesiredValidator, PodView, ValidatorId } from '../model.ts';
+import { DecisionCode, type DesiredValidator, type PodView, type ValidatorId } from '../model.ts';
 import { Phase, Wait, type Decision } from '../planner/plan.ts';
 import { keyProblemOf, leaveState, type LeaveView } from './scale-rules.ts';
 
@@ -109,7 +109,7 @@ export function departureOf(input: DepartureInput): Departure {
   if (decision?.waitingFor === Wait.minimumSet && input.view.keys.get(entry.id) !== undefined) {
     // Kept staked: its pod may go, but not before the validators that do leave are out — their
     // unstakes need its vote, and a chain left with them staked and their pods gone never resumes.
-    const known = !decision.reason.includes('not known yet');
+    const known = decision.code !== DecisionCode.minimumSetUnknown;
     if (known && input.othersLeaving)
       return answer(
         DepartureCode.belowMinimumSet,

@@ -5,11 +5,13 @@
 // late joiners (NO_STATE_SYNC: refused since it would halt the chain, or staked but silent for
 // good, so `--wait active` cannot end). The scaler stops waiting with SCALE_BLOCKED and the reason instead
 // of waiting out its timeout; the manager itself goes on.
-import { blockClockOf } from '../chain/block-clock.ts';
+import type { Clock } from '../clock.ts';
 import { ManagerError } from '../errors.ts';
-import type { Manager } from '../manager.ts';
-import { NO_STATE_SYNC, Phase } from '../planner/plan.ts';
-import type { Missing, ScaleRequest } from './scaler.ts';
+import type { Logger } from '../logger.ts';
+import { DecisionCode } from '../model.ts';
+import { Phase } from '../planner/plan.ts';
+import type { ReadModel, ViewDriver } from '../read-model.ts';
+import { toMissing, type ScaleRequest, type Unmet } from './scaler.ts';
 
 /** A reason the wait cannot end by itself. */
 export interface Blocker {
@@ -30,8 +32,8 @@ const CHECK_MS = 500;
 export interface BlockerInput {
   paused: boolean;
   drive: boolean;
-  /** Who is not there yet, with the planner's phase and reason. */
-  missing: readonly Missing[];
+  /** Who is not there yet, with the planner's phase, code and reason. */
+  missing: readonly Unmet[];
   /** The manager's clock now, and when it last saw the height move (or the wait began). */
   now: number;
   quietSince: number;
@@ -44,9 +46,9 @@ export interface BlockerInput {
  * problem, a conflict, a terminal failure, a hold. A service URL that cannot be filled yet (no
  * pod IP) is not one of them: it fills itself.
  */
-export function isStuck(missing: Missing): boolean {
+export function isStuck(missing: Unmet): boolean {
   if (missing.phase === Phase.held) return true;
-  return missing.phase === Phase.failed && !missing.reason.startsWith('cannot fill');
+  return missing.phase === Phase.failed && missing.code !== DecisionCode.serviceUrlUnfilled;
 }
 
 /** The first reason the wait cannot end, or undefined while it still can. */
@@ -58,7 +60,7 @@ export function findBlocker(input: BlockerInput): Blocker | undefined {
       code: 'VALIDATOR_STUCK',
       message: stuck.map((m) => `${m.id} is ${m.phase}: ${m.reason}`).join('; '),
     };
-  const silent = input.missing.filter((m) => m.reason.startsWith(NO_STATE_SYNC));
+  const silent = input.missing.filter((m) => m.code === DecisionCode.noStateSync);
   if (silent.length > 0)
     return {
       code: 'NO_STATE_SYNC',
@@ -89,10 +91,18 @@ export function findBlocker(input: BlockerInput): Blocker | undefined {
  * Watches a scale's wait for a blocker: `signal` aborts when one is found (or when `outer`
  * aborts); `throwIfBlocked` then raises SCALE_BLOCKED naming it.
  */
+/** What a BlockerWatch reads: the manager's state, block times, the clock; it logs the blocker. */
+export interface BlockerPorts {
+  read: Pick<ReadModel, 'chain' | 'paused'>;
+  driver: Pick<ViewDriver, 'blockTime'>;
+  clock: Clock;
+  logger: Logger;
+}
+
 export class BlockerWatch {
-  readonly #manager: Manager;
+  readonly #p: BlockerPorts;
   readonly #request: ScaleRequest;
-  readonly #missing: () => Missing[];
+  readonly #missing: () => Unmet[];
   readonly #controller = new AbortController();
   #height: number;
   #quietSince: number;
@@ -102,16 +112,16 @@ export class BlockerWatch {
   #stopped = false;
 
   constructor(
-    manager: Manager,
+    ports: BlockerPorts,
     request: ScaleRequest,
-    missing: () => Missing[],
+    missing: () => Unmet[],
     outer: AbortSignal,
   ) {
-    this.#manager = manager;
+    this.#p = ports;
     this.#request = request;
     this.#missing = missing;
-    this.#height = manager.chain.height;
-    this.#quietSince = manager.clock.now();
+    this.#height = ports.read.chain.height;
+    this.#quietSince = ports.clock.now();
     if (outer.aborted) this.#controller.abort(outer.reason);
     else
       outer.addEventListener('abort', () => this.#controller.abort(outer.reason), { once: true });
@@ -142,7 +152,7 @@ export class BlockerWatch {
           statefulSet: scale.statefulSet,
           previous: scale.previous,
           replicas,
-          missing: this.#missing(),
+          missing: this.#missing().map(toMissing),
         },
       },
     );
@@ -150,38 +160,40 @@ export class BlockerWatch {
 
   #schedule(ms: number): void {
     if (this.#stopped || this.#controller.signal.aborted) return;
-    this.#cancel = this.#manager.clock.setTimer(() => void this.#check(), ms);
+    this.#cancel = this.#p.clock.setTimer(() => void this.#check(), ms);
   }
 
   async #check(): Promise<void> {
-    const m = this.#manager;
-    const height = m.chain.height;
+    const { read, driver, clock, logger } = this.#p;
+    const height = read.chain.height;
     if (height !== this.#height) {
       this.#height = height;
-      this.#quietSince = m.clock.now();
+      this.#quietSince = clock.now();
     }
     let blockGapMs: number | undefined;
     if (!this.#request.drive) {
-      const blocks = blockClockOf(m.chainPort.reads);
-      const [last, before] = await Promise.all([blocks.timeOf(height), blocks.timeOf(height - 1)]);
+      const [last, before] = await Promise.all([
+        driver.blockTime(height),
+        driver.blockTime(height - 1),
+      ]);
       if (last !== undefined && before !== undefined) blockGapMs = Math.max(0, last - before);
     }
     if (this.#stopped || this.#controller.signal.aborted) return;
     const blocker = findBlocker({
-      paused: m.paused,
+      paused: read.paused,
       drive: this.#request.drive,
       missing: this.#missing(),
-      now: m.clock.now(),
+      now: clock.now(),
       quietSince: this.#quietSince,
       blockGapMs,
     });
     if (blocker?.code === 'VALIDATOR_STUCK' || blocker?.code === 'NO_STATE_SYNC') {
-      this.#stuckSince ??= m.clock.now();
-      if (m.clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
+      this.#stuckSince ??= clock.now();
+      if (clock.now() - this.#stuckSince < STUCK_FOR_MS) return this.#schedule(CHECK_MS);
     } else this.#stuckSince = undefined;
     if (blocker === undefined) return this.#schedule(CHECK_MS);
     this.#blocker = blocker;
-    m.logger.info({ component: 'scale', blocker: blocker.code }, 'the scale cannot finish');
+    logger.info({ component: 'scale', blocker: blocker.code }, 'the scale cannot finish');
     this.#controller.abort(new Error(blocker.message));
   }
 }

@@ -10,13 +10,18 @@
 // only from the value the drain started from, with the StatefulSet's resourceVersion as a
 // precondition; replicas set by someone else meanwhile win, and the drain gives way to them.
 import type { V1StatefulSet } from '@kubernetes/client-node';
-import { setHeaderOptions } from '@kubernetes/client-node/dist/middleware.js';
-import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
-import { isManagerError, ManagerError } from '../errors.ts';
-import { apiStatus, describeApiError } from '../kube/client.ts';
-import type { Manager } from '../manager.ts';
-import { Annotations, ChainStatus, type DesiredValidator, type ValidatorId } from '../model.ts';
-import { hasProvenItself, Phase } from '../planner/plan.ts';
+import type { Clock } from '../clock.ts';
+import { describeError, isManagerError, ManagerError } from '../errors.ts';
+import type { Logger } from '../logger.ts';
+import {
+  Annotations,
+  type DecisionCode,
+  type DesiredValidator,
+  type ValidatorId,
+} from '../model.ts';
+import { isStakedOnChain, Phase } from '../planner/plan.ts';
+import type { ManagerControl, ReadModel, ViewDriver } from '../read-model.ts';
+import type { ReplicaTarget } from './replica-target.ts';
 import { BlockerWatch } from './scale-blockers.ts';
 import {
   leaveState,
@@ -48,6 +53,16 @@ export interface Missing {
   reason: string;
 }
 
+/** A `Missing` with the planner's decision code: what the scaler's checks read (not answered). */
+export interface Unmet extends Missing {
+  code: DecisionCode | undefined;
+}
+
+/** The answered part of an `Unmet` (the code stays inside). */
+export function toMissing(unmet: Unmet): Missing {
+  return { id: unmet.id, phase: unmet.phase, reason: unmet.reason };
+}
+
 /**
  * How a scale ended: the target holds (`done`); a scale-down with `wait: none` marked the leaving
  * pods and drains in the background (`draining`: the replicas drop once their validators have
@@ -72,7 +87,6 @@ export interface ScaleResult {
   height: number;
 }
 
-const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 const FALLBACK_CHECK_MS = 1_000;
 /** Tries of a replicas write that meets another writer's change of the StatefulSet (409). */
 const CONFLICT_RETRIES = 5;
@@ -82,13 +96,25 @@ const DRAIN_ANNOTATIONS = {
   forced: Annotations.scaleForced,
 };
 
+/** What the scaler reads and the ports it acts through (compose.ts wires them). */
+export interface ScalerPorts {
+  read: ReadModel;
+  control: ManagerControl;
+  replicas: ReplicaTarget;
+  driver: ViewDriver;
+  clock: Clock;
+  logger: Logger;
+}
+
 export class Scaler {
-  readonly #manager: Manager;
+  readonly #p: ScalerPorts;
+  readonly #read: ReadModel;
   #inFlight = false;
   #finishing = false;
 
-  constructor(manager: Manager) {
-    this.#manager = manager;
+  constructor(ports: ScalerPorts) {
+    this.#p = ports;
+    this.#read = ports.read;
   }
 
   get inFlight(): boolean {
@@ -100,12 +126,12 @@ export class Scaler {
    * informers have listed (a restarted manager must not call a layout it has not seen unsupported).
    */
   statefulSet(): V1StatefulSet {
-    if (!this.#manager.informersSynced())
+    if (!this.#read.informersSynced())
       throw new ManagerError(
         'NOT_READY',
         'the manager has not listed the pods and StatefulSets yet; retry in a moment',
       );
-    const sets = this.#manager.statefulSets();
+    const sets = this.#p.replicas.statefulSets();
     const [only] = sets;
     if (sets.length !== 1 || only === undefined) {
       throw new ManagerError(
@@ -120,7 +146,7 @@ export class Scaler {
   }
 
   async scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult> {
-    if (this.#manager.paused)
+    if (this.#read.paused)
       throw new ManagerError('PAUSED', 'the manager is paused; resume it before scaling');
     if (this.#inFlight)
       throw new ManagerError(
@@ -128,15 +154,15 @@ export class Scaler {
         'another scale is in progress (a scale request is still draining or waiting)',
       );
     this.#inFlight = true;
-    const started = this.#manager.clock.now();
+    const started = this.#p.clock.now();
     const deadline = started + request.timeoutSeconds * 1000;
     try {
       const name = this.statefulSet().metadata?.name ?? '';
       // What the API server holds now, not the cache: the checks and the writes start from it.
-      const sts = await this.#read(name);
+      const sts = await this.#readSet(name);
       const previous = sts.spec?.replicas ?? 1;
       const drain = recordedDrain(sts.metadata?.annotations, DRAIN_ANNOTATIONS);
-      const log = this.#manager.logger.child({ component: 'scale', statefulSet: name });
+      const log = this.#p.logger.child({ component: 'scale', statefulSet: name });
       const leaving = this.#entries(name)
         .filter((entry) => (entry.ordinal ?? 0) >= request.replicas)
         .map((entry) => ({ id: entry.id, state: leaveState(this.#leaveView(), entry.id) }));
@@ -145,7 +171,7 @@ export class Scaler {
         force: request.force,
         previous,
         drain,
-        minimum: this.#manager.minimumSet(),
+        minimum: this.#read.minimumSet(),
         leaving: request.replicas < previous ? leaving : [],
         keyless: this.#keyless(name, previous, request.replicas),
       });
@@ -217,7 +243,7 @@ export class Scaler {
       }
       // Fails fast (SCALE_BLOCKED) when the wait cannot end by itself: scale-blockers.ts.
       const watch = new BlockerWatch(
-        this.#manager,
+        this.#p,
         request,
         () => this.#missingAfter(name, request),
         signal,
@@ -247,9 +273,9 @@ export class Scaler {
    * restarted manager keeps it too); any scale at or above the configured minimum lifts that again.
    */
   async #recordMinimum(name: string, request: ScaleRequest): Promise<void> {
-    const base = this.#manager.baseMinimumSet();
+    const base = this.#read.baseMinimumSet();
     const forcedBelow = request.force && base !== undefined && request.replicas < base.size;
-    const recorded = this.#manager.minimumSet();
+    const recorded = this.#read.minimumSet();
     if (forcedBelow) {
       if (recorded === undefined || recorded.size > request.replicas)
         await this.#annotateStatefulSet(name, {
@@ -269,15 +295,20 @@ export class Scaler {
   #keyless(name: string, from: number, to: number): ValidatorId[] {
     const missing: ValidatorId[] = [];
     for (let ordinal = Math.max(0, from); ordinal < to; ordinal++) {
-      const id = this.#manager.idOfNewPod(name, ordinal);
-      if (id !== undefined && this.#manager.keys.get(id) === undefined) missing.push(id);
+      const id = this.#p.replicas.idOfNewPod(name, ordinal);
+      if (id !== undefined && this.#read.keys.get(id) === undefined) missing.push(id);
     }
     return missing;
   }
 
   #leaveView(): LeaveView {
-    const m = this.#manager;
-    return { keys: m.keys, chain: m.chain.validators, open: m.book.open, mempool: m.chain.mempool };
+    const r = this.#read;
+    return {
+      keys: r.keys,
+      chain: r.chain.validators,
+      open: r.actions.open,
+      mempool: r.chain.mempool,
+    };
   }
 
   /**
@@ -304,7 +335,7 @@ export class Scaler {
       if (entry.pod !== undefined && !entry.pod.draining)
         await this.#annotatePod(entry.pod.name, 'true');
     }
-    if (leaving.length > 0) this.#manager.enqueueAll();
+    if (leaving.length > 0) this.#p.control.enqueueAll();
     return leaving.map((entry) => entry.id);
   }
 
@@ -335,7 +366,7 @@ export class Scaler {
    * StatefulSet's as they are now) keep loses its draining mark — no pod keeps one forever.
    */
   async #abandonDrain(name: string, keep: number | undefined): Promise<void> {
-    const replicas = keep ?? (await this.#read(name)).spec?.replicas ?? 1;
+    const replicas = keep ?? (await this.#readSet(name)).spec?.replicas ?? 1;
     await this.#setDrain(name, undefined);
     await this.#unmarkBelow(name, replicas);
   }
@@ -354,8 +385,8 @@ export class Scaler {
    * drain is given up. Draining marks no drain explains any more are removed.
    */
   async finishDrains(): Promise<void> {
-    if (this.#inFlight || this.#finishing || !this.#manager.isLeader) return;
-    const sets = this.#manager.statefulSets();
+    if (this.#inFlight || this.#finishing || !this.#read.isLeader) return;
+    const sets = this.#p.replicas.statefulSets();
     const [cached] = sets;
     if (sets.length !== 1 || cached === undefined) return;
     const name = cached.metadata?.name ?? '';
@@ -368,10 +399,10 @@ export class Scaler {
     try {
       // The cache may lag: a scale that just finished has cleared the target, and someone may
       // have scaled since (kubectl). Act only on what the API server holds now.
-      const sts = await this.#read(name);
+      const sts = await this.#readSet(name);
       const replicas = sts.spec?.replicas ?? 1;
       const drain = recordedDrain(sts.metadata?.annotations, DRAIN_ANNOTATIONS);
-      const log = this.#manager.logger.child({ component: 'scale', statefulSet: name });
+      const log = this.#p.logger.child({ component: 'scale', statefulSet: name });
       if (drain === undefined) {
         // A scale may have started while the StatefulSet was read: its marks are its own.
         if (this.inFlight) return;
@@ -394,33 +425,31 @@ export class Scaler {
       await this.#setDrain(name, undefined);
       log.info({ replicas: drain.target }, 'finished an earlier drain');
     } catch (error: unknown) {
-      this.#manager.logger.warn(
-        { error: isManagerError(error) ? error.message : describeApiError(error) },
-        'could not finish a drain; will retry',
-      );
+      this.#p.logger.warn({ error: describeError(error) }, 'could not finish a drain; will retry');
     } finally {
       this.#finishing = false;
     }
   }
 
   #entries(statefulSet: string): DesiredValidator[] {
-    return [...this.#manager.desired().validators.values()].filter(
+    return [...this.#read.desired().validators.values()].filter(
       (entry) =>
         entry.statefulSet?.name === statefulSet ||
         entry.pod?.name.startsWith(`${statefulSet}-`) === true,
     );
   }
 
-  #missingLeaving(ids: readonly ValidatorId[], forced: boolean): Missing[] {
-    const phases = new Map(this.#manager.plan().map((d) => [d.key, d]));
+  #missingLeaving(ids: readonly ValidatorId[], forced: boolean): Unmet[] {
+    const phases = new Map(this.#read.plan().map((d) => [d.key, d]));
     const view = this.#leaveView();
-    const missing: Missing[] = [];
+    const missing: Unmet[] = [];
     for (const id of ids) {
       const state = leaveState(view, id);
       if (state.left || (forced && state.keyProblem !== undefined)) continue;
       missing.push({
         id,
         phase: phases.get(id)?.phase ?? 'unknown',
+        code: phases.get(id)?.code,
         reason:
           state.keyProblem === undefined ? (phases.get(id)?.reason ?? state.reason) : state.reason,
       });
@@ -429,37 +458,30 @@ export class Scaler {
   }
 
   /** Validators not yet where `request` wants them (after the replicas were patched). */
-  #missingAfter(statefulSet: string, request: ScaleRequest): Missing[] {
-    const decisions = new Map(this.#manager.plan().map((d) => [d.key, d]));
+  #missingAfter(statefulSet: string, request: ScaleRequest): Unmet[] {
+    const decisions = new Map(this.#read.plan().map((d) => [d.key, d]));
     const entries = this.#entries(statefulSet);
     const wanted = entries.filter((e) => e.wanted && (e.ordinal ?? 0) < request.replicas);
-    const missing: Missing[] = [];
+    const missing: Unmet[] = [];
     if (wanted.length < request.replicas) {
       missing.push({
         id: '-',
         phase: 'pending',
+        code: undefined,
         reason: `${wanted.length} of ${request.replicas} ordinals are known to the manager yet`,
       });
     }
     for (const entry of wanted) {
+      // The planner's reading of the chain: its row staked under its own key, and signing.
       const decision = decisions.get(entry.id);
-      const key = this.#manager.keys.get(entry.id);
-      const address = key?.ok === true ? key.key.address : undefined;
-      const staked =
-        address !== undefined &&
-        this.#manager.chain.validators.get(address)?.status === ChainStatus.staked;
-      const active =
-        staked &&
-        hasProvenItself(
-          { signers: this.#manager.chain.signers, stakeHeights: this.#manager.book.stakeHeights },
-          address,
-          entry.id,
-        );
+      const staked = decision !== undefined && isStakedOnChain(decision);
+      const active = staked && decision.signing;
       const ok = request.wait === WaitFor.active ? active : staked;
       if (!ok)
         missing.push({
           id: entry.id,
           phase: decision?.phase ?? Phase.pending,
+          code: decision?.code,
           reason: decision?.reason ?? 'not known yet',
         });
     }
@@ -476,7 +498,7 @@ export class Scaler {
     condition: () => boolean,
     options: { deadline: number; drive: boolean; signal: AbortSignal },
   ): Promise<boolean> {
-    const manager = this.#manager;
+    const { read, driver, clock, logger } = { ...this.#p };
     if (condition()) return true;
     return new Promise<boolean>((resolve) => {
       let settled = false;
@@ -486,9 +508,9 @@ export class Scaler {
         if (settled) return;
         settled = true;
         cancelTimer?.();
-        manager.events.off('phase', check);
-        manager.events.off('action', check);
-        manager.events.off('height', check);
+        read.events.off('phase', check);
+        read.events.off('action', check);
+        read.events.off('height', check);
         options.signal.removeEventListener('abort', onAbort);
         resolve(value);
       };
@@ -496,50 +518,39 @@ export class Scaler {
       const drive = (): void => {
         if (!options.drive || driving || settled) return;
         driving = true;
-        manager.adapter
+        driver
           .triggerView(options.signal)
-          .catch((error: unknown) =>
-            manager.logger.debug({ error: String(error) }, 'trigger view failed'),
-          )
+          .catch((error: unknown) => logger.debug({ error: String(error) }, 'trigger view failed'))
           .finally(() => {
             driving = false;
-            manager.chain.poke();
+            driver.poke();
           });
       };
       function check(): void {
         if (settled) return;
         if (condition()) finish(true);
-        else if (manager.clock.now() >= options.deadline) finish(false);
+        else if (clock.now() >= options.deadline) finish(false);
         else drive();
       }
       const tick = (): void => {
         check();
         if (!settled)
-          cancelTimer = manager.clock.setTimer(
+          cancelTimer = clock.setTimer(
             tick,
-            Math.min(FALLBACK_CHECK_MS, Math.max(0, options.deadline - manager.clock.now())),
+            Math.min(FALLBACK_CHECK_MS, Math.max(0, options.deadline - clock.now())),
           );
       };
-      manager.events.on('phase', check);
-      manager.events.on('action', check);
-      manager.events.on('height', check);
+      read.events.on('phase', check);
+      read.events.on('action', check);
+      read.events.on('height', check);
       options.signal.addEventListener('abort', onAbort, { once: true });
       tick();
     });
   }
 
   /** The StatefulSet as the API server holds it now. */
-  async #read(name: string): Promise<V1StatefulSet> {
-    const { apps, namespace } = this.#manager.kube;
-    try {
-      return await apps.readNamespacedStatefulSet({ name, namespace });
-    } catch (error: unknown) {
-      throw new ManagerError(
-        'KUBE_UNAVAILABLE',
-        `could not read StatefulSet ${name}: ${describeApiError(error)}`,
-        { cause: error },
-      );
-    }
+  #readSet(name: string): Promise<V1StatefulSet> {
+    return this.#p.replicas.read(name);
   }
 
   /**
@@ -549,9 +560,8 @@ export class Scaler {
    * resourceVersion (status updates) is tried again.
    */
   async #patchReplicas(name: string, replicas: number, expected: number): Promise<void> {
-    const { apps, namespace } = this.#manager.kube;
     for (let attempt = 1; ; attempt++) {
-      const sts = await this.#read(name);
+      const sts = await this.#readSet(name);
       const current = sts.spec?.replicas ?? 1;
       if (current === replicas) return;
       if (current !== expected)
@@ -560,27 +570,17 @@ export class Scaler {
           `the replicas of ${name} were changed to ${current} by someone else while this scale ran (it started from ${expected}); nothing was overwritten`,
           { details: { replicas: current } },
         );
-      try {
-        await apps.patchNamespacedStatefulSetScale(
-          {
-            name,
-            namespace,
-            body: {
-              metadata: { resourceVersion: sts.metadata?.resourceVersion },
-              spec: { replicas },
-            },
-          },
-          mergePatch,
-        );
-        return;
-      } catch (error: unknown) {
-        if (apiStatus(error) === 409 && attempt < CONFLICT_RETRIES) continue;
-        throw new ManagerError(
-          'KUBE_UNAVAILABLE',
-          `could not patch the scale of StatefulSet ${name}: ${describeApiError(error)}`,
-          { cause: error },
-        );
-      }
+      const outcome = await this.#p.replicas.patchReplicas(
+        name,
+        replicas,
+        sts.metadata?.resourceVersion,
+      );
+      if (outcome === undefined) return;
+      if (attempt < CONFLICT_RETRIES) continue;
+      throw new ManagerError(
+        'KUBE_UNAVAILABLE',
+        `could not patch the scale of StatefulSet ${name}: ${outcome.conflict}`,
+      );
     }
   }
 
@@ -593,44 +593,13 @@ export class Scaler {
     });
   }
 
-  async #annotateStatefulSet(
-    name: string,
-    annotations: Record<string, string | null>,
-  ): Promise<void> {
-    const { apps, namespace } = this.#manager.kube;
-    try {
-      await apps.patchNamespacedStatefulSet(
-        { name, namespace, body: { metadata: { annotations } } },
-        mergePatch,
-      );
-    } catch (error: unknown) {
-      throw new ManagerError(
-        'KUBE_UNAVAILABLE',
-        `could not annotate StatefulSet ${name}: ${describeApiError(error)}`,
-        { cause: error },
-      );
-    }
+  #annotateStatefulSet(name: string, annotations: Record<string, string | null>): Promise<void> {
+    return this.#p.replicas.annotateStatefulSet(name, annotations);
   }
 
-  /**
-   * Marks (or unmarks) a pod draining. A pod that is gone (404: deleted since the cache saw it)
-   * has nothing to mark: its replacement is judged by the StatefulSet's recorded scale target.
-   */
-  async #annotatePod(name: string, value: 'true' | null): Promise<void> {
-    const { core, namespace } = this.#manager.kube;
-    try {
-      await core.patchNamespacedPod(
-        { name, namespace, body: { metadata: { annotations: { [Annotations.draining]: value } } } },
-        mergePatch,
-      );
-    } catch (error: unknown) {
-      if (apiStatus(error) === 404) return;
-      throw new ManagerError(
-        'KUBE_UNAVAILABLE',
-        `could not annotate pod ${name}: ${describeApiError(error)}`,
-        { cause: error },
-      );
-    }
+  /** Marks (or unmarks) a pod draining (a pod that is gone has nothing to mark). */
+  #annotatePod(name: string, value: 'true' | null): Promise<void> {
+    return this.#p.replicas.annotatePod(name, Annotations.draining, value);
   }
 
   #result(parts: {
@@ -640,7 +609,7 @@ export class Scaler {
     started: number;
     drained: ValidatorId[];
     outcome: ScaleOutcome;
-    missing: Missing[];
+    missing: Unmet[];
   }): ScaleResult {
     return {
       statefulSet: parts.name,
@@ -649,10 +618,10 @@ export class Scaler {
       wait: parts.request.wait,
       outcome: parts.outcome,
       done: parts.outcome === ScaleOutcome.done,
-      elapsedMs: this.#manager.clock.now() - parts.started,
+      elapsedMs: this.#p.clock.now() - parts.started,
       drained: parts.drained,
-      missing: parts.missing,
-      height: this.#manager.chain.height,
+      missing: parts.missing.map(toMissing),
+      height: this.#read.chain.height,
     };
   }
 }

@@ -6,6 +6,7 @@ import type { ChainProfile } from '../../config.ts';
 import type { ChainPort } from '../port.ts';
 import { capabilitiesOf } from './capabilities.ts';
 import { CliChainAdapter } from './cli-adapter.ts';
+import { pocketIds } from './id-format.ts';
 import { pocketReads } from './pocket-reads.ts';
 import { pocketRules } from './pocket-rules.ts';
 import { RpcChainAdapter } from './rpc-adapter.ts';
@@ -44,6 +45,7 @@ export function pocketChain(options: PocketChainOptions): ChainPort {
     reads: pocketReads(rpc),
     sender,
     rules: pocketRules,
+    ids: pocketIds,
     nodeHeight(url, signal) {
       let client = nodes.get(url);
       if (client === undefined) {

@@ -5,7 +5,7 @@
 // bound, with the reason SLOW_CLIENT in the log.
 import { fastifySSE } from '@fastify/sse';
 import { ManagerError } from '../../errors.ts';
-import type { PhaseChange } from '../../manager.ts';
+import type { PhaseChange } from '../../phase-tracker.ts';
 import type { ActionRecord } from '../../model.ts';
 import type { ChainTrust } from '../../planner/plan.ts';
 import type { ControlPlane } from '../control-plane.ts';
