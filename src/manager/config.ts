@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Kind, Type, TypeRegistry, type Static, type TSchema } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
 
 export { Pacing } from './model.ts';
 
@@ -95,8 +95,9 @@ const integer = (source: Source) => Type.Integer(annotate('int', source));
 /** Milliseconds, written as `500ms`, `30s`, `2m`, `1h` or a bare number of ms. */
 const duration = (source: Source) => Type.Integer(annotate('duration', source));
 const boolean = (source: Source) => Type.Boolean(annotate('bool', source));
+/** A RegExp instance: JSON Schema has no such type, so a refinement checks it for `Value.Check`. */
 const regex = (source: Source) =>
-  Type.Unsafe<RegExp>({ [Kind]: REGEXP_KIND, ...annotate('regex', source) });
+  Type.Refine(Type.Unsafe<RegExp>(annotate('regex', source)), (value) => value instanceof RegExp);
 const list = (source: Source) =>
   Type.Unsafe<readonly string[]>(Type.Array(Type.String(), annotate('list', source)));
 /** `auto`, or a whole number up to `maximum`. */
@@ -122,10 +123,6 @@ const oneOf = <const V extends readonly string[]>(values: V, source: Source) =>
 const maybe = <T extends TSchema>(schema: T) =>
   Type.Union([schema, Type.Undefined()], { [SOURCE]: (schema as unknown as Annotated)[SOURCE] });
 
-/** A RegExp instance (TypeBox has no such type: registered here for `Value.Check`). */
-const REGEXP_KIND = 'RegExpInstance';
-if (!TypeRegistry.Has(REGEXP_KIND))
-  TypeRegistry.Set(REGEXP_KIND, (_, value) => value instanceof RegExp);
 
 /**
  * The manager's configuration, declared once: each property's schema gives its type (`Config`),
@@ -543,9 +540,9 @@ export function loadConfig(options: LoadConfigOptions): Config {
   const config = Object.freeze(values);
   // Every value was parsed by its kind above: a mismatch here is a bug in this file, not a setting.
   if (!Value.Check(ConfigSchema, config)) {
-    const first = Value.Errors(ConfigSchema, config).First();
+    const first = Value.Errors(ConfigSchema, config)[0];
     throw new Error(
-      `config.ts built a value its schema refuses: ${first?.path ?? ''} ${first?.message ?? ''}`,
+      `config.ts built a value its schema refuses: ${first?.instancePath ?? ''} ${first?.message ?? ''}`,
     );
   }
   return config;
