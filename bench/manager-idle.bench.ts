@@ -8,7 +8,7 @@
 import { loadConfig } from '../src/manager/config.ts';
 import { loadKubeClients } from '../src/manager/kube/client.ts';
 import { createLogger } from '../src/manager/logger.ts';
-import { Manager } from '../src/manager/manager.ts';
+import { composeManager } from '../src/manager/compose.ts';
 import { Metrics } from '../src/manager/metrics.ts';
 import { round, runAlone, type BenchResult } from './bench-types.ts';
 import { NAMESPACE, Rig } from './support/manager-rig.ts';
@@ -41,7 +41,7 @@ async function idle(validators: number): Promise<Idle> {
         CM_LOG_LEVEL: 'warn',
       },
     });
-    const manager = new Manager({
+    const manager = composeManager({
       config,
       logger: createLogger({ level: 'warn' }),
       kube: loadKubeClients({ namespace: NAMESPACE, env: {}, kubeConfig: rig.kc }),

@@ -1,13 +1,79 @@
-// The wiring of the readers: the scaler and the control plane get the manager's read model and
-// narrow ports for what they do (pause, re-queue, drive the chain's views, scale the workload),
-// built here from a manager's parts — so no reader imports the Manager class (lint keeps it so).
+// The composition root. `composeManager` builds a manager's collaborators from the configuration
+// (the chain port, the discovery source, the hooks) and hands them to `Manager`, which holds no
+// chain or cluster logic of its own. The readers (the scaler and the control plane) get the
+// manager's read model and narrow ports for what they do (pause, re-queue, drive the chain's
+// views, scale the workload), built here too — so no reader imports the Manager class (lint keeps
+// it so).
 import { blockClockOf } from './chain/block-clock.ts';
+import { pocketChain } from './chain/pocket/pocket-chain.ts';
+import type { ChainPort } from './chain/port.ts';
+import { TxMode, type Config } from './config.ts';
 import { kubernetesReplicas } from './discovery/kubernetes-replicas.ts';
-import type { Manager } from './manager.ts';
+import { KubernetesDiscovery } from './discovery/kubernetes-source.ts';
+import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
+import { ManagerError } from './errors.ts';
+import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
+import type { KubeClients } from './kube/client.ts';
+import { Manager, type ManagerOptions } from './manager.ts';
 import type { ManagerControl, ViewDriver } from './read-model.ts';
 import { ManagerControlPlane, type ControlPlanePorts } from './rpc/control-plane.ts';
 import { noReplicaTarget, type ReplicaTarget } from './scale/replica-target.ts';
 import { Scaler, type ScalerPorts } from './scale/scaler.ts';
+
+/** What `composeManager` takes: a manager's options, each collaborator optional (defaults below). */
+export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks'> & {
+  /** The chain (default: Pocket V1 at config.chainRpcUrl, in config.txMode). */
+  chain?: ChainPort;
+  /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
+  kube?: KubeClients;
+  /** Builds the discovery source (default: Kubernetes, from `kube`). */
+  discovery?: (deps: DiscoveryDeps) => DiscoverySource;
+  /** The hooks (default: read from config.hooksFile, which throws HooksFileError when invalid). */
+  hooks?: readonly HookDefinition[];
+};
+
+/** A manager with the default collaborators for whatever `options` leaves out. */
+export function composeManager(options: ComposeOptions): Manager {
+  const { config, kube, chain, discovery, hooks, ...rest } = options;
+  return new Manager({
+    ...rest,
+    config,
+    chain: chain ?? pocketChainOf(config),
+    discovery:
+      discovery ??
+      ((deps) => {
+        if (kube === undefined)
+          throw new ManagerError(
+            'CONFIG_INVALID',
+            'a manager needs `kube` or a `discovery` source',
+          );
+        return new KubernetesDiscovery({ ...deps, config, kube });
+      }),
+    hooks: hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile)),
+  });
+}
+
+/** Pocket V1 at the configured node, over its RPC or its CLI (config.txMode). */
+export function pocketChainOf(config: Config): ChainPort {
+  return pocketChain({
+    rpcUrl: config.chainRpcUrl,
+    profile: config.chainProfile,
+    cli:
+      config.txMode === TxMode.cli && config.cliPath !== undefined
+        ? {
+            path: config.cliPath,
+            timeoutMs: config.cliTimeoutMs,
+            configPath: config.cliConfigPath,
+            genesisPath: config.cliGenesisPath,
+          }
+        : undefined,
+  });
+}
+
+/** The Kubernetes discovery behind `manager`, if that is its discovery (the scaler's replicas). */
+export function kubernetesOf(manager: Manager): KubernetesDiscovery | undefined {
+  return manager.discovery instanceof KubernetesDiscovery ? manager.discovery : undefined;
+}
 
 /** The read model and the ports a reader of `manager` acts through. */
 export function readerPorts(manager: Manager): Omit<ControlPlanePorts, 'scaler'> & ScalerPorts {
@@ -36,7 +102,8 @@ export function readerPorts(manager: Manager): Omit<ControlPlanePorts, 'scaler'>
 
 /** The Kubernetes discovery's StatefulSet and pods; a refusal for a discovery without them. */
 export function replicaTargetOf(manager: Manager): ReplicaTarget {
-  if (manager.kubernetes !== undefined) return kubernetesReplicas(manager.kubernetes);
+  const kubernetes = kubernetesOf(manager);
+  if (kubernetes !== undefined) return kubernetesReplicas(kubernetes);
   return noReplicaTarget(
     manager.discovery.scaleUnsupported() ?? `discovery is ${manager.discovery.mode}`,
   );

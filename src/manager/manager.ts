@@ -1,27 +1,22 @@
-// The composition root of `cluster-manager run`: discovery (Kubernetes or static, behind
-// discovery/port.ts), keys, chain view, journal, planner, work queue, reconciler and (optionally)
-// leader election, wired so that every change only enqueues validator ids, and with a lifecycle:
+// The manager: given its chain port, discovery source and hooks (built by compose.ts from the
+// configuration), it wires keys, chain view, journal, planner, work queue, reconciler and
+// (optionally) leader election so that every change only enqueues validator ids, with a lifecycle:
 // start discovery, wait for sync, start workers; on stop, stop intake, finish or cancel in-flight
 // work, release the lease, close.
 import { EventEmitter } from 'node:events';
-import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { ChainAdapter } from './chain/adapter.ts';
 import { chainFactsOf } from './chain/chain-facts.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
-import { pocketChain } from './chain/pocket/pocket-chain.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { TxMode, type Config } from './config.ts';
-import { KubernetesDiscovery } from './discovery/kubernetes-source.ts';
+import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
-import { ManagerError } from './errors.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
 import { Journal, type ChainIdentity } from './journal/journal.ts';
-import type { KubeClients } from './kube/client.ts';
 import { HookGate } from './hooks/hook-gate.ts';
 import { execaCommandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
-import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
+import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
 import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyStore } from './keys/key-store.ts';
@@ -41,19 +36,21 @@ import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
 
+/**
+ * What a manager is built from. Each collaborator is made outside (compose.ts's `composeManager`
+ * builds the defaults from the configuration): the manager holds no chain or cluster logic.
+ */
 export interface ManagerOptions {
   config: Config;
   logger: Logger;
-  /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
-  kube?: KubeClients;
-  /** Builds the discovery source (default: Kubernetes, from `kube`). */
-  discovery?: (deps: DiscoveryDeps) => DiscoverySource;
+  /** The chain: reads, sending, rules, capabilities, id format (chain/port.ts). */
+  chain: ChainPort;
+  /** Builds the discovery source from what the manager shares with it (discovery/port.ts). */
+  discovery: (deps: DiscoveryDeps) => DiscoverySource;
+  /** The hooks, already read and checked. */
+  hooks: readonly HookDefinition[];
   clock?: Clock;
   metrics?: Metrics;
-  /** The hooks (default: read from config.hooksFile, which throws HooksFileError when invalid). */
-  hooks?: readonly HookDefinition[];
-  /** The chain (default: Pocket V1 at config.chainRpcUrl, in config.txMode). */
-  chain?: ChainPort;
   /** How hooks reach the outside (default: execa and fetch). */
   hookPorts?: Partial<HookRunnerPorts>;
 }
@@ -91,8 +88,6 @@ export class Manager {
 
   /** Where the desired validators and their keys come from (discovery/port.ts). */
   readonly discovery: DiscoverySource;
-  /** The Kubernetes source when discovery is Kubernetes (the scaler and departures need it). */
-  readonly kubernetes: KubernetesDiscovery | undefined;
   readonly #queue: WorkQueue;
   readonly #reconciler: Reconciler;
   readonly #elector: LeaderElector | undefined;
@@ -130,21 +125,7 @@ export class Manager {
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
-    this.chainPort =
-      options.chain ??
-      pocketChain({
-        rpcUrl: config.chainRpcUrl,
-        profile: config.chainProfile,
-        cli:
-          config.txMode === TxMode.cli && config.cliPath !== undefined
-            ? {
-                path: config.cliPath,
-                timeoutMs: config.cliTimeoutMs,
-                configPath: config.cliConfigPath,
-                genesisPath: config.cliGenesisPath,
-              }
-            : undefined,
-      });
+    this.chainPort = options.chain;
     this.keys = new KeyStore(this.chainPort.ids);
     const deps: DiscoveryDeps = {
       ids: this.chainPort.ids,
@@ -152,12 +133,8 @@ export class Manager {
       logger,
       metrics: this.metrics,
     };
-    this.discovery =
-      options.discovery?.(deps) ??
-      new KubernetesDiscovery({ ...deps, config, kube: kubeOf(options) });
-    this.kubernetes = this.discovery instanceof KubernetesDiscovery ? this.discovery : undefined;
-    const hooks =
-      options.hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile));
+    this.discovery = options.discovery(deps);
+    const hooks = options.hooks;
     this.#journal = Journal.open(config.journalPath, this.clock);
     this.book = new ActionBook(this.#journal);
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
@@ -457,42 +434,6 @@ export class Manager {
   /** One validator's decision now (as a reconcile of it would decide). */
   planOne(id: ValidatorId): Decision | undefined {
     return this.#reconciler.planOne(id);
-  }
-
-  // ---- Kubernetes discovery, for the scaler and departures (none in static discovery) ----
-
-  /** The cluster; throws CONFIG_INVALID in static discovery (nothing there reads it). */
-  get kube(): KubeClients {
-    if (this.kubernetes === undefined)
-      throw new ManagerError(
-        'CONFIG_INVALID',
-        `discovery is ${this.discovery.mode}: there is no cluster`,
-      );
-    return this.kubernetes.kube;
-  }
-
-  /** True when the manager's pod selector selects this pod. */
-  selectsPod(pod: V1Pod): boolean {
-    return this.kubernetes?.selectsPod(pod) ?? false;
-  }
-
-  /** The validator StatefulSets currently known (a direct read stands in for a lagging cache). */
-  statefulSets(): readonly V1StatefulSet[] {
-    return this.kubernetes?.statefulSets() ?? [];
-  }
-
-  /** Reads a StatefulSet from the API server now (see KubernetesDiscovery.confirmStatefulSet). */
-  async confirmStatefulSet(name: string): Promise<void> {
-    await this.kubernetes?.confirmStatefulSet(name);
-  }
-
-  /** The id of the pod a StatefulSet would create at `ordinal`, when the mapping tells it. */
-  idOfNewPod(statefulSet: string, ordinal: number): ValidatorId | undefined {
-    return this.kubernetes?.idOfNewPod(statefulSet, ordinal);
-  }
-
-  pods(): readonly V1Pod[] {
-    return this.kubernetes?.pods() ?? [];
   }
 
   setPaused(paused: boolean): void {
@@ -821,13 +762,6 @@ export class Manager {
     this.metrics.queueDepth.set(this.#queue.depth);
     this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }
-}
-
-/** The cluster of the default discovery; a manager without `kube` needs a `discovery`. */
-function kubeOf(options: ManagerOptions): KubeClients {
-  if (options.kube === undefined)
-    throw new ManagerError('CONFIG_INVALID', 'a Manager needs `kube` or a `discovery` source');
-  return options.kube;
 }
 
 function readHighWater(raw: string | undefined): HighWater | undefined {

@@ -10,8 +10,8 @@ import { StaticDiscovery } from './discovery/static-source.ts';
 import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import { loadKubeClients, type KubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { Manager } from './manager.ts';
-import { controlPlaneOf } from './compose.ts';
+import type { Manager } from './manager.ts';
+import { composeManager, controlPlaneOf } from './compose.ts';
 import { startControlServer } from './rpc/server.ts';
 import { VERSION } from './version.ts';
 
@@ -53,7 +53,7 @@ export async function startService(options: {
   logger.info({ config: redactedConfig(config) }, 'configuration');
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
-  const manager = new Manager({ config, logger, hooks, ...source });
+  const manager = composeManager({ config, logger, hooks, ...source });
   const control = controlPlaneOf(manager);
   const server = await startControlServer(
     { control, token: config.rpcToken, logger, version: VERSION },

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
+import { kubernetesOf } from '../../src/manager/compose.ts';
 import { Phase } from '../../src/manager/planner/plan.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import {
@@ -407,9 +408,8 @@ describe('POST /v1/scale', () => {
     expect((await post('/v1/scale', { replicas: 1 })).status).toBe(202);
     await waitFor(
       () =>
-        m.manager.pods().find((p) => p.metadata?.name === pod)?.metadata?.annotations?.[
-          'cluster-manager.dev/draining'
-        ] === 'true'
+        (kubernetesOf(m.manager)?.pods() ?? []).find((p) => p.metadata?.name === pod)?.metadata
+          ?.annotations?.['cluster-manager.dev/draining'] === 'true'
           ? true
           : pending('the manager has not seen the mark'),
       { what: `${pod} marked draining in the manager's cache` },
@@ -476,9 +476,12 @@ describe('POST /v1/scale', () => {
       body: validatorStatefulSet('validator-b', 0, { rpc: 1, p2p: 2 }),
     });
     try {
-      await waitFor(() => (m.manager.statefulSets().length === 2 ? true : pending('one set')), {
-        what: 'the second StatefulSet in the cache',
-      });
+      await waitFor(
+        () => (kubernetesOf(m.manager)?.statefulSets().length === 2 ? true : pending('one set')),
+        {
+          what: 'the second StatefulSet in the cache',
+        },
+      );
       const before = journalSize();
       const { status, body } = await post<ErrorBody>('/v1/scale', { replicas: 2 });
       expect(status).toBe(501);
@@ -487,9 +490,12 @@ describe('POST /v1/scale', () => {
       expect(journalSize()).toBe(before);
     } finally {
       await fixture.apps.deleteNamespacedStatefulSet({ name: 'validator-b', namespace: 'default' });
-      await waitFor(() => (m.manager.statefulSets().length === 1 ? true : pending('two sets')), {
-        what: 'the second StatefulSet to go',
-      });
+      await waitFor(
+        () => (kubernetesOf(m.manager)?.statefulSets().length === 1 ? true : pending('two sets')),
+        {
+          what: 'the second StatefulSet to go',
+        },
+      );
     }
   });
 });

@@ -9,9 +9,14 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/manager/config.ts';
 import { StaticDiscovery } from '../../src/manager/discovery/static-source.ts';
-import { Manager } from '../../src/manager/manager.ts';
+import type { Manager } from '../../src/manager/manager.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
-import { controlPlaneOf } from '../../src/manager/compose.ts';
+import {
+  composeManager,
+  controlPlaneOf,
+  kubernetesOf,
+  replicaTargetOf,
+} from '../../src/manager/compose.ts';
 import { buildServer, type ControlServer } from '../../src/manager/rpc/server.ts';
 import { Scaler } from '../../src/manager/scale/scaler.ts';
 
@@ -43,7 +48,7 @@ beforeAll(async () => {
     },
   });
   const logger = pino({ level: 'silent' });
-  manager = new Manager({
+  manager = composeManager({
     config,
     logger,
     hooks: [],
@@ -110,8 +115,7 @@ describe('a manager on static discovery', () => {
   });
 
   it('has no cluster behind it', () => {
-    expect(manager.kubernetes).toBeUndefined();
-    expect(manager.statefulSets()).toEqual([]);
-    expect(() => manager.kube).toThrow(/discovery is static: there is no cluster/);
+    expect(kubernetesOf(manager)).toBeUndefined();
+    expect(replicaTargetOf(manager).statefulSets()).toEqual([]);
   });
 });

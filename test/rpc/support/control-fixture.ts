@@ -22,8 +22,8 @@ import { startNode, type RunningNode } from '../../../src/localnet/server.ts';
 import { loadConfig } from '../../../src/manager/config.ts';
 import { loadKubeClients } from '../../../src/manager/kube/client.ts';
 import { createLogger } from '../../../src/manager/logger.ts';
-import { Manager } from '../../../src/manager/manager.ts';
-import { controlPlaneOf } from '../../../src/manager/compose.ts';
+import type { Manager } from '../../../src/manager/manager.ts';
+import { composeManager, controlPlaneOf } from '../../../src/manager/compose.ts';
 import type { ManagerControlPlane } from '../../../src/manager/rpc/control-plane.ts';
 import { buildServer, type ControlServer } from '../../../src/manager/rpc/server.ts';
 import { VERSION } from '../../../src/manager/version.ts';
@@ -204,7 +204,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
         }),
       });
       const kube = loadKubeClients({ namespace: config.namespace, env: {}, kubeConfig: kc });
-      const manager = new Manager({ config, logger, kube });
+      const manager = composeManager({ config, logger, kube });
       const control = controlPlaneOf(manager);
       const app = await buildServer({ control, token: config.rpcToken, logger, version: VERSION });
       if (options.start !== false) await manager.start();
