@@ -37,27 +37,39 @@ export function useDevnet(
   let sampler: CommandLineSampler | undefined;
   let dir: string | undefined;
   let failed = false;
+  /** The start under way: vitest gives up on a slow beforeAll but the start goes on. */
+  let starting: Promise<Harness> | undefined;
+  /** A harness that finished starting after beforeAll gave up: stopped, not checked. */
+  let late: Harness | undefined;
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), `cm-${name}-`));
     sampler = new CommandLineSampler();
-    harness = await Harness.start({
+    starting = Harness.start({
       ...options,
       dir,
       managerEnv: { ...FAST_MANAGER, ...options.managerEnv },
     });
+    harness = await starting;
   }, 90_000);
   afterAll(async () => {
     sampler?.stop();
+    if (harness === undefined && starting !== undefined) {
+      // beforeAll timed out while the devnet was still starting: wait for the start to end and stop
+      // what it started, or its manager and nodes outlive this file (and load every file after it).
+      failed = true;
+      late = await starting.catch(() => undefined);
+      harness = late;
+    }
     try {
       // Every file that ran a devnet proves no key reached a log, an argv or an answer.
-      if (harness !== undefined) await expectNoKeyLeaks(fixture);
+      if (harness !== undefined && late === undefined) await expectNoKeyLeaks(fixture);
     } catch (error: unknown) {
       failed = true;
       throw error;
     } finally {
       await stopAndClean();
     }
-  }, 60_000);
+  }, 180_000);
   const stopAndClean = async (): Promise<void> => {
     try {
       await harness?.stop();
