@@ -33,11 +33,9 @@ const deny = [
   {
     from: 'manager',
     target: 'pocket',
-    // Still to move behind the chain port: the key store's parsing, and the debug CLI's Pocket
-    // key and transaction commands (they are Pocket tools by nature).
+    // The debug CLI's Pocket key and transaction commands are Pocket tools by nature.
     except: [
       'manager/chain/pocket',
-      'manager/keys/key-store.ts',
       'manager/cli/keys-commands.ts',
       'manager/cli/tx-commands.ts',
     ],

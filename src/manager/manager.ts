@@ -126,7 +126,7 @@ export class Manager {
     this.clock = options.clock ?? systemClock;
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
     this.chainPort = options.chain;
-    this.keys = new KeyStore(this.chainPort.ids);
+    this.keys = new KeyStore(this.chainPort.ids, this.chainPort.keys);
     const deps: DiscoveryDeps = {
       ids: this.chainPort.ids,
       clock: this.clock,

@@ -2,12 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { keyOf } from '../support/plan-fixture.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
+import { ToyChain, toyKey } from '../support/toy-chain.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 
 describe('KeyStore', () => {
   it('decodes base64 Secret data into keys addressable by id and address', () => {
-    const store = new KeyStore(pocketIds);
+    const store = new KeyStore(pocketIds, pocketKeys);
     const { changed, newProblems } = store.update({
       data: { '001': b64(keyOf('001').exportPrivateKeyHex()), other: b64('x') },
     });
@@ -19,7 +21,7 @@ describe('KeyStore', () => {
   });
 
   it('reports a malformed key once, until its value changes, and keeps the others', () => {
-    const store = new KeyStore(pocketIds);
+    const store = new KeyStore(pocketIds, pocketKeys);
     const good = b64(keyOf('002').exportPrivateKeyHex());
     const first = store.update({ data: { '001': b64('nothex'), '002': good } });
     expect(first.newProblems).toEqual([
@@ -38,7 +40,7 @@ describe('KeyStore', () => {
   });
 
   it('picks up added and removed keys', () => {
-    const store = new KeyStore(pocketIds);
+    const store = new KeyStore(pocketIds, pocketKeys);
     store.update({ data: { '001': b64(keyOf('001').exportPrivateKeyHex()) } });
     const added = store.update({
       data: {
@@ -55,7 +57,7 @@ describe('KeyStore', () => {
   });
 
   it('makes a key shared by two ids a KEY_DUPLICATE on both, attributing its row to the lower id', () => {
-    const store = new KeyStore(pocketIds);
+    const store = new KeyStore(pocketIds, pocketKeys);
     const one = b64(keyOf('001').exportPrivateKeyHex());
     const five = b64(keyOf('005').exportPrivateKeyHex());
     store.update({ data: { '001': one, '005': five } });
@@ -85,7 +87,7 @@ describe('KeyStore', () => {
   });
 
   it("remembers the address of an id's last valid key after it goes missing or bad", () => {
-    const store = new KeyStore(pocketIds);
+    const store = new KeyStore(pocketIds, pocketKeys);
     store.update({ data: { '004': b64(keyOf('004').exportPrivateKeyHex()) } });
     store.update({ data: { '004': b64(`${keyOf('004').exportPrivateKeyHex()}zz`) } });
     expect(store.get('004')).toMatchObject({ ok: false });
@@ -94,5 +96,20 @@ describe('KeyStore', () => {
     expect(store.get('004')).toBeUndefined();
     expect(store.addressOf('004')).toBe(keyOf('004').address);
     expect(store.addressOf('009')).toBeUndefined();
+  });
+});
+
+describe('KeyStore over another chain', () => {
+  // The store names no chain: ids and keys are the chain port's (the toy's "v1" ids, "toy key …").
+  it("reads ids and keys with the chain port's formats, and names a bad key by the codec's code", () => {
+    const port = new ToyChain([]).port();
+    const store = new KeyStore(port.ids, port.keys);
+    const { changed, newProblems } = store.update({
+      data: { v1: b64('toy key alice'), v2: b64('not a key'), '001': b64('toy key bob') },
+    });
+    expect(changed.sort()).toEqual(['v1', 'v2']);
+    expect(store.get('v1')).toMatchObject({ ok: true, key: toyKey('alice') });
+    expect(newProblems).toEqual([{ id: 'v2', code: 'KEY_INVALID', message: 'not a toy key' }]);
+    expect(store.get('001')).toBeUndefined(); // not an id of this chain
   });
 });

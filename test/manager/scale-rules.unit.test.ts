@@ -13,12 +13,13 @@ import {
 } from '../../src/manager/scale/scale-rules.ts';
 import { action, keyOf, row } from '../support/plan-fixture.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const hex = (id: string) => keyOf(id).exportPrivateKeyHex();
 
 function view(secrets: Record<string, string>[], chain: ReturnType<typeof row>[] = []): LeaveView {
-  const keys = new KeyStore(pocketIds);
+  const keys = new KeyStore(pocketIds, pocketKeys);
   for (const data of secrets) keys.update({ data });
   return {
     keys,

@@ -13,6 +13,7 @@ import { Metrics } from '../../src/manager/metrics.ts';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { ManualClock, flush } from '../support/manual-clock.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 
 const KEYS = generateKeys({ count: 4, seed: 'static-discovery' });
 const hex = (id: string): string => {
@@ -264,7 +265,7 @@ describe('the static source', () => {
       draining: false,
       terminating: false,
     });
-    const keys = new KeyStore(pocketIds);
+    const keys = new KeyStore(pocketIds, pocketKeys);
     expect(keys.update(t.source.keys()).changed).toEqual(['001', '002']);
     expect(keys.get('001')).toMatchObject({ ok: true });
     expect(t.source.createElector()).toBeUndefined();
@@ -369,7 +370,7 @@ describe('the static source', () => {
     expect(t.wanted()).toEqual(['001', '002']); // the validators file goes on working
     t.files.chmod('/k.yaml', 0o100600);
     await t.clock.advance(1_000);
-    const keys = new KeyStore(pocketIds);
+    const keys = new KeyStore(pocketIds, pocketKeys);
     keys.update(t.source.keys());
     expect([...keys.entries()].map((e) => e.id)).toEqual(['001', '002', '003']);
     expect(t.seen.keys).toBe(keysBefore + 1);
@@ -382,7 +383,7 @@ describe('the static source', () => {
     t.files.write('/k.yaml', `"001": "${hex('001')}"\n"002": "not-a-key"\n`);
     await t.source.start(t.listener);
     await flush();
-    const keys = new KeyStore(pocketIds);
+    const keys = new KeyStore(pocketIds, pocketKeys);
     const { newProblems } = keys.update(t.source.keys());
     expect(newProblems.map((p) => p.id)).toEqual(['002']);
     expect(keys.get('001')).toMatchObject({ ok: true });

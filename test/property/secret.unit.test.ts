@@ -8,6 +8,7 @@ import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { readKeysSecret, SecretKeysError } from '../../src/localnet/index.ts';
 import { generateKeys, PocketErrorCode } from '../../src/pocket/index.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 
 const KEYS = [...generateKeys({ count: 5, seed: 'property-secret' }).values()];
 const CODES = new Set<string>([...Object.values(PocketErrorCode), 'KEY_INVALID', 'KEY_DUPLICATE']);
@@ -42,7 +43,7 @@ describe('the keys Secret (property)', () => {
   it('the key store turns any Secret into keys and named problems, and keeps good keys good', () => {
     fc.assert(
       fc.property(secret, ({ data, good }) => {
-        const store = new KeyStore(pocketIds);
+        const store = new KeyStore(pocketIds, pocketKeys);
         const body: V1Secret = { metadata: { name: 'validators-private-keys' }, data };
         const first = store.update(body);
         for (const [name, entry] of Object.entries(data)) {

@@ -13,6 +13,7 @@ import {
 import type { MinimumSet } from '../../src/manager/planner/minimum-set.ts';
 import type { ChainTrust, PlanInput, PlanSettings } from '../../src/manager/planner/plan.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const KEYS = generateKeys({ count: 20, seed: 'planner' });
@@ -27,7 +28,7 @@ export function keyStore(
   ids: readonly ValidatorId[],
   extra: Record<string, string> = {},
 ): KeyStore {
-  const store = new KeyStore(pocketIds);
+  const store = new KeyStore(pocketIds, pocketKeys);
   const data: Record<string, string> = { ...extra };
   for (const id of ids) data[id] = Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
   store.update({ metadata: { resourceVersion: '1' }, data });

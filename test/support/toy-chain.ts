@@ -158,6 +158,15 @@ function toyPort(chain: ToyChain): ChainPort {
       range: { min: 1, max: 99 },
       example: 'v5',
     },
+    // The toy's keys are their names ("toy key alice"); anything else is refused with a code.
+    keys: {
+      parse: (text) => {
+        const name = /^toy key (\w+)$/.exec(text)?.[1];
+        if (name === undefined)
+          throw Object.assign(new Error('not a toy key'), { code: 'KEY_INVALID' });
+        return toyKey(name);
+      },
+    },
     capabilities: {
       profile: 'toy',
       lateJoinersVote: true,

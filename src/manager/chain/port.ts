@@ -100,9 +100,13 @@ export interface ChainRules {
   committedFailure(kind: ActionKind, resultCode: number): CommittedFailure;
 }
 
-/** What the core asks of a key: parse one from the keys source (throws a named error). */
+/**
+ * What the core asks of a key: parse one from the text the keys source holds for an id. A key
+ * that is not one throws an error with a string `code` (e.g. KEY_INVALID) and a message that
+ * names what is wrong without quoting the text (it may be most of a key).
+ */
 export interface KeyCodec<K extends ChainKey = ChainKey> {
-  parse(encoded: string): K;
+  parse(text: string): K;
 }
 
 /** The chain, as the manager's core uses it. */
@@ -115,6 +119,8 @@ export interface ChainPort {
   readonly rules: ChainRules;
   /** How the chain names validator ids (pods, files and the keys source map to these). */
   readonly ids: IdFormat;
+  /** How the chain's private keys are written (the keys Secret's and keys file's values). */
+  readonly keys: KeyCodec;
   /** The height a validator's own node has reached (its RPC at `url`). */
   nodeHeight(url: string, signal: AbortSignal): Promise<number>;
 }

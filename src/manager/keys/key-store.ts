@@ -3,11 +3,11 @@
 // ids is a key problem of every id that shares it (KEY_DUPLICATE): none of them is acted on.
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
-import { isPocketError, parsePrivateKey, type ValidatorKey } from '../../pocket/index.ts';
+import type { KeyCodec } from '../chain/port.ts';
 import type { IdFormat, KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
 
 /** One id's key as the Secret holds it: a Pocket key, or why not. */
-export type KeyEntry = ModelKeyEntry<ValidatorKey>;
+export type KeyEntry = ModelKeyEntry;
 
 /** The code of a key shared by two or more ids. */
 export const KEY_DUPLICATE = 'KEY_DUPLICATE';
@@ -34,8 +34,10 @@ export class KeyStore {
   #secretSeen = false;
   #version: string | undefined;
 
-  constructor(ids: IdFormat) {
+  readonly #codec: KeyCodec;
+  constructor(ids: IdFormat, codec: KeyCodec) {
     this.#ids = ids;
+    this.#codec = codec;
   }
 
   /** True once the Secret has been read at least once (it may not exist). */
@@ -109,7 +111,7 @@ export class KeyStore {
         name,
         previous !== undefined && this.#digests.get(name) === digest
           ? previous
-          : parseEntry(name, encoded),
+          : parseEntry(this.#codec, name, encoded),
       );
     }
 
@@ -176,12 +178,15 @@ function sameStanding(a: KeyEntry, b: KeyEntry): boolean {
   return a.code === b.code && a.message === b.message;
 }
 
-function parseEntry(id: ValidatorId, encoded: string): KeyEntry {
+function parseEntry(codec: KeyCodec, id: ValidatorId, encoded: string): KeyEntry {
   const text = Buffer.from(encoded, 'base64').toString('utf8');
   try {
-    return { id, ok: true, key: parsePrivateKey(text) };
+    return { id, ok: true, key: codec.parse(text) };
   } catch (error: unknown) {
-    if (isPocketError(error)) return { id, ok: false, code: error.code, message: error.message };
+    // The codec's named errors carry a code and a message that quotes no key (port.ts).
+    const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+    if (typeof code === 'string' && error instanceof Error)
+      return { id, ok: false, code, message: error.message };
     return { id, ok: false, code: 'KEY_INVALID', message: 'the value could not be read as a key' };
   }
 }

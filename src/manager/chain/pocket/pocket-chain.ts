@@ -7,6 +7,7 @@ import type { ChainPort } from '../port.ts';
 import { capabilitiesOf } from './capabilities.ts';
 import { CliChainAdapter } from './cli-adapter.ts';
 import { pocketIds } from './id-format.ts';
+import { pocketKeys } from './pocket-key.ts';
 import { pocketReads } from './pocket-reads.ts';
 import { pocketRules } from './pocket-rules.ts';
 import { RpcChainAdapter } from './rpc-adapter.ts';
@@ -46,6 +47,7 @@ export function pocketChain(options: PocketChainOptions): ChainPort {
     sender,
     rules: pocketRules,
     ids: pocketIds,
+    keys: pocketKeys,
     nodeHeight(url, signal) {
       let client = nodes.get(url);
       if (client === undefined) {
