@@ -400,7 +400,7 @@ export const ConfigSchema = Type.Object({
       flag: 'rpc-token',
       secret: true,
       description:
-        'Bearer token required by mutating control RPC calls (or CM_RPC_TOKEN_FILE). Without one, mutations are refused.',
+        'Bearer token required by every /v1 route of the control RPC, reads and mutations (or CM_RPC_TOKEN_FILE). Without one, /v1 is refused (401); /healthz, /readyz and /metrics stay open.',
     }),
   ),
   logLevel: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
@@ -586,13 +586,21 @@ function parseValue(setting: Setting, raw: string): Parsed {
       if (['false', '0', 'no'].includes(raw)) return false;
       return { problem: `expected true or false, got ${shown}` };
     case setting.kind === 'url': {
+      // A password in a URL would show in the log, in /readyz's lastError and in every chain
+      // error: it is refused, and never echoed (what sits between `//` and `@` is masked).
+      const masked =
+        setting.secret === true ? shown : JSON.stringify(raw.replace(/\/\/[^/?#]*@/, '//***@'));
       try {
         const url = new URL(raw);
         if (url.protocol !== 'http:' && url.protocol !== 'https:')
-          return { problem: `expected an http(s) URL, got ${shown}` };
+          return { problem: `expected an http(s) URL, got ${masked}` };
+        if (url.username !== '' || url.password !== '')
+          return {
+            problem: `a URL with credentials (user:password@) is refused, got ${masked}: they would be shown in logs and /readyz`,
+          };
         return url.href.replace(/\/+$/, '');
       } catch {
-        return { problem: `expected an http(s) URL, got ${shown}` };
+        return { problem: `expected an http(s) URL, got ${masked}` };
       }
     }
     case setting.kind === 'path':

@@ -230,3 +230,9 @@ export interface ActionRecord {
   readonly createdAt: string;
   readonly updatedAt: string;
 }
+
+/**
+ * A validator id as the query names it: a generic token, not one chain's id format (the chain
+ * port maps pods to ids). An id that matches no validator answers an empty page.
+ */
+export const VALIDATOR_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$';

@@ -65,6 +65,16 @@ describe('loadConfig', () => {
     }
   });
 
+  it('refuses a URL with credentials and never echoes them (they would reach logs and /readyz)', () => {
+    const found = problems({ CM_CHAIN_RPC_URL: 'http://admin:S3cretPassw0rd@127.0.0.1:1' });
+    expect(found).toEqual([expect.stringMatching(/^CM_CHAIN_RPC_URL: a URL with credentials/)]);
+    const bad = problems({ CM_CHAIN_RPC_URL: 'ftp://admin:S3cret@host' });
+    expect(bad).toEqual([
+      expect.stringMatching(/expected an http\(s\) URL, got "ftp:\/\/\*\*\*@host"/),
+    ]);
+    expect([...found, ...bad].join('\n')).not.toMatch(/S3cret/);
+  });
+
   it('checks combinations: cli mode needs an absolute CLI path, lease timings must nest', () => {
     expect(problems({ ...base, CM_TX_MODE: 'cli' })).toEqual([
       expect.stringMatching(/^CM_CLI_PATH is required/),

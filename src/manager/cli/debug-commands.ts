@@ -14,6 +14,10 @@ import { registerScaleCommand } from './scale-command.ts';
 import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
 import { WatchPrinter } from './watch-printer.ts';
 import { pocketIds } from '../chain/pocket/id-format.ts';
+import { VALIDATOR_ID_PATTERN } from '../model.ts';
+
+/** What the control RPC takes as a `validator` (its route schema's pattern). */
+const ID_TOKEN = new RegExp(VALIDATOR_ID_PATTERN);
 
 function integer(min: number, max: number, what: string) {
   return (value: string): number => {
@@ -143,7 +147,13 @@ export function registerDebugCommands(program: Command): void {
         options: { limit: number; before?: number; validator?: string; json?: boolean },
         command: Command,
       ) => {
-        if (options.validator !== undefined && !pocketIds.isId(options.validator))
+        // A person's `5` names 005 (the id format's reading, as `logs 5`); any other id token goes
+        // as written, and the manager answers an empty page for an id it does not know.
+        const validator =
+          options.validator === undefined
+            ? undefined
+            : (pocketIds.fromText(options.validator) ?? options.validator);
+        if (validator !== undefined && !ID_TOKEN.test(validator))
           throw new CliError(
             `--validator must be an id such as ${pocketIds.example}`,
             ExitCode.usage,
@@ -151,7 +161,7 @@ export function registerDebugCommands(program: Command): void {
         const query = new URLSearchParams({
           limit: String(options.limit),
           ...(options.before === undefined ? {} : { before: String(options.before) }),
-          ...(options.validator === undefined ? {} : { validator: options.validator }),
+          ...(validator === undefined ? {} : { validator }),
         });
         const answer = await (
           await client(command)

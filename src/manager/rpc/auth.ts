@@ -12,7 +12,7 @@ export function checkBearer(header: string | undefined, token: string | undefine
   if (token === undefined) {
     throw new ManagerError(
       'UNAUTHORIZED',
-      'mutations are disabled: the manager has no CM_RPC_TOKEN (or CM_RPC_TOKEN_FILE)',
+      'the /v1 routes are disabled: the manager has no CM_RPC_TOKEN (or CM_RPC_TOKEN_FILE)',
     );
   }
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');

@@ -7,7 +7,7 @@
 // that does not decode) instead of fastify's and Node's defaults.
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { describeError, ManagerError } from '../errors.ts';
+import { ManagerError } from '../errors.ts';
 
 /** The largest request body the control RPC reads (its bodies are a few fields). */
 export const BODY_LIMIT = 4096;
@@ -23,8 +23,11 @@ export function answerError(
   reply: FastifyReply,
 ): FastifyReply {
   if (error instanceof ManagerError) {
-    if (error.status >= 500)
-      request.log.error({ code: error.code, error: error.message }, 'request failed');
+    // A 503 is the manager busy or not ready yet (TOO_MANY_STREAMS, NOT_LEADER…): worth a
+    // warning, not an error of the manager.
+    if (error.status === 503) request.log.warn({ code: error.code, err: error }, 'request failed');
+    else if (error.status >= 500)
+      request.log.error({ code: error.code, err: error }, 'request failed');
     else request.log.info({ code: error.code }, 'request refused');
     return reply.status(error.status).send({
       error: {
@@ -45,7 +48,7 @@ export function answerError(
   ) {
     return reply.status(400).send({ error: { code: 'BAD_REQUEST', message: badRequest(error) } });
   }
-  request.log.error({ error: describeError(error) }, 'unexpected error');
+  request.log.error({ err: error }, 'unexpected error');
   return reply
     .status(500)
     .send({ error: { code: 'INTERNAL', message: 'internal error; see the manager log' } });

@@ -11,7 +11,7 @@
 // precondition; replicas set by someone else meanwhile win, and the drain gives way to them.
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import type { Clock } from '../clock.ts';
-import { describeError, isManagerError, ManagerError } from '../errors.ts';
+import { isManagerError, ManagerError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import {
   Annotations,
@@ -425,7 +425,7 @@ export class Scaler {
       await this.#setDrain(name, undefined);
       log.info({ replicas: drain.target }, 'finished an earlier drain');
     } catch (error: unknown) {
-      this.#p.logger.warn({ error: describeError(error) }, 'could not finish a drain; will retry');
+      this.#p.logger.warn({ err: error }, 'could not finish a drain; will retry');
     } finally {
       this.#finishing = false;
     }
@@ -520,7 +520,7 @@ export class Scaler {
         driving = true;
         driver
           .triggerView(options.signal)
-          .catch((error: unknown) => logger.debug({ error: String(error) }, 'trigger view failed'))
+          .catch((error: unknown) => logger.debug({ err: error }, 'trigger view failed'))
           .finally(() => {
             driving = false;
             driver.poke();

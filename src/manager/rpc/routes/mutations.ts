@@ -1,7 +1,7 @@
 // POST /v1/scale, /v1/pause, /v1/resume and /v1/trigger-view: what changes the cluster or the
 // manager. Registered behind bearerAuth; each schema lists the catalogue errors it may answer.
 import { Type } from 'typebox';
-import { describeError, ManagerError } from '../../errors.ts';
+import { ManagerError } from '../../errors.ts';
 import { ScaleOutcome, type ScaleResult } from '../../scale/scaler.ts';
 import { clientGone } from '../client-gone.ts';
 import type { ControlPlane } from '../control-plane.ts';
@@ -170,7 +170,7 @@ export const mutationRoutes: RoutePlugin<{ control: ControlPlane }> = (app, { co
       } catch (error: unknown) {
         if (error instanceof ManagerError) throw error;
         // The chain's own error text stays in the log; the caller gets the catalogue's code.
-        request.log.warn({ error: describeError(error) }, 'trigger view failed');
+        request.log.warn({ err: error }, 'trigger view failed');
         throw new ManagerError(
           'CHAIN_UNAVAILABLE',
           'trigger view failed: the chain did not accept it',

@@ -2,6 +2,7 @@
 // need the token as mutations do (registered behind bearerAuth): they name every validator and
 // action.
 import { Type } from 'typebox';
+import { VALIDATOR_ID_PATTERN } from '../../model.ts';
 import type { ControlPlane } from '../control-plane.ts';
 import { clientGone } from '../client-gone.ts';
 import type { RoutePlugin } from '../route-plugin.ts';
@@ -9,12 +10,6 @@ import { ActionSchema, PlanSchema, ValidatorSchema, errorRef, nullable, ref } fr
 
 export const DEFAULT_DEPARTURE_TIMEOUT_S = 30;
 const DEFAULT_ACTIONS_LIMIT = 50;
-
-/**
- * A validator id as the query names it: a generic token, not one chain's id format (the chain
- * port maps pods to ids). An id that matches no validator answers an empty page.
- */
-export const VALIDATOR_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$';
 
 const ValidatorsSchema = Type.Object({
   validators: Type.Optional(Type.Array(ref(ValidatorSchema))),
