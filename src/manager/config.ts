@@ -123,7 +123,6 @@ const oneOf = <const V extends readonly string[]>(values: V, source: Source) =>
 const maybe = <T extends TSchema>(schema: T) =>
   Type.Union([schema, Type.Undefined()], { [SOURCE]: (schema as unknown as Annotated)[SOURCE] });
 
-
 /**
  * The manager's configuration, declared once: each property's schema gives its type (`Config`),
  * its validation (`Value.Check` at the end of `loadConfig`), and, in its `x-source` annotation,
