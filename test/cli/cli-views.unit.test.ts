@@ -155,6 +155,15 @@ describe('watch', () => {
     return { p, out, advance: (ms: number) => (now += ms) };
   }
 
+  it('prints what a hostile server sends without terminal escapes, and survives data that is not an object', () => {
+    const { p, out } = printer();
+    p.event('hello', null);
+    p.event('phase', { id: '005', to: 'active', reason: 'x\u001b[2J\u001b]0;title\u0007y' });
+    expect(out).toHaveLength(2);
+    expect(out[1]).toContain('x\\u001b[2J\\u001b]0;title\\u0007y');
+    expect(out.join('')).not.toContain('\u001b');
+  });
+
   it('prints changes with the time and height, not a line per block', () => {
     const { p, out } = printer();
     p.event('hello', { height: 40, paused: false });

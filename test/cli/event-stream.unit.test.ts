@@ -2,7 +2,8 @@
 // JSON data, however the bytes are cut into chunks; comments (the heartbeat), `retry:` and
 // unnamed data are not events of ours.
 import { describe, expect, it } from 'vitest';
-import { readEventStream } from '../../src/manager/cli/event-stream.ts';
+import { printable, readEventStream } from '../../src/manager/cli/event-stream.ts';
+import { CliError } from '../../src/cli/program.ts';
 
 async function* chunks(text: string, size: number): AsyncGenerator<Uint8Array> {
   const bytes = new TextEncoder().encode(text);
@@ -36,7 +37,15 @@ describe('readEventStream', () => {
     ]);
   });
 
-  it('throws on data that is not JSON', async () => {
-    await expect(read('event: phase\ndata: {nope\n\n', 16)).rejects.toThrow(SyntaxError);
+  it('names data that is not JSON (exit 1), without a raw SyntaxError', async () => {
+    const reading = read('event: phase\ndata: {nope\n\n', 16);
+    await expect(reading).rejects.toThrow(CliError);
+    await expect(read('event: phase\ndata: {nope\n\n', 16)).rejects.toThrow(
+      /sent a "phase" event whose data is not JSON/,
+    );
+  });
+
+  it('writes control characters as escapes', () => {
+    expect(printable('a\u001b]0;pwned\u0007b\u009bc')).toBe('a\\u001b]0;pwned\\u0007b\\u009bc');
   });
 });

@@ -1,6 +1,9 @@
 // What `cluster-manager watch` prints: one line per change — a phase, an action, a pause, a
 // chain that stops making blocks or starts again — each with the time and the chain height.
 // Heights alone are printed only on request (`--heights`); `--json` prints every event as is.
+// What the server sends is not trusted: data that is not an object reads as empty, and control
+// characters (terminal escapes) are printed as \u escapes.
+import { printable } from './event-stream.ts';
 
 /** A chain is called quiet once no height came for this long. */
 export const QUIET_AFTER_MS = 10_000;
@@ -55,7 +58,7 @@ export class WatchPrinter {
       this.#o.out(JSON.stringify({ time: new Date(this.#now()).toISOString(), event, data }));
       return;
     }
-    const d = data as EventData;
+    const d = (typeof data === 'object' && data !== null ? data : {}) as EventData;
     switch (event) {
       case 'hello':
         this.#height = typeof d.height === 'number' ? d.height : undefined;
@@ -95,6 +98,6 @@ export class WatchPrinter {
   #line(text: string): void {
     const time = new Date(this.#now()).toISOString().slice(11, 19);
     const height = this.#height === undefined ? '' : ` h${this.#height}`;
-    this.#o.out(`${time}${height} ${text}`);
+    this.#o.out(`${time}${height} ${printable(text)}`);
   }
 }
