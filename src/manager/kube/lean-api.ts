@@ -76,6 +76,42 @@ async function send<T>(
   return (await parse(response)).data;
 }
 
+/**
+ * A namespaced list's parameters in the generated factories' positional order, which is the same
+ * for every kind (client-node's `ObjectCoreV1Api.listNamespacedPod`, `…StatefulSet`, …).
+ */
+function listArgs(p: Param<CoreApi, 'listNamespacedPod'>) {
+  return [
+    p.namespace,
+    p.pretty,
+    p.allowWatchBookmarks,
+    p._continue,
+    p.fieldSelector,
+    p.labelSelector,
+    p.limit,
+    p.resourceVersion,
+    p.resourceVersionMatch,
+    p.sendInitialEvents,
+    p.shardSelector,
+    p.timeoutSeconds,
+    p.watch,
+  ] as const;
+}
+
+/** A namespaced patch's parameters in the generated factories' order, the same for every kind. */
+function patchArgs(p: Param<CoreApi, 'patchNamespacedPod'>) {
+  return [
+    p.name,
+    p.namespace,
+    p.body,
+    p.pretty,
+    p.dryRun,
+    p.fieldManager,
+    p.fieldValidation,
+    p.force,
+  ] as const;
+}
+
 type CoreP<M extends keyof CoreApi> = Param<CoreApi, M>;
 type CoreR<M extends keyof CoreApi> = Result<CoreApi, M>;
 
@@ -94,23 +130,7 @@ class LeanCoreV1Api implements CoreApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.listNamespacedPod(
-          p.namespace,
-          p.pretty,
-          p.allowWatchBookmarks,
-          p._continue,
-          p.fieldSelector,
-          p.labelSelector,
-          p.limit,
-          p.resourceVersion,
-          p.resourceVersionMatch,
-          p.sendInitialEvents,
-          p.shardSelector,
-          p.timeoutSeconds,
-          p.watch,
-          c,
-        ),
+      (c) => this.#factory.listNamespacedPod(...listArgs(p), c),
       (r) => this.#processor.listNamespacedPodWithHttpInfo(r),
     );
   }
@@ -122,23 +142,7 @@ class LeanCoreV1Api implements CoreApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.listNamespacedSecret(
-          p.namespace,
-          p.pretty,
-          p.allowWatchBookmarks,
-          p._continue,
-          p.fieldSelector,
-          p.labelSelector,
-          p.limit,
-          p.resourceVersion,
-          p.resourceVersionMatch,
-          p.sendInitialEvents,
-          p.shardSelector,
-          p.timeoutSeconds,
-          p.watch,
-          c,
-        ),
+      (c) => this.#factory.listNamespacedSecret(...listArgs(p), c),
       (r) => this.#processor.listNamespacedSecretWithHttpInfo(r),
     );
   }
@@ -159,18 +163,7 @@ class LeanCoreV1Api implements CoreApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.patchNamespacedPod(
-          p.name,
-          p.namespace,
-          p.body,
-          p.pretty,
-          p.dryRun,
-          p.fieldManager,
-          p.fieldValidation,
-          p.force,
-          c,
-        ),
+      (c) => this.#factory.patchNamespacedPod(...patchArgs(p), c),
       (r) => this.#processor.patchNamespacedPodWithHttpInfo(r),
     );
   }
@@ -203,18 +196,7 @@ class LeanCoreV1Api implements CoreApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.patchNamespacedEvent(
-          p.name,
-          p.namespace,
-          p.body,
-          p.pretty,
-          p.dryRun,
-          p.fieldManager,
-          p.fieldValidation,
-          p.force,
-          c,
-        ),
+      (c) => this.#factory.patchNamespacedEvent(...patchArgs(p), c),
       (r) => this.#processor.patchNamespacedEventWithHttpInfo(r),
     );
   }
@@ -241,23 +223,7 @@ class LeanAppsV1Api implements AppsApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.listNamespacedStatefulSet(
-          p.namespace,
-          p.pretty,
-          p.allowWatchBookmarks,
-          p._continue,
-          p.fieldSelector,
-          p.labelSelector,
-          p.limit,
-          p.resourceVersion,
-          p.resourceVersionMatch,
-          p.sendInitialEvents,
-          p.shardSelector,
-          p.timeoutSeconds,
-          p.watch,
-          c,
-        ),
+      (c) => this.#factory.listNamespacedStatefulSet(...listArgs(p), c),
       (r) => this.#processor.listNamespacedStatefulSetWithHttpInfo(r),
     );
   }
@@ -281,18 +247,7 @@ class LeanAppsV1Api implements AppsApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.patchNamespacedStatefulSet(
-          p.name,
-          p.namespace,
-          p.body,
-          p.pretty,
-          p.dryRun,
-          p.fieldManager,
-          p.fieldValidation,
-          p.force,
-          c,
-        ),
+      (c) => this.#factory.patchNamespacedStatefulSet(...patchArgs(p), c),
       (r) => this.#processor.patchNamespacedStatefulSetWithHttpInfo(r),
     );
   }
@@ -304,18 +259,7 @@ class LeanAppsV1Api implements AppsApi {
     return send(
       this.#config,
       options,
-      (c) =>
-        this.#factory.patchNamespacedStatefulSetScale(
-          p.name,
-          p.namespace,
-          p.body,
-          p.pretty,
-          p.dryRun,
-          p.fieldManager,
-          p.fieldValidation,
-          p.force,
-          c,
-        ),
+      (c) => this.#factory.patchNamespacedStatefulSetScale(...patchArgs(p), c),
       (r) => this.#processor.patchNamespacedStatefulSetScaleWithHttpInfo(r),
     );
   }
