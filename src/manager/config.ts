@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { maskUrlCredentials } from './url-credentials.ts';
 
 export { Pacing } from './model.ts';
 
@@ -587,8 +588,7 @@ function parseValue(setting: Setting, raw: string): Parsed {
     case setting.kind === 'url': {
       // A password in a URL would show in the log, in /readyz's lastError and in every chain
       // error: it is refused, and never echoed (what sits between `//` and `@` is masked).
-      const masked =
-        setting.secret === true ? shown : JSON.stringify(raw.replace(/\/\/[^/?#]*@/, '//***@'));
+      const masked = setting.secret === true ? shown : JSON.stringify(maskUrlCredentials(raw));
       try {
         const url = new URL(raw);
         if (url.protocol !== 'http:' && url.protocol !== 'https:')

@@ -83,7 +83,7 @@ validators:
       'validators[1]: "id" must be a validator id 1…999 ("005" or 5), got "1000"',
       'validators[1]: "rpc" must be the node\'s http(s)://host:port, without credentials, got "ftp://a:1"',
       'validators[2]: unknown field "port"',
-      'validators[2] (003): "rpc" must be the node\'s http(s)://host:port, without credentials, got "http://user:pw@a:1"',
+      'validators[2] (003): "rpc" must be the node\'s http(s)://host:port, without credentials, got "http://***@a:1"',
       'validators[2] (003): "serviceUrl" must be host:port, got "http://a:4"',
       'validators[2] (003): "hold" must be true or false, got "yes"',
       'validators[3] (004): "serviceUrl" must be host:port, got "b:70000"',

@@ -3,6 +3,7 @@
 // Listed means wanted. Every problem is reported together, each naming the entry and the field.
 import { parse } from 'yaml';
 import type { IdFormat, ValidatorId } from '../model.ts';
+import { maskUrlCredentials } from '../url-credentials.ts';
 import { DiscoveryFileCode, DiscoveryFileError, isRecord } from './discovery-file-error.ts';
 
 export interface StaticValidator {
@@ -85,7 +86,7 @@ function parseEntry(
   const rpc = rpcOf(raw.rpc);
   if (rpc === undefined)
     problems.push(
-      `${label}: "rpc" must be the node's http(s)://host:port, without credentials, got ${shown(raw.rpc)}`,
+      `${label}: "rpc" must be the node's http(s)://host:port, without credentials, got ${shown(typeof raw.rpc === 'string' ? maskUrlCredentials(raw.rpc) : raw.rpc)}`,
     );
   const serviceUrl = serviceUrlOf(raw.serviceUrl);
   if (serviceUrl === undefined)
