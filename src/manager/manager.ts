@@ -236,7 +236,10 @@ export class Manager {
       },
       onError: (id, error, retryInMs) => {
         this.metrics.reconcileErrors.inc({ code: (error as { code?: string }).code ?? 'INTERNAL' });
-        this.logger.warn({ validator: id, err: error, retryInMs }, 'reconcile failed; retrying');
+        this.logger.warn(
+          { validator: id, reconcile: this.#reconciler.passOf(id), err: error, retryInMs },
+          'reconcile failed; retrying',
+        );
         this.#schedulePhaseRefresh();
       },
     });

@@ -370,3 +370,17 @@ describe('the reconciler’s log lines', () => {
     expect(JSON.stringify(lines)).not.toContain(leaked);
   });
 });
+
+describe('the queue’s line about a failed pass', () => {
+  it('passOf(id) is the number of the pass that threw, as its own lines carry it', async () => {
+    const t = setup({ desired: [wanted('005'), unwanted('004')] });
+    await t.view.tick();
+    await t.reconcile('004');
+    expect(t.reconciler.passOf('004')).toBe(1);
+    t.journal.close(); // the stake cannot be written: the pass throws
+    await expect(t.reconcile('005')).rejects.toThrow();
+    expect(t.reconciler.passOf('005')).toBe(2);
+    expect(t.reconciler.passOf('004')).toBe(1);
+    expect(t.reconciler.passOf('006')).toBeUndefined();
+  });
+});

@@ -83,6 +83,8 @@ export class Reconciler {
   readonly waiting = new Set<ValidatorId>();
   /** Numbers the passes: every line one pass logs carries `reconcile: <n>`. */
   #passes = 0;
+  /** The last pass of each validator (the work queue never runs two of one id at once). */
+  readonly #lastPass = new Map<ValidatorId, number>();
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
@@ -137,12 +139,22 @@ export class Reconciler {
    */
   async reconcile(id: ValidatorId, signal: AbortSignal): Promise<Outcome> {
     const started = performance.now();
-    const log = this.#o.logger.child({ reconcile: ++this.#passes });
+    const pass = ++this.#passes;
+    this.#lastPass.set(id, pass);
+    const log = this.#o.logger.child({ reconcile: pass });
     try {
       return await this.#reconcile(id, signal, log);
     } finally {
       this.#o.metrics.reconcileDuration.observe((performance.now() - started) / 1000);
     }
+  }
+
+  /**
+   * The number of `id`'s latest pass, for the queue's one line about its failure: read it in the
+   * queue's error callback, before the id's next pass starts.
+   */
+  passOf(id: ValidatorId): number | undefined {
+    return this.#lastPass.get(id);
   }
 
   async #reconcile(id: ValidatorId, signal: AbortSignal, log: Logger): Promise<Outcome> {
