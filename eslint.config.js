@@ -34,7 +34,12 @@ const deny = [
     from: 'manager',
     target: 'pocket',
     // The debug CLI's Pocket key and transaction commands are Pocket tools by nature.
-    except: ['manager/chain/pocket', 'manager/cli/keys-commands.ts', 'manager/cli/tx-commands.ts'],
+    except: [
+      'manager/chain/pocket',
+      'manager/cli/keys-actions.ts',
+      'manager/cli/tx-commands.ts',
+      'manager/cli/tx-actions.ts',
+    ],
     reason:
       'only the Pocket side of the chain port (src/manager/chain/pocket/) imports the protocol library',
   },

@@ -1,6 +1,7 @@
 // The `cluster-manager` program: every part's commands wired into one commander tree (the entry
 // point runs it; tests walk it for help texts, `--json` flags and completion).
 import type { Command } from 'commander';
+import type { Setting } from '../manager/config.ts';
 import { createProgram, examples } from '../cli/program.ts';
 import { registerDevnetCommand } from '../devnet/command.ts';
 import { registerAwaitDepartureCommand } from '../manager/cli/await-departure.ts';
@@ -11,13 +12,14 @@ import { registerTxCommands } from '../manager/cli/tx-commands.ts';
 import { VERSION } from '../manager/version.ts';
 import { registerEmulatorCommand } from './emulator-command.ts';
 
-export function buildClusterManagerProgram(): Command {
+/** `runSettings`: the flags of `run` (config.ts's SETTINGS; run-command.ts says when none). */
+export function buildClusterManagerProgram(runSettings: readonly Setting[]): Command {
   const program = createProgram(
     'cluster-manager',
     "Keeps a localnet chain's staked validators in step with its Kubernetes StatefulSet.",
     VERSION,
   );
-  registerRunCommand(program);
+  registerRunCommand(program, runSettings);
   registerDebugCommands(program);
   registerAwaitDepartureCommand(program);
   registerDevnetCommand(program);

@@ -6,4 +6,9 @@ import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 registerLeanClientNode();
 const { runProgram } = await import('../cli/program.ts');
 const { buildClusterManagerProgram } = await import('./cluster-manager-program.ts');
-await runProgram(buildClusterManagerProgram(), process.argv);
+const { runFlagsNeeded } = await import('../manager/cli/run-command.ts');
+// config.ts (and the TypeBox it is written in) only for a call that may use `run`'s flags.
+const settings = runFlagsNeeded(process.argv)
+  ? (await import('../manager/config.ts')).SETTINGS
+  : [];
+await runProgram(buildClusterManagerProgram(settings), process.argv);

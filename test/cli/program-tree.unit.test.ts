@@ -5,7 +5,9 @@ import type { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
 import pkg from '../../package.json' with { type: 'json' };
 import { buildClusterManagerProgram } from '../../src/bin/cluster-manager-program.ts';
+import { SETTINGS } from '../../src/manager/config.ts';
 import { wordTable } from '../../src/manager/cli/completion-command.ts';
+import { runFlagsNeeded } from '../../src/manager/cli/run-command.ts';
 
 /** Every command of the tree with its path ('' for the root). */
 function commands(program: Command): [string, Command][] {
@@ -27,7 +29,7 @@ function helpOf(command: Command): string {
 }
 
 describe('the cluster-manager program', () => {
-  const program = buildClusterManagerProgram();
+  const program = buildClusterManagerProgram(SETTINGS);
 
   it.each(commands(program).map(([path, command]) => [path || '(root)', command] as const))(
     '`%s --help` shows examples of what to type',
@@ -74,5 +76,20 @@ describe('the cluster-manager program', () => {
     expect(table.get('|valued')).toEqual(
       expect.arrayContaining(['--server', '--token', '--devnet']),
     );
+  });
+});
+
+describe('runFlagsNeeded', () => {
+  it('is true only when the arguments name run or completion', () => {
+    const argv = (...args: string[]) => ['node', 'cluster-manager.ts', ...args];
+    expect(runFlagsNeeded(argv('run'))).toBe(true);
+    expect(runFlagsNeeded(argv('run', '--help'))).toBe(true);
+    expect(runFlagsNeeded(argv('help', 'run'))).toBe(true);
+    expect(runFlagsNeeded(argv('completion', 'bash'))).toBe(true);
+    expect(runFlagsNeeded(argv('status'))).toBe(false);
+    expect(runFlagsNeeded(argv('--help'))).toBe(false);
+    expect(runFlagsNeeded(argv('await-departure', 'validator-4'))).toBe(false);
+    // The script name itself never counts.
+    expect(runFlagsNeeded(['run', 'run'])).toBe(false);
   });
 });

@@ -1,15 +1,10 @@
-// `cluster-manager keys inspect|generate`: offline tools for validator keys and their Secret.
+// `cluster-manager keys inspect|generate`: offline tools for validator keys and their Secret. The
+// commands are declared here; their work (Pocket keys, YAML) is loaded only when one runs
+// (keys-actions.ts), so that every other `cluster-manager` call starts without it.
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { stringify } from 'yaml';
 import { readSecretArgument } from '../../cli/input.ts';
 import { examples, UsageError } from '../../cli/program.ts';
-import {
-  generateKeys,
-  isPocketError,
-  parsePrivateKey,
-  type ValidatorKey,
-} from '../../pocket/index.ts';
 
 /** Default name of the keys Secret, as on Pocket's LocalNet. */
 export const DEFAULT_KEYS_SECRET = 'validators-private-keys';
@@ -40,9 +35,9 @@ export function registerKeysCommands(program: Command): void {
       ]),
     )
     .action(async (source: string) => {
-      const key = parseKey(await readSecretArgument(source, 'key'));
+      const { inspectKey } = await import('./keys-actions.ts');
       process.stdout.write(
-        `${JSON.stringify({ publicKey: key.publicKeyHex, address: key.address })}\n`,
+        `${JSON.stringify(inspectKey(await readSecretArgument(source, 'key')))}\n`,
       );
     });
 
@@ -71,25 +66,12 @@ export function registerKeysCommands(program: Command): void {
         namespace?: string;
         out?: string;
       }) => {
-        const manifest = renderKeysSecret({
-          keys: generateKeys({ count: options.count, seed: options.seed }),
-          name: options.name,
-          namespace: options.namespace,
-        });
+        const { generateKeysSecret } = await import('./keys-actions.ts');
+        const manifest = generateKeysSecret(options);
         if (options.out === undefined) process.stdout.write(manifest);
         else await writeFile(options.out, manifest, { mode: 0o600 });
       },
     );
-}
-
-/** Parses a key for a command, turning a malformed key into a usage error (exit 2). */
-export function parseKey(text: string): ValidatorKey {
-  try {
-    return parsePrivateKey(text);
-  } catch (error: unknown) {
-    if (isPocketError(error)) throw new UsageError(`${error.code}: ${error.message}`);
-    throw error;
-  }
 }
 
 function parseCount(value: string): number {
@@ -97,26 +79,4 @@ function parseCount(value: string): number {
   if (!/^\d+$/.test(value) || count < 1 || count > 999)
     throw new UsageError(`--count must be an integer from 1 to 999, got ${JSON.stringify(value)}`);
   return count;
-}
-
-export interface KeysSecretOptions {
-  keys: ReadonlyMap<string, ValidatorKey>;
-  name: string;
-  namespace?: string | undefined;
-}
-
-/**
- * Renders the Secret as Pocket's LocalNet writes it: `stringData` keyed "001"…, 128-hex values,
- * each line followed by the address and public key in a comment.
- */
-export function renderKeysSecret(options: KeysSecretOptions): string {
-  const metadata = {
-    name: options.name,
-    ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
-  };
-  const head = stringify({ apiVersion: 'v1', kind: 'Secret', metadata, type: 'Opaque' });
-  const lines = [...options.keys].map(
-    ([id, key]) => `  "${id}": ${key.exportPrivateKeyHex()} # ${key.address} (${key.publicKeyHex})`,
-  );
-  return `${head}stringData:\n${lines.join('\n')}\n`;
 }

@@ -2,9 +2,14 @@
 // only when the command runs (it pulls in client-node, fastify and the rest).
 import type { Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
-import { ConfigError, SETTINGS } from '../config.ts';
+import type { Setting } from '../config.ts';
 
-export function registerRunCommand(program: Command): void {
+/**
+ * Declares `run`. `settings` gives its flags: config.ts's SETTINGS, or none when the call cannot
+ * reach `run` (see runFlagsNeeded): config.ts's schema loads about 700 modules of TypeBox, which
+ * every other `cluster-manager` call (a status, a pod's preStop hook) would otherwise pay for.
+ */
+export function registerRunCommand(program: Command, settings: readonly Setting[]): void {
   const run = program
     .command('run')
     .description(
@@ -20,7 +25,7 @@ export function registerRunCommand(program: Command): void {
       ],
     ]),
   );
-  for (const setting of SETTINGS) {
+  for (const setting of settings) {
     run.option(
       `--${setting.flag} <value>`,
       `${setting.description} [${setting.env}${setting.default === undefined ? '' : `, default ${setting.default}`}]`,
@@ -28,7 +33,8 @@ export function registerRunCommand(program: Command): void {
   }
   run.action(async (flags: Record<string, string | undefined>) => {
     const byFlag: Record<string, string | undefined> = {};
-    for (const setting of SETTINGS) byFlag[setting.flag] = flags[camel(setting.flag)];
+    for (const setting of settings) byFlag[setting.flag] = flags[camel(setting.flag)];
+    const { ConfigError } = await import('../config.ts');
     const { startService } = await import('../run.ts');
     let service: Awaited<ReturnType<typeof startService>>;
     try {
@@ -58,6 +64,14 @@ export function registerRunCommand(program: Command): void {
     if (startFailure !== undefined)
       throw new CliError(`the manager could not start: ${startFailure.message}`, ExitCode.failed);
   });
+}
+
+/**
+ * Whether a call may need `run`'s flags: its arguments name `run` (`run …`, `help run`) or
+ * `completion` (which lists every flag). Any other call never parses them or shows them.
+ */
+export function runFlagsNeeded(argv: readonly string[]): boolean {
+  return argv.slice(2).some((arg) => arg === 'run' || arg === 'completion');
 }
 
 function camel(flag: string): string {

@@ -1,18 +1,10 @@
-// `cluster-manager tx build|decode`: offline tools to make and read V1 transactions.
+// `cluster-manager tx build|decode`: offline tools to make and read V1 transactions. The commands
+// are declared here; their work (protobuf, signing) is loaded only when one runs (tx-actions.ts).
 import type { Command } from 'commander';
 import { readStdin, readSecretArgument, stripFinalNewline } from '../../cli/input.ts';
 import { examples, UsageError } from '../../cli/program.ts';
-import {
-  describeTransaction,
-  hexToBytes,
-  isHex,
-  isValidNonce,
-  signTransaction,
-  stakeMessage,
-  unstakeMessage,
-  V1Error,
-} from '../../pocket/index.ts';
-import { parseKey } from './keys-commands.ts';
+import { isHex } from '../../pocket/bytes.ts';
+import { isValidNonce } from '../../pocket/nonce.ts';
 
 /** Stake amount (uPOKT) used when none is given: what Pocket's own cluster-manager stakes. */
 export const DEFAULT_STAKE_AMOUNT = '150000000001';
@@ -69,8 +61,6 @@ export function registerTxCommands(program: Command): void {
           `--nonce must be a decimal uint64, got ${JSON.stringify(options.nonce)}`,
         );
       }
-      const key = parseKey(await readSecretArgument(options.key, 'key'));
-      let message;
       if (kind === 'stake') {
         if (options.serviceUrl === undefined || options.serviceUrl === '')
           throw new UsageError('stake needs --service-url <host:port>');
@@ -78,19 +68,10 @@ export function registerTxCommands(program: Command): void {
           throw new UsageError(
             `--amount must be a positive integer of uPOKT, got ${JSON.stringify(options.amount)}`,
           );
-        message = stakeMessage({
-          publicKey: key.publicKey,
-          amount: options.amount,
-          chains: options.chains.split(',').filter((chain) => chain !== ''),
-          serviceUrl: options.serviceUrl,
-          outputAddress: key.addressBytes,
-          signer: key.addressBytes,
-        });
-      } else {
-        message = unstakeMessage({ address: key.addressBytes, signer: key.addressBytes });
       }
-      const signed = signTransaction({ message, key, nonce: options.nonce });
-      process.stdout.write(`${signed.hex}\n`);
+      const { buildTransaction } = await import('./tx-actions.ts');
+      const hex = buildTransaction(kind, options, await readSecretArgument(options.key, 'key'));
+      process.stdout.write(`${hex}\n`);
     });
 
   tx.command('decode')
@@ -109,11 +90,7 @@ export function registerTxCommands(program: Command): void {
       const text = source === '-' ? stripFinalNewline(await readStdin()).trim() : source;
       if (text === '' || !isHex(text))
         throw new UsageError('expected the transaction as an even number of hex digits');
-      try {
-        process.stdout.write(`${JSON.stringify(describeTransaction(hexToBytes(text)), null, 2)}\n`);
-      } catch (error: unknown) {
-        if (error instanceof V1Error) throw new UsageError(error.text);
-        throw error;
-      }
+      const { decodeTransaction } = await import('./tx-actions.ts');
+      process.stdout.write(`${JSON.stringify(decodeTransaction(text), null, 2)}\n`);
     });
 }
