@@ -1,6 +1,6 @@
 // The CLI chain adapter's failures name their cause (a CLI that cannot be run at all).
 import { spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,6 +47,39 @@ describe('CliChainAdapter', () => {
       );
     expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
     expect((failure as Error).message).toContain(code);
+  });
+});
+
+describe('the environment of a CLI call', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("is HOME, PATH and the manager's NODE_COMPILE_CACHE; nothing else of the manager's env", async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-adapter-env-'));
+    const cliPath = join(dir, 'p1');
+    const envFile = join(dir, 'env.txt');
+    await writeFile(cliPath, `#!/bin/sh\nenv > '${envFile}'\n`, { mode: 0o755 });
+    const saved = { ...process.env };
+    process.env.NODE_COMPILE_CACHE = join(dir, 'cache');
+    process.env.CM_RPC_TOKEN = 'not-for-the-cli';
+    try {
+      const adapter = new CliChainAdapter({
+        cliPath,
+        rpcUrl: 'http://127.0.0.1:9',
+        timeoutMs: 5_000,
+      });
+      await adapter.triggerView(new AbortController().signal);
+    } finally {
+      process.env = saved;
+    }
+    const names = (await readFile(envFile, 'utf8'))
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => line.slice(0, line.indexOf('=')))
+      .filter((name) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(name));
+    expect(names.sort()).toEqual(['HOME', 'NODE_COMPILE_CACHE', 'PATH']);
   });
 });
 

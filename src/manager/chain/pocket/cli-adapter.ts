@@ -238,6 +238,12 @@ export class CliChainAdapter implements ChainAdapter {
       env: {
         HOME: home,
         PATH: this.#options.path ?? process.env.PATH ?? '/usr/bin:/bin',
+        // Node's compile cache, when the manager has one: lets a Node CLI such as the devnet's
+        // localnet-cli start without type-stripping its sources on every call (0.68 → 0.36 CPU
+        // s). V1's Go p1 ignores it. Nothing else of the manager's env is passed.
+        ...(process.env.NODE_COMPILE_CACHE === undefined
+          ? {}
+          : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }),
         ...(configPath === undefined ? {} : { CONFIG_PATH: configPath }),
         ...(genesisPath === undefined ? {} : { GENESIS_PATH: genesisPath }),
       },
