@@ -6,6 +6,7 @@
 //                (kubectl 1.27–1.33, the Python client, buf); skipped with a printed reason when
 //                the client is absent.
 //   system       every other `*.test.ts`: the emulator, node processes, devnets.
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 import { LongestFirstSequencer } from './test/support/longest-first-sequencer.ts';
@@ -14,6 +15,13 @@ const shared = {
   testTimeout: 60_000,
   hookTimeout: 60_000,
   pool: 'forks' as const,
+  // One module cache per worker in every layer, not one per file: a system file's fork spent about
+  // a second of CPU importing vitest, client-node, fastify and the harness again (66 of the suite's
+  // ~1190 CPU s). Files leave no global state behind: each stops what it starts (servers,
+  // devnets, timers) and puts back any env variable it sets. A file that mocks a module
+  // (`vi.mock`) must be the only file importing the module it mocks — today
+  // test/kube-emulator/auth.unit.test.ts and src/kube-emulator/auth.ts.
+  isolate: false,
   teardownTimeout: 20_000,
   env: {
     // One Node compile cache for every process the tests start (nodes, managers, CLI calls, the
@@ -28,9 +36,13 @@ const shared = {
 
 export default defineConfig({
   test: {
-    // Files run one at a time on the 2-core machine (vitest's default in `run`: CPUs − 1). Two at a
-    // time (`VITEST_MAX_WORKERS=2`) was tried: at load 14–25 devnet starts then outlasted their 90 s
-    // (docs/testing.md, "How `npm test` is scheduled"). The longest files start first.
+    // Two files at a time on the 2-core machine (vitest's default in `run` would be CPUs − 1 = 1):
+    // a devnet file waits on blocks and pods much of its time, so two keep both cores busy — 720
+    // s instead of about 1250 s for the whole suite on a quiet machine (docs/testing.md, "How
+    // `npm test` is scheduled"). On a machine loaded by other work (load 14–25) devnet starts
+    // outlasted their 90 s: `VITEST_MAX_WORKERS=1` runs one at a time. The longest files start
+    // first.
+    maxWorkers: Math.max(2, availableParallelism() - 1),
     sequence: { sequencer: LongestFirstSequencer },
     projects: [
       {
@@ -38,12 +50,6 @@ export default defineConfig({
           ...shared,
           name: 'unit',
           include: ['src/**/*.unit.test.ts', 'test/**/*.unit.test.ts'],
-          // One module cache per worker instead of one per file: importing client-node, fastify
-          // and the rest again for each of ~55 files was 40 % of the layer's time (docs/testing.md,
-          // "Timings"). Unit tests leave no global state behind; a file that mocks a module
-          // (`vi.mock`) must be the only unit file importing the module it mocks — today
-          // test/kube-emulator/auth.unit.test.ts and src/kube-emulator/auth.ts.
-          isolate: false,
         },
       },
       {
