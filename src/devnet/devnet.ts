@@ -285,7 +285,7 @@ async function startLocked(
   recorder.start();
   let stopChainState = (): Promise<void> => Promise.resolve();
   const unsubscribe = emulator.store.subscribe((event) => {
-    if (event.storage.endsWith('pods')) setTimeout(() => recorder.poke(), 200).unref();
+    if (event.storage.endsWith('pods')) setTimeout(() => void recorder.poke(), 200).unref();
   });
   try {
     const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
@@ -414,7 +414,10 @@ async function startLocked(
     chainState.start();
     stopChainState = () => chainState.stop();
     await startManager();
-    recorder.poke();
+    // On disk before the devnet says it is ready: a devnet killed right after (SIGKILL) must have
+    // its manager in the record, or `devnet reset` and the next start cannot stop it (its folder
+    // is not inside the devnet's, so only the record names it).
+    await recorder.poke();
     if (manager !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
     await lock.update({ kubeApi: info.kubeApi, chain: info.chainRpcUrl, manager: info.managerUrl });
 

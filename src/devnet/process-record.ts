@@ -64,14 +64,15 @@ export class ProcessRecorder {
   }
 
   start(): void {
-    this.poke();
-    this.#timer = setInterval(() => this.poke(), this.#intervalMs);
+    void this.poke();
+    this.#timer = setInterval(() => void this.poke(), this.#intervalMs);
     this.#timer.unref();
   }
 
-  /** Scans now (soon after a pod started or stopped). */
-  poke(): void {
+  /** Scans now (soon after a pod started or stopped); resolves once that scan is on disk. */
+  poke(): Promise<void> {
     this.#writing = this.#writing.then(() => this.#record()).catch(() => undefined);
+    return this.#writing;
   }
 
   async stop(): Promise<void> {
