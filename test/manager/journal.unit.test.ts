@@ -135,6 +135,35 @@ describe('Journal', () => {
     reopened.close();
   });
 
+  it("a block's outcomes share one commit: indexed at once, on disk after the tick", async () => {
+    const { path, journal } = openJournal();
+    const book = new ActionBook(journal);
+    const a = book.prepare(input);
+    const b = book.prepare({ ...input, validatorId: '006', txHash: 'h2' });
+    const states = (): string[] => {
+      const db = new DatabaseSync(path, { readOnly: true });
+      try {
+        return (
+          db.prepare('SELECT state FROM actions ORDER BY seq').all() as { state: string }[]
+        ).map((row) => row.state);
+      } finally {
+        db.close();
+      }
+    };
+    book.recordOutcome(a.seq, { committed: { height: 9, resultCode: 0 } });
+    book.recordOutcome(b.seq, {
+      failed: { code: 'TX_REJECTED', message: 'code 54', terminal: true, resultCode: 54 },
+    });
+    // The indexes see both at once (the planner may act on them in this tick)…
+    expect(book.open.size).toBe(0);
+    expect(book.stakeHeights.get('005')).toBe(9);
+    // …and both reach the file in one transaction, after the tick.
+    expect(states()).toEqual(['prepared', 'prepared']);
+    await journal.committed();
+    expect(states()).toEqual(['committed', 'failed']);
+    journal.close();
+  });
+
   it('a write that is not grouped commits the open group before it returns', () => {
     const { path, journal } = openJournal();
     const a = journal.prepare(input, { grouped: true });

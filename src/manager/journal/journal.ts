@@ -422,27 +422,37 @@ export class Journal {
   markCommitted(
     seq: number,
     details: { height: number; resultCode: number; txHash?: string | undefined },
+    options?: WriteOptions,
   ): ActionRecord {
-    return this.#update(seq, {
-      state: ActionState.committed,
-      committed_height: details.height,
-      result_code: details.resultCode,
-      ...(details.txHash === undefined ? {} : { tx_hash: details.txHash }),
-    });
+    return this.#update(
+      seq,
+      {
+        state: ActionState.committed,
+        committed_height: details.height,
+        result_code: details.resultCode,
+        ...(details.txHash === undefined ? {} : { tx_hash: details.txHash }),
+      },
+      options,
+    );
   }
 
   /** The action failed; `terminal` parks the validator until its inputs change. */
   markFailed(
     seq: number,
     details: { code: string; message: string; terminal: boolean; resultCode?: number },
+    options?: WriteOptions,
   ): ActionRecord {
-    return this.#update(seq, {
-      state: ActionState.failed,
-      error_code: details.code,
-      error: details.message,
-      terminal: details.terminal ? 1 : 0,
-      ...(details.resultCode === undefined ? {} : { result_code: details.resultCode }),
-    });
+    return this.#update(
+      seq,
+      {
+        state: ActionState.failed,
+        error_code: details.code,
+        error: details.message,
+        terminal: details.terminal ? 1 : 0,
+        ...(details.resultCode === undefined ? {} : { result_code: details.resultCode }),
+      },
+      options,
+    );
   }
 
   /** The transaction never made it into a block and is no longer anywhere; a new one may be sent. */

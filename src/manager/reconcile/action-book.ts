@@ -82,6 +82,23 @@ export class ActionBook {
   recordHash(seq: number, txHash: string): ActionRecord {
     return this.#apply(this.journal.recordHash(seq, txHash));
   }
+  /**
+   * The action's block outcome, read from the chain: committed with the tick's group (one fsync
+   * for a block's worth). Lost in a crash, the action stays open and the restarted manager reads
+   * the same outcome from the chain again; a later action's durable prepare commits it first.
+   */
+  recordOutcome(
+    seq: number,
+    outcome:
+      | { committed: Parameters<Journal['markCommitted']>[1] }
+      | { failed: Parameters<Journal['markFailed']>[1] },
+  ): ActionRecord {
+    return this.#apply(
+      'committed' in outcome
+        ? this.journal.markCommitted(seq, outcome.committed, { grouped: true })
+        : this.journal.markFailed(seq, outcome.failed, { grouped: true }),
+    );
+  }
   markCommitted(seq: number, details: Parameters<Journal['markCommitted']>[1]): ActionRecord {
     return this.#apply(this.journal.markCommitted(seq, details));
   }

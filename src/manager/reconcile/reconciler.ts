@@ -461,7 +461,9 @@ export class Reconciler {
       height: tx.height,
     });
     if (tx.resultCode === 0) {
-      book.markCommitted(open.seq, { height: tx.height, resultCode: 0, txHash: tx.hash });
+      book.recordOutcome(open.seq, {
+        committed: { height: tx.height, resultCode: 0, txHash: tx.hash },
+      });
       this.#o.metrics.actions.inc({ kind: open.kind, result: 'committed' });
       log.info(`${open.kind} committed`);
       void this.#event(
@@ -472,11 +474,13 @@ export class Reconciler {
       );
     } else {
       const { error: failure, terminal } = this.#o.rules.committedFailure(open.kind, tx.resultCode);
-      book.markFailed(open.seq, {
-        code: failure.code,
-        message: failure.message,
-        terminal,
-        resultCode: tx.resultCode,
+      book.recordOutcome(open.seq, {
+        failed: {
+          code: failure.code,
+          message: failure.message,
+          terminal,
+          resultCode: tx.resultCode,
+        },
       });
       this.#o.metrics.actions.inc({ kind: open.kind, result: 'failed' });
       log.error({ resultCode: tx.resultCode }, `${open.kind} failed on chain: ${failure.message}`);
