@@ -101,6 +101,8 @@ export class Manager {
   readonly #phases = new PhaseTracker();
   #readModel: ReadModel | undefined;
   #phaseRefreshScheduled = false;
+  /** How long the last phase refresh took (ms): the next waits at least ten times that. */
+  #lastRefreshMs = 0;
   #paused: boolean;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
   #journalChecked = false;
@@ -739,13 +741,25 @@ export class Manager {
     );
   }
 
+  /**
+   * Refreshes the phases soon: 50 ms after the first change, or ten times as long as the last
+   * refresh took if that is longer. A refresh plans every validator (5 ms at 999), and every
+   * reconcile pass asks for one: in a burst of 999 the refreshes then take at most about a tenth
+   * of the CPU instead of a fifth, and phase events come at most a few hundred ms late.
+   */
   #schedulePhaseRefresh(): void {
     if (this.#phaseRefreshScheduled) return;
     this.#phaseRefreshScheduled = true;
-    this.clock.setTimer(() => {
-      this.#phaseRefreshScheduled = false;
-      if (!this.#stopping) this.#refreshPhases();
-    }, 50);
+    this.clock.setTimer(
+      () => {
+        this.#phaseRefreshScheduled = false;
+        if (this.#stopping) return;
+        const started = performance.now();
+        this.#refreshPhases();
+        this.#lastRefreshMs = performance.now() - started;
+      },
+      Math.max(50, Math.round(this.#lastRefreshMs * 10)),
+    );
   }
 
   /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
