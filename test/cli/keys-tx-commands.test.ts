@@ -191,6 +191,18 @@ describe('cluster-manager tx build and decode', () => {
         stdin: KEY_005.privateKey,
         match: /--nonce/,
       },
+      // A key on the command line is refused first, whatever else is wrong (no --service-url).
+      {
+        args: ['tx', 'build', 'stake', '--key', KEY_005.privateKey],
+        stdin: '',
+        match: /not on the command line/,
+      },
+      // A malformed key too, before the stake's own checks.
+      {
+        args: ['tx', 'build', 'stake', '--key', '-'],
+        stdin: 'zz'.repeat(64),
+        match: /KEY_NOT_HEX/,
+      },
       { args: ['tx', 'decode', 'xyz'], stdin: '', match: /hex digits/ },
       { args: ['tx', 'decode', '0aff'], stdin: '', match: /CODE: 26/ },
       { args: ['tx', 'frobnicate'], stdin: '', match: /unknown command/ },

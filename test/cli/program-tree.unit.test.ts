@@ -80,16 +80,21 @@ describe('the cluster-manager program', () => {
 });
 
 describe('runFlagsNeeded', () => {
-  it('is true only when the arguments name run or completion', () => {
+  it('is true when the arguments name run or completion, or no command (the root help)', () => {
     const argv = (...args: string[]) => ['node', 'cluster-manager.ts', ...args];
     expect(runFlagsNeeded(argv('run'))).toBe(true);
     expect(runFlagsNeeded(argv('run', '--help'))).toBe(true);
     expect(runFlagsNeeded(argv('help', 'run'))).toBe(true);
     expect(runFlagsNeeded(argv('completion', 'bash'))).toBe(true);
+    // The root's help (no command, or `help`) lists `run [options]`.
+    expect(runFlagsNeeded(argv())).toBe(true);
+    expect(runFlagsNeeded(argv('--help'))).toBe(true);
+    expect(runFlagsNeeded(argv('help'))).toBe(true);
     expect(runFlagsNeeded(argv('status'))).toBe(false);
-    expect(runFlagsNeeded(argv('--help'))).toBe(false);
+    expect(runFlagsNeeded(argv('status', '--help'))).toBe(false);
+    expect(runFlagsNeeded(argv('--json', 'status'))).toBe(false);
     expect(runFlagsNeeded(argv('await-departure', 'validator-4'))).toBe(false);
     // The script name itself never counts.
-    expect(runFlagsNeeded(['run', 'run'])).toBe(false);
+    expect(runFlagsNeeded(['run', 'run', 'status'])).toBe(false);
   });
 });

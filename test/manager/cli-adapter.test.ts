@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   CliChainAdapter,
   ownTempFolderPrefix,
@@ -61,9 +61,9 @@ describe('the environment of a CLI call', () => {
     const cliPath = join(dir, 'p1');
     const envFile = join(dir, 'env.txt');
     await writeFile(cliPath, `#!/bin/sh\nenv > '${envFile}'\n`, { mode: 0o755 });
-    const saved = { ...process.env };
-    process.env.NODE_COMPILE_CACHE = join(dir, 'cache');
-    process.env.CM_RPC_TOKEN = 'not-for-the-cli';
+    // vi.stubEnv, not an assignment to process.env: the worker runs other files after this one.
+    vi.stubEnv('NODE_COMPILE_CACHE', join(dir, 'cache'));
+    vi.stubEnv('CM_RPC_TOKEN', 'not-for-the-cli');
     try {
       const adapter = new CliChainAdapter({
         cliPath,
@@ -72,7 +72,7 @@ describe('the environment of a CLI call', () => {
       });
       await adapter.triggerView(new AbortController().signal);
     } finally {
-      process.env = saved;
+      vi.unstubAllEnvs();
     }
     const names = (await readFile(envFile, 'utf8'))
       .split('\n')

@@ -68,10 +68,14 @@ export function registerRunCommand(program: Command, settings: readonly Setting[
 
 /**
  * Whether a call may need `run`'s flags: its arguments name `run` (`run …`, `help run`) or
- * `completion` (which lists every flag). Any other call never parses them or shows them.
+ * `completion` (which lists every flag), or it names no command or `help` (the root's help lists
+ * `run [options]`). A call of any other command never parses them or shows them.
  */
 export function runFlagsNeeded(argv: readonly string[]): boolean {
-  return argv.slice(2).some((arg) => arg === 'run' || arg === 'completion');
+  const args = argv.slice(2);
+  if (args.some((arg) => arg === 'run' || arg === 'completion')) return true;
+  const command = args.find((arg) => !arg.startsWith('-'));
+  return command === undefined || command === 'help';
 }
 
 function camel(flag: string): string {

@@ -8,8 +8,10 @@ import {
   stakeMessage,
   unstakeMessage,
   V1Error,
+  type ValidatorKey,
 } from '../../pocket/index.ts';
-import { parseKey } from './keys-actions.ts';
+
+export { parseKey } from './keys-actions.ts';
 
 /** `tx build`: the signed transaction as hex (arguments already checked by the command). */
 export function buildTransaction(
@@ -20,9 +22,8 @@ export function buildTransaction(
     serviceUrl?: string | undefined;
     nonce?: string | undefined;
   },
-  keyText: string,
+  key: ValidatorKey,
 ): string {
-  const key = parseKey(keyText);
   const message =
     kind === 'stake'
       ? stakeMessage({

@@ -61,6 +61,10 @@ export function registerTxCommands(program: Command): void {
           `--nonce must be a decimal uint64, got ${JSON.stringify(options.nonce)}`,
         );
       }
+      // The key is read and parsed before the stake's checks, as before: a key typed on the
+      // command line, or a malformed one, is refused first.
+      const { buildTransaction, parseKey } = await import('./tx-actions.ts');
+      const key = parseKey(await readSecretArgument(options.key, 'key'));
       if (kind === 'stake') {
         if (options.serviceUrl === undefined || options.serviceUrl === '')
           throw new UsageError('stake needs --service-url <host:port>');
@@ -69,8 +73,7 @@ export function registerTxCommands(program: Command): void {
             `--amount must be a positive integer of uPOKT, got ${JSON.stringify(options.amount)}`,
           );
       }
-      const { buildTransaction } = await import('./tx-actions.ts');
-      const hex = buildTransaction(kind, options, await readSecretArgument(options.key, 'key'));
+      const hex = buildTransaction(kind, options, key);
       process.stdout.write(`${hex}\n`);
     });
 
