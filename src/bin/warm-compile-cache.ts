@@ -8,8 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 
 const MODULES: Record<string, readonly string[]> = {
-  // The program, then what `run` loads lazily (the manager itself).
-  'cluster-manager': ['./cluster-manager-program.ts', '../manager/run.ts'],
+  // The program, then what `run` loads lazily (the manager itself) and what `keys` and `tx` do.
+  // `keys` and `tx` load their Pocket code only when they run.
+  'cluster-manager': [
+    './cluster-manager-program.ts',
+    '../manager/run.ts',
+    '../manager/cli/keys-actions.ts',
+    '../manager/cli/tx-actions.ts',
+  ],
   'localnet-node': ['../localnet/cli/node-program.ts', '../localnet/node.ts'],
 };
 

@@ -54,12 +54,17 @@ export function commandLine(pid: number): string {
 
 /**
  * Samples the command lines of every descendant of this process until stopped, so that
- * short-lived ones (a CLI call of the manager) are seen too. Every 50 ms by default: a sample
- * reads the stat file of every process on the machine (1.6–2 ms of CPU with ~100 of them), and
- * no Node process lives shorter than that (a bare `node -e 0` takes 90 ms), while every 20 ms it
- * cost a devnet test file a tenth of a core.
+ * short-lived ones (a CLI call of the manager) are seen too. Best effort, not a proof: a process
+ * that lives less than one interval may be missed (a 30 ms `sleep` was seen 1 time in 50 at
+ * 50 ms, 10 in 50 at 20 ms). Every 50 ms by default: a sample reads the stat file of every
+ * process on the machine (1.6–2 ms of CPU with ~100 of them), every Node process lives longer
+ * (a bare `node -e 0` takes 90 ms), and at 20 ms it cost a devnet test file a tenth of a core.
  */
 export class CommandLineSampler {
+  /**
+   * Every command line seen per pid, one per line: a process that `exec`s another program keeps
+   * its pid, and both command lines are kept.
+   */
   readonly seen = new Map<number, string>();
   readonly #timer: NodeJS.Timeout;
 
@@ -72,7 +77,10 @@ export class CommandLineSampler {
   sample(): void {
     for (const pid of descendants()) {
       const line = commandLine(pid);
-      if (line !== '') this.seen.set(pid, line);
+      if (line === '') continue;
+      const before = this.seen.get(pid);
+      if (before === undefined) this.seen.set(pid, line);
+      else if (!before.split('\n').includes(line)) this.seen.set(pid, `${before}\n${line}`);
     }
   }
 

@@ -1,0 +1,28 @@
+// The harness's argv sampler (the key-leak check of every devnet file reads what it saw).
+import { spawn } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { CommandLineSampler } from '../../src/harness/index.ts';
+
+describe('CommandLineSampler', () => {
+  it('keeps every command line of a pid: one that execs another program keeps both', async () => {
+    const sampler = new CommandLineSampler();
+    try {
+      const child = spawn('sh', ['-c', 'sleep 0.4; exec sleep 0.41'], { stdio: 'ignore' });
+      await new Promise((resolve) => child.once('exit', resolve));
+      sampler.stop();
+      const lines = (sampler.seen.get(child.pid!) ?? '').split('\n');
+      expect(lines).toContain('sh -c sleep 0.4; exec sleep 0.41');
+      expect(lines).toContain('sleep 0.41');
+    } finally {
+      sampler.stop();
+    }
+  });
+
+  it('sees a process that lives a few intervals', async () => {
+    const sampler = new CommandLineSampler();
+    const child = spawn('sleep', ['0.3'], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('exit', resolve));
+    sampler.stop();
+    expect(sampler.seen.get(child.pid!)).toBe('sleep 0.3');
+  });
+});
