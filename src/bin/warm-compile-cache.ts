@@ -9,7 +9,6 @@ import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 
 const MODULES: Record<string, readonly string[]> = {
   // The program, then what `run` loads lazily (the manager itself) and what `keys` and `tx` do.
-  // `keys` and `tx` load their Pocket code only when they run.
   'cluster-manager': [
     './cluster-manager-program.ts',
     '../manager/run.ts',
