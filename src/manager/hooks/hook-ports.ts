@@ -1,7 +1,6 @@
 // The two ways a hook reaches the outside — a command (execa: absolute path, args array, no shell,
 // explicit env, timeout, kill-after, bounded output, cancellable) and an HTTP POST with a JSON
 // body — behind ports with typed outcomes, so the runner's tests fake them.
-import { execa } from 'execa';
 
 /** How a command hook ended. */
 export type CommandOutcome =
@@ -50,6 +49,8 @@ const KILL_AFTER_MS = 2_000;
 
 export const execaCommandPort: CommandPort = {
   async run(request) {
+    // Loaded on the first hook command, not at start: execa is 111 modules most managers never run.
+    const { execa } = await import('execa');
     const result = await execa(request.file, [...request.args], {
       shell: false,
       extendEnv: false,

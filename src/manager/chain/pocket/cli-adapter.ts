@@ -14,7 +14,6 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execa } from 'execa';
 import { parseV1ErrorText, V1Code } from '../../../pocket/index.ts';
 import { ManagerError } from '../../errors.ts';
 import { ActionKind, type ActionRecord } from '../../model.ts';
@@ -232,6 +231,8 @@ export class CliChainAdapter implements ChainAdapter {
 
   async #run(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
     const { configPath, genesisPath } = this.#options;
+    // Loaded on the first call, not at start: execa is 111 modules that RPC mode never runs.
+    const { execa } = await import('execa');
     const result = await execa(this.#options.cliPath, args, {
       shell: false,
       extendEnv: false,

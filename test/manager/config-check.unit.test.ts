@@ -1,0 +1,85 @@
+import { Type } from 'typebox';
+import { Value } from 'typebox/value';
+import { describe, expect, it } from 'vitest';
+import { firstSchemaError } from '../../src/manager/config-check.ts';
+import { ConfigSchema, loadConfig } from '../../src/manager/config.ts';
+
+const config = loadConfig({
+  env: { CM_CHAIN_RPC_URL: 'http://127.0.0.1:50832/', CM_MIN_VALIDATORS: '3', CM_CLI_PATH: '/p' },
+  readFile: () => undefined,
+});
+
+/** Values of every JSON type and edge: each replaces each setting in turn. */
+const ODD: unknown[] = [
+  undefined,
+  null,
+  '',
+  'x',
+  'auto',
+  'rpc',
+  0,
+  -1,
+  1.5,
+  999,
+  1000,
+  65_536,
+  Number.NaN,
+  true,
+  [],
+  ['a'],
+  [1],
+  {},
+  /x/,
+];
+
+describe('firstSchemaError (the configuration check without typebox/value)', () => {
+  it('agrees with TypeBox Value.Check on every setting replaced by every odd value', () => {
+    expect(firstSchemaError(ConfigSchema, config)).toBeUndefined();
+    expect(Value.Check(ConfigSchema, config)).toBe(true);
+    let refused = 0;
+    for (const key of Object.keys(ConfigSchema.properties))
+      for (const odd of [...ODD, (config as Record<string, unknown>)[key]]) {
+        const candidate = { ...config, [key]: odd };
+        const ours = firstSchemaError(ConfigSchema, candidate) === undefined;
+        expect({ key, odd, ok: ours }).toEqual({
+          key,
+          odd,
+          ok: Value.Check(ConfigSchema, candidate),
+        });
+        if (!ours) refused++;
+      }
+    expect(refused).toBeGreaterThan(500);
+    const { chainRpcUrl: _, ...missing } = config;
+    expect(firstSchemaError(ConfigSchema, missing)).toEqual({
+      instancePath: '',
+      message: 'must have required properties chainRpcUrl',
+    });
+    expect(Value.Check(ConfigSchema, missing)).toBe(false);
+  });
+
+  it("words its first error as TypeBox's Value.Errors does", () => {
+    const check = (patch: Record<string, unknown>) => {
+      const candidate = { ...config, ...patch };
+      const ours = firstSchemaError(ConfigSchema, candidate);
+      const theirs = Value.Errors(ConfigSchema, candidate).map((e) => [e.instancePath, e.message]);
+      expect(theirs).toContainEqual([ours?.instancePath, ours?.message]);
+      return ours;
+    };
+    expect(check({ concurrency: 0 })).toEqual({
+      instancePath: '/concurrency',
+      message: 'must be >= 1',
+    });
+    expect(check({ rpcPort: 70_000 })?.message).toBe('must be <= 65535');
+    expect(check({ concurrency: 1.5 })?.message).toBe('must be integer');
+    expect(check({ txMode: 'grpc' })?.message).toBe('must match a schema in anyOf');
+    expect(check({ stakeChains: ['a', 2] })).toEqual({
+      instancePath: '/stakeChains/1',
+      message: 'must be string',
+    });
+  });
+
+  it('throws on a keyword it does not read, so a schema cannot outgrow it unnoticed', () => {
+    expect(() => firstSchemaError(Type.String({ pattern: '^a' }), 'a')).toThrow(/"pattern"/);
+    expect(() => firstSchemaError(Type.Number(), 1)).toThrow(/"number"/);
+  });
+});
