@@ -86,7 +86,10 @@ export class ProcessRecorder {
       .map(stampOf)
       .filter((s): s is ProcessStamp => s !== undefined);
     const text = `${JSON.stringify({ devnet: stampOf(process.pid), processes: stamps }, null, 2)}\n`;
-    const key = stamps.map((s) => `${s.pid}:${s.startTime}`).join(',');
+    // The command line is part of what is compared: a child scanned between its fork and its
+    // exec shows the devnet's own argv, and a record keeping that would make `devnet reset`
+    // refuse to signal it (isSameProcess) once it runs the manager or a node.
+    const key = stamps.map((s) => `${s.pid}:${s.startTime}:${s.command}`).join('\n');
     if (key === this.#written) return;
     const aside = `${this.#path}.${randomBytes(4).toString('hex')}`;
     await writeFile(aside, text, { mode: 0o600 });

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PROCESSES_FILE, ProcessRecorder } from '../../src/devnet/process-record.ts';
+import { pending, waitFor } from '../../src/harness/index.ts';
 
 describe('ProcessRecorder', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -29,5 +30,43 @@ describe('ProcessRecorder', () => {
       processes: { pid: number }[];
     };
     expect(record.processes.map((p) => p.pid)).toContain(child.pid);
+  });
+});
+
+describe('ProcessRecorder after an exec', () => {
+  it('records the command a child runs after exec, not the one it had before', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'process-record-exec-'));
+    const recorder = new ProcessRecorder(dir, 60_000);
+    // A child that keeps its pid and start time but changes its command line, as one scanned
+    // between fork and exec does.
+    // `read` is a shell builtin: no other child comes or goes, so only the command line changes.
+    const child = spawn('sh', ['-c', 'read line; exec sleep 30'], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+    try {
+      await new Promise((resolve) => child.once('spawn', resolve));
+      recorder.start();
+      await recorder.poke();
+      const read = async (): Promise<string | undefined> =>
+        (
+          JSON.parse(await readFile(join(dir, PROCESSES_FILE), 'utf8')) as {
+            processes: { pid: number; command: string }[];
+          }
+        ).processes.find((p) => p.pid === child.pid)?.command;
+      expect(await read()).toBe('sh -c read line; exec sleep 30');
+      child.stdin.write('go\n');
+      await waitFor(
+        async () => {
+          await recorder.poke();
+          const command = await read();
+          return command === 'sleep 30' || pending(`recorded: ${String(command)}`);
+        },
+        { what: 'the record to show the command after exec', timeoutMs: 5_000, intervalMs: 100 },
+      );
+    } finally {
+      child.kill('SIGKILL');
+      await recorder.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
