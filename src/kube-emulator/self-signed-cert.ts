@@ -61,12 +61,21 @@ export interface SelfSignedCertificate {
   key: string;
 }
 
-/** A certificate valid for one year for `localhost` and 127.0.0.1, usable as a server cert and as its CA. */
-export function createSelfSignedCertificate(now: Date = new Date()): SelfSignedCertificate {
+/**
+ * A certificate valid for one year for `localhost` and 127.0.0.1, usable as a server cert and as
+ * its CA. `random`: the serial's source (tests pass their own).
+ */
+export function createSelfSignedCertificate(
+  now: Date = new Date(),
+  random: (size: number) => Buffer = randomBytes,
+): SelfSignedCertificate {
   const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const ecdsaWithSha256 = sequence(oid('1.2.840.10045.4.3.2'));
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
+  // A DER INTEGER is minimal and positive: the first byte is 0x40–0x7f. Only clearing the top
+  // bit let a serial start 0x00 then < 0x80 (1 in 256), which OpenSSL refuses ("illegal
+  // padding") when the server loads the certificate.
+  const serial = random(16);
+  serial[0] = 0x40 | ((serial[0] ?? 0) & 0x3f);
   const subject = name('kube-emulator');
   const extensions = sequence(
     extension('2.5.29.19', sequence(boolTrue()), true), // basicConstraints: CA
