@@ -338,9 +338,14 @@ describe('a devnet without a manager', () => {
     const dir = await tempDir();
     const { cli } = startDevnetCli(dir, ['--no-manager']);
     await untilReady(cli);
-    const line = lines(cli.stderr).find((l) => l.includes('--env-file='));
-    expect(line).toBeDefined();
-    const argv = shellWords(line!.replace(/^\s*(try:)?\s*/, '').replace(/\s+#.*$/, ''));
+    // The hints go to stderr right after `devnet ready` on stdout: two pipes, read apart.
+    const line = await waitFor(
+      () =>
+        lines(cli.stderr).find((l) => l.includes('--env-file=')) ??
+        pending(`stderr so far: ${cli.stderr}`),
+      { what: 'the hint that runs a manager of your own', timeoutMs: 10_000 },
+    );
+    const argv = shellWords(line.replace(/^\s*(try:)?\s*/, '').replace(/\s+#.*$/, ''));
     const own = spawn(argv[0]!, argv.slice(1), { stdio: 'ignore', cwd: process.cwd() });
     const exited = new Promise<number | null>((resolve) =>
       own.once('exit', (code) => resolve(code)),
