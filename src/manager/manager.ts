@@ -9,6 +9,7 @@ import { chainFactsOf } from './chain/chain-facts.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
+import { PacedRun } from './paced-run.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
@@ -69,6 +70,9 @@ const HIGH_WATER_WRITE_MS = 2_000;
 const VOTING_WINDOW = 20;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
 const RECOMPUTE_SPACING = 3;
+/** Phase refreshes wait this long after a change, and ten times their cost after the last one. */
+const PHASE_REFRESH_DELAY_MS = 50;
+const PHASE_REFRESH_SPACING = 10;
 
 export class Manager {
   readonly config: Config;
@@ -95,14 +99,23 @@ export class Manager {
   readonly #hooks: HookGate | undefined;
   #desired: DesiredState | undefined;
   #desiredKeys = new Map<ValidatorId, string>();
-  #recomputeScheduled = false;
-  #recomputeEndedAt = Number.NEGATIVE_INFINITY;
-  #recomputeCostMs = 0;
+  /**
+   * Recomputes of the desired state, coalesced: at the end of this turn of the event loop, or,
+   * while a burst of events keeps coming, no sooner than RECOMPUTE_SPACING times the last
+   * recompute's cost after it ended (a recompute is O(validators); a burst of pod events at 999
+   * validators would otherwise recompute after nearly every watch chunk). A lone event is not
+   * delayed; every change is still seen, by the next recompute (level-triggered).
+   */
+  readonly #recomputes: PacedRun;
   readonly #phases = new PhaseTracker();
   #readModel: ReadModel | undefined;
-  #phaseRefreshScheduled = false;
-  /** How long the last phase refresh took (ms): the next waits at least ten times that. */
-  #lastRefreshMs = 0;
+  /**
+   * Phase refreshes: 50 ms after the first change, and no sooner than ten times the last
+   * refresh's cost after it ended. A refresh plans every validator (5 ms at 999), and every
+   * reconcile pass asks for one: in a burst of 999 the refreshes take at most about a tenth of
+   * the CPU, and phase events come at most a few hundred ms late.
+   */
+  readonly #phaseRefreshes: PacedRun;
   #paused: boolean;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
   #journalChecked = false;
@@ -126,6 +139,21 @@ export class Manager {
     this.config = config;
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
+    this.#recomputes = new PacedRun({
+      clock: this.clock,
+      spacing: RECOMPUTE_SPACING,
+      run: () => {
+        if (!this.#stopping) this.#recomputeNow();
+      },
+    });
+    this.#phaseRefreshes = new PacedRun({
+      clock: this.clock,
+      spacing: PHASE_REFRESH_SPACING,
+      minDelayMs: PHASE_REFRESH_DELAY_MS,
+      run: () => {
+        if (!this.#stopping) this.#refreshPhases();
+      },
+    });
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
     this.chainPort = options.chain;
     this.keys = new KeyStore(this.chainPort.ids, this.chainPort.keys);
@@ -264,9 +292,7 @@ export class Manager {
     this.chain.start();
     await this.discovery.start({
       desiredChanged: () => this.#scheduleRecompute(),
-      desiredChangedNow: () => {
-        if (!this.#stopping) this.#recompute();
-      },
+      desiredChangedNow: () => this.#recompute(),
       keysChanged: () => this.#onKeysChange(),
     });
     this.#onKeysChange();
@@ -486,35 +512,13 @@ export class Manager {
     return this.discovery.computeDesired(this.clock.now());
   }
 
-  /**
-   * Coalesces changes into one recompute: at the end of this turn of the event loop, or, while a
-   * burst of events keeps coming, no sooner than RECOMPUTE_SPACING times the last recompute's
-   * cost after it ended (a recompute is O(validators); a burst of pod events at 999 validators
-   * would otherwise recompute after nearly every watch chunk). A lone event is not delayed; every
-   * change is still seen, by the next recompute (level-triggered).
-   */
   #scheduleRecompute(): void {
-    if (this.#recomputeScheduled) return;
-    this.#recomputeScheduled = true;
-    const run = (): void => {
-      this.#recomputeScheduled = false;
-      if (!this.#stopping) this.#recompute();
-    };
-    const wait =
-      this.#recomputeEndedAt + this.#recomputeCostMs * RECOMPUTE_SPACING - performance.now();
-    if (wait <= 1) setImmediate(run);
-    else this.clock.setTimer(run, wait);
+    this.#recomputes.request();
   }
 
-  /** Recomputes the desired state and enqueues exactly the ids whose entry changed. */
+  /** Recomputes the desired state now and enqueues exactly the ids whose entry changed. */
   #recompute(): void {
-    const started = performance.now();
-    try {
-      this.#recomputeNow();
-    } finally {
-      this.#recomputeEndedAt = performance.now();
-      this.#recomputeCostMs = this.#recomputeEndedAt - started;
-    }
+    this.#recomputes.runNow();
   }
 
   #recomputeNow(): void {
@@ -741,25 +745,8 @@ export class Manager {
     );
   }
 
-  /**
-   * Refreshes the phases soon: 50 ms after the first change, or ten times as long as the last
-   * refresh took if that is longer. A refresh plans every validator (5 ms at 999), and every
-   * reconcile pass asks for one: in a burst of 999 the refreshes then take at most about a tenth
-   * of the CPU instead of a fifth, and phase events come at most a few hundred ms late.
-   */
   #schedulePhaseRefresh(): void {
-    if (this.#phaseRefreshScheduled) return;
-    this.#phaseRefreshScheduled = true;
-    this.clock.setTimer(
-      () => {
-        this.#phaseRefreshScheduled = false;
-        if (this.#stopping) return;
-        const started = performance.now();
-        this.#refreshPhases();
-        this.#lastRefreshMs = performance.now() - started;
-      },
-      Math.max(50, Math.round(this.#lastRefreshMs * 10)),
-    );
+    this.#phaseRefreshes.request();
   }
 
   /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
