@@ -1,26 +1,14 @@
 // Free loopback ports, reserved before anything binds them (genesis must name the validators'
 // p2p addresses before their processes start).
-import { createServer, type Server } from 'node:net';
+import { createServer } from 'node:net';
+import { freeLoopbackPorts } from '../kube-emulator/index.ts';
 
-/** Finds `count` distinct free ports on 127.0.0.1 (held open together so they differ). */
-export async function freePorts(count: number): Promise<number[]> {
-  const servers: Server[] = [];
-  try {
-    for (let i = 0; i < count; i++) {
-      const server = createServer();
-      servers.push(server);
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(0, '127.0.0.1', resolve);
-      });
-    }
-    return servers.map((server) => {
-      const address = server.address();
-      return typeof address === 'object' && address !== null ? address.port : 0;
-    });
-  } finally {
-    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  }
+/**
+ * Finds `count` distinct free ports on 127.0.0.1, outside the kernel's ephemeral range so that no
+ * `listen(0)` or outgoing connection takes one before its node listens (loopback-ports.ts).
+ */
+export function freePorts(count: number): Promise<number[]> {
+  return freeLoopbackPorts(count);
 }
 
 /** True when nothing listens on `port` at 127.0.0.1. */

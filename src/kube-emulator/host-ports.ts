@@ -1,6 +1,6 @@
 // Host ports for process-mode pods: one free loopback port per (namespace, pod, port), stable
 // for the life of the emulator so that a recreated pod gets the same ports again.
-import { createServer } from 'node:net';
+import { freeLoopbackPorts } from './loopback-ports.ts';
 
 export interface PortRef {
   name?: string;
@@ -18,17 +18,10 @@ export function portKey(port: PortRef): string {
   return port.name ?? String(port.containerPort);
 }
 
+/** One free loopback port outside the ephemeral range (loopback-ports.ts says why). */
 async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address !== null ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
+  const [port] = await freeLoopbackPorts(1);
+  return port ?? 0;
 }
 
 export class HostPorts {

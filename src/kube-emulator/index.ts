@@ -10,6 +10,7 @@ export {
   type ProcessKubeletOptions,
 } from './kubelet-process.ts';
 export type { HostPortChooser, PortRef } from './host-ports.ts';
+export { freeLoopbackPorts } from './loopback-ports.ts';
 export type { KubeconfigOptions } from './kubeconfig.ts';
 export type { ServiceAccountRef } from './auth.ts';
 export type { Clock, Cancel } from './clock.ts';

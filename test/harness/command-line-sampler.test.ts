@@ -25,4 +25,16 @@ describe('CommandLineSampler', () => {
     sampler.stop();
     expect(sampler.seen.get(child.pid!)).toBe('sleep 0.3');
   });
+
+  it('sees a grandchild started after its parent was first sampled', async () => {
+    const sampler = new CommandLineSampler();
+    // `sh` is sampled while it waits; the second `sleep` is born later, its parent already known.
+    const child = spawn('sh', ['-c', 'sleep 0.2; sleep 0.31; true'], { stdio: 'ignore' });
+    await new Promise((resolve) => child.once('exit', resolve));
+    sampler.stop();
+    const all = [...sampler.seen.values()].flatMap((lines) => lines.split('\n'));
+    expect(all).toContain('sh -c sleep 0.2; sleep 0.31; true');
+    expect(all).toContain('sleep 0.2');
+    expect(all).toContain('sleep 0.31');
+  });
 });

@@ -227,6 +227,44 @@ describe('process kubelet', () => {
     });
   });
 
+  it('probes a Ready pod every periodSeconds, as the real kubelet does, and a restarted one at the fast period again', async () => {
+    const h = await start();
+    await seed(h, 1);
+    await waitFor(async () => (await readyReplicas(h)) === 1, { timeoutMs: 15_000 });
+    const port = (
+      JSON.parse(
+        (await h.core.readNamespacedPod({ name: 'node-0', namespace: 'default' })).metadata
+          ?.annotations?.[HOST_PORTS_ANNOTATION] ?? '{}',
+      ) as { http: number }
+    ).http;
+    const probes = async (): Promise<number[]> =>
+      (await (await fetch(`http://127.0.0.1:${port}/probes`)).json()) as number[];
+    // Before Ready the kubelet probed every 50 ms (readinessPeriodMs); once Ready, every 1 s
+    // (the pod's periodSeconds): three more probes are at least two periods apart.
+    const seen = (await probes()).length;
+    const later = await waitFor(
+      async () => {
+        const all = await probes();
+        return all.length >= seen + 3 && all.slice(seen);
+      },
+      { what: 'three probes of the Ready pod', timeoutMs: 15_000 },
+    );
+    expect(later[2]! - later[0]!).toBeGreaterThanOrEqual(1_800);
+    // A restarted container is probed at the fast period: Ready again well before a period.
+    await fetch(`http://127.0.0.1:${port}/exit?code=3`);
+    await waitFor(
+      async () => {
+        const pod = await h.core.readNamespacedPod({ name: 'node-0', namespace: 'default' });
+        const status = pod.status?.containerStatuses?.[0];
+        return status?.restartCount === 1 && status.ready;
+      },
+      { what: 'the restarted container to be Ready', timeoutMs: 15_000 },
+    );
+    const afterRestart = await probes();
+    expect(afterRestart.length).toBeGreaterThanOrEqual(1);
+    expect(afterRestart.length).toBeLessThanOrEqual(3);
+  });
+
   it('stops the process with SIGTERM when the pod is deleted, removes its folder, and gives the recreated pod the same ports', async () => {
     const h = await start();
     await seed(h, 1);

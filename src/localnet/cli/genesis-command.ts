@@ -54,8 +54,8 @@ export function genesisCommand(): Command {
       'genesis time (RFC 3339); fixed for reproducible genesis files (default: now, a new chain)',
     )
     .option('--out <file>', 'write here instead of stdout')
-    .action((flags: GenesisFlags) => {
-      const keys = readKeysFile(flags.keys);
+    .action(async (flags: GenesisFlags) => {
+      const keys = await readKeysFile(flags.keys);
       const genesis = buildGenesis({
         keys,
         validators: wholeNumber('--validators', flags.validators, 1),

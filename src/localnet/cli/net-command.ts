@@ -46,7 +46,7 @@ export function netCommand(): Command {
         throw new UsageError('--pacemaker must be manual or auto');
       if (!isFidelity(flags.fidelity)) throw new UsageError('--fidelity must be intended or v1');
       const fidelity = flags.fidelity;
-      const keys = readKeysFile(flags.keys);
+      const keys = await readKeysFile(flags.keys);
       const optional = {
         staked: wholeNumber('--staked', flags.staked, 1),
         blockIntervalMs: wholeNumber('--block-interval-ms', flags.blockIntervalMs, 1),
