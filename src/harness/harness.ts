@@ -356,10 +356,42 @@ export class Harness {
   /**
    * Commits one block (manual pacemaker: `trigger_view?wait=true`) and returns the new height.
    * `via` sends it to another node's RPC (while the chain RPC is down).
+   *
+   * A trigger can be lost: one forwarded while the validators restart reaches nobody, and the
+   * manual pacemaker has no timeout to move the open height on. So the trigger is sent again
+   * after 2 s, then 4 s, then every 8 s, until a block commits or 30 s have passed; each later
+   * trigger moves a stuck height to its next round. Before, a lost trigger cost 30 s: the node
+   * held the request for its whole default wait (seen after a StatefulSet came back from 0).
    */
   async triggerView(via: string = this.info.chainRpcUrl): Promise<number> {
     const client = this.#clientOf(via);
     const before = await client.height();
+    const deadline = Date.now() + 30_000;
+    for (let waitMs = 2_000; ; waitMs = Math.min(2 * waitMs, 8_000)) {
+      const left = deadline - Date.now();
+      if (left <= 0) throw new Error(`no block after height ${before} within 30 s of triggers`);
+      if (await this.#triggerOnce(client, via, before, Math.min(waitMs, left))) {
+        return waitFor(
+          async () => {
+            const now = await client.height();
+            return now > before ? now : pending(`height ${now} at ${via}`);
+          },
+          { what: `height ${before + 1} after a trigger_view`, timeoutMs: 30_000 },
+        );
+      }
+    }
+  }
+
+  /**
+   * One TriggerView — V1's debug message to every validator, or our node's debug route — and
+   * whether a block committed at `via` within `waitMs`.
+   */
+  async #triggerOnce(
+    client: PocketRpcClient,
+    via: string,
+    before: number,
+    waitMs: number,
+  ): Promise<boolean> {
     if (this.info.fidelity === 'v1') {
       // V1 has no debug routes: a DebugMessage to each validator of the address book, as p1 does.
       const book = await client.addressBook({ actorType: 'validator' });
@@ -378,24 +410,23 @@ export class Harness {
       );
       if (!answers.includes(200))
         throw new Error(`no validator took the TriggerView message at height ${before}`);
-    } else {
-      const response = await fetch(`${via}/v1/debug/trigger_view?wait=true`, {
-        method: 'POST',
-        signal: AbortSignal.timeout(30_000),
-      });
-      if (response.status !== 200)
-        throw new Error(
-          `trigger_view at height ${before} answered ${response.status}: ${await response.text()}`,
-        );
+      const committed = await waitFor(
+        async () => (await client.height()) > before || pending('no block yet'),
+        { what: `height ${before + 1} after a TriggerView`, timeoutMs: waitMs },
+      ).catch(() => false);
+      return committed;
     }
-    await waitFor(
-      async () => {
-        const now = await client.height();
-        return now > before ? now : pending(`height ${now} at ${via}`);
-      },
-      { what: `height ${before + 1} after a trigger_view`, timeoutMs: 30_000 },
-    );
-    return client.height();
+    // The node answers 200 once the height committed, 504 when `timeout_ms` passed without it.
+    const response = await fetch(`${via}/v1/debug/trigger_view?wait=true&timeout_ms=${waitMs}`, {
+      method: 'POST',
+      signal: AbortSignal.timeout(waitMs + 10_000),
+    });
+    if (response.status !== 200 && response.status !== 504)
+      throw new Error(
+        `trigger_view at height ${before} answered ${response.status}: ${await response.text()}`,
+      );
+    await response.arrayBuffer();
+    return response.status === 200;
   }
 
   /** The chain RPC's client, or one of the node at `via`. */
