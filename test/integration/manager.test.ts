@@ -8,7 +8,11 @@ import { pending, waitFor } from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
 import { noKubectl } from '../support/kubectl-gate.ts';
 
-const devnet = useDevnet('manager');
+// A staked validator's node keeps voting for up to its drain (20 s by default) after SIGTERM,
+// until it leaves the active set (test/localnet/shutdown-drain.test.ts). Here a deleted pod's
+// validator stays staked (a restart, not a departure), so the old pod waited the whole drain
+// before the StatefulSet could recreate it: 2 s is enough to prove the restart is not an unstake.
+const devnet = useDevnet('manager', { nodeShutdownDrainMs: 2_000 });
 
 /** Pod Ready transition time of validator `id` (from the API server). */
 async function readySince(id: string): Promise<number> {

@@ -18,7 +18,7 @@ import { useDevnet } from '../integration/support.ts';
 const devnet = useDevnet('scale-to-zero', {
   pacemaker: 'auto',
   blockIntervalMs: 400,
-  departureTimeoutSeconds: 10,
+  departureTimeoutSeconds: 4,
   nodeShutdownDrainMs: 2_000,
 });
 
