@@ -31,6 +31,26 @@ describe('ProcessRecorder', () => {
     };
     expect(record.processes.map((p) => p.pid)).toContain(child.pid);
   });
+
+  it('pokes in a burst share one scan, which still names a child started before them', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'process-record-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const recorder = new ProcessRecorder(dir, 60_000);
+    recorder.start();
+    cleanups.push(() => recorder.stop());
+    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
+    cleanups.push(async () => void child.kill('SIGKILL'));
+    await new Promise((resolve) => child.once('spawn', resolve));
+
+    // Every pod event pokes: twenty at once queue one scan, not twenty.
+    const pokes = Array.from({ length: 20 }, () => recorder.poke());
+    expect(new Set(pokes).size).toBe(1);
+    await Promise.all(pokes);
+    const record = JSON.parse(await readFile(join(dir, PROCESSES_FILE), 'utf8')) as {
+      processes: { pid: number }[];
+    };
+    expect(record.processes.map((p) => p.pid)).toContain(child.pid);
+  });
 });
 
 describe('ProcessRecorder after an exec', () => {
