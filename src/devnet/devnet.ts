@@ -259,6 +259,11 @@ async function startLocked(
   };
   if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
 
+  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
+  // has not listened yet must not find its port taken (it would fail on every restart).
+  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
+  const rpcPort =
+    options.rpcPort === 0 ? ((await freePorts(1, fixedPorts))[0] ?? 0) : options.rpcPort;
   const compileCache = process.env.NODE_COMPILE_CACHE ?? join(dir, 'compile-cache');
   const emulator = await startEmulator({
     port: options.kubePort,
@@ -267,6 +272,7 @@ async function startLocked(
       mode: 'process',
       images: { [NODE_IMAGE]: nodeImage() },
       // The ports fixed above (or the resumed chain's); any other port is a free one.
+      reservedPorts: [...fixedPorts, rpcPort],
       hostPort: (pod, port) =>
         pod.namespace === DEVNET_NAMESPACE && port.name !== undefined
           ? ports[pod.name]?.[port.name]
@@ -305,7 +311,6 @@ async function startLocked(
     // A token even without a manager: one started by hand from manager.env uses it. The
     // validators' preStop hook asks that manager (its URL and token) whether a pod may go.
     const token = randomBytes(24).toString('hex');
-    const rpcPort = options.rpcPort === 0 ? ((await freePorts(1))[0] ?? 0) : options.rpcPort;
     const departure = {
       managerUrl: `http://127.0.0.1:${rpcPort}`,
       hookTimeoutSeconds: options.departureTimeoutSeconds ?? DEFAULT_DEPARTURE_TIMEOUT_SECONDS,

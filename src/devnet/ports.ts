@@ -5,10 +5,11 @@ import { freeLoopbackPorts } from '../kube-emulator/index.ts';
 
 /**
  * Finds `count` distinct free ports on 127.0.0.1, outside the kernel's ephemeral range so that no
- * `listen(0)` or outgoing connection takes one before its node listens (loopback-ports.ts).
+ * `listen(0)` or outgoing connection takes one before its node listens (loopback-ports.ts), and
+ * none of `avoid` (ports chosen earlier that nothing listens on yet).
  */
-export function freePorts(count: number): Promise<number[]> {
-  return freeLoopbackPorts(count);
+export function freePorts(count: number, avoid: Iterable<number> = []): Promise<number[]> {
+  return freeLoopbackPorts(count, { avoid: new Set(avoid) });
 }
 
 /** True when nothing listens on `port` at 127.0.0.1. */

@@ -18,19 +18,16 @@ export function portKey(port: PortRef): string {
   return port.name ?? String(port.containerPort);
 }
 
-/** One free loopback port outside the ephemeral range (loopback-ports.ts says why). */
-async function freePort(): Promise<number> {
-  const [port] = await freeLoopbackPorts(1);
-  return port ?? 0;
-}
-
 export class HostPorts {
   readonly #chooser: HostPortChooser | undefined;
   readonly #assigned = new Map<string, number>();
   readonly #taken = new Set<number>();
+  readonly #reserved: ReadonlySet<number>;
 
-  constructor(chooser: HostPortChooser | undefined) {
+  /** `reserved`: ports never picked on its own (the ones `chooser` fixes, the caller's own). */
+  constructor(chooser: HostPortChooser | undefined, reserved: Iterable<number> = []) {
     this.#chooser = chooser;
+    this.#reserved = new Set(reserved);
   }
 
   /** The host port of one container port of a pod (the same on every call). */
@@ -38,10 +35,12 @@ export class HostPorts {
     const key = `${pod.namespace}/${pod.name}/${portKey(port)}`;
     const known = this.#assigned.get(key);
     if (known !== undefined) return known;
-    let chosen = this.#chooser?.(pod, port);
-    while (chosen === undefined || (this.#taken.has(chosen) && this.#chooser === undefined)) {
-      chosen = await freePort();
-    }
+    // A port the chooser fixes is taken as is; one picked here is outside the ephemeral range
+    // (loopback-ports.ts) and is none of the ports already given or reserved.
+    const chosen =
+      this.#chooser?.(pod, port) ??
+      (await freeLoopbackPorts(1, { avoid: new Set([...this.#taken, ...this.#reserved]) }))[0] ??
+      0;
     // Another call may have assigned this key while we waited for a free port.
     const raced = this.#assigned.get(key);
     if (raced !== undefined) return raced;

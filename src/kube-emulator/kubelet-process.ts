@@ -67,7 +67,12 @@ export interface ProcessKubeletOptions {
   images: Record<string, ImageCommand>;
   /** Fixes host ports; undefined from it (or no function) picks free loopback ports. */
   hostPort?: HostPortChooser;
-  /** How often readiness probes run (default 200 ms). */
+  /**
+   * Ports the kubelet never picks for a pod on its own: the ones `hostPort` fixes, and any the
+   * caller chose for a process of its own that may not listen yet.
+   */
+  reservedPorts?: readonly number[];
+  /** How often readiness probes run until a pod is Ready (default 200 ms; then `periodSeconds`). */
   readinessPeriodMs?: number;
   /** First restart backoff (default 500 ms); it doubles up to `maxRestartBackoffMs` (default 10 s). */
   restartBackoffMs?: number;
@@ -205,7 +210,7 @@ export class ProcessKubelet implements KubeletBase {
     this.#kubeconfigFor = options.kubeconfigFor;
     this.#logs = options.logs;
     this.#events = options.events;
-    this.#ports = new HostPorts(options.settings.hostPort);
+    this.#ports = new HostPorts(options.settings.hostPort, options.settings.reservedPorts);
     this.#claims = new ClaimFolders({ api: this.#api, dir: this.#dir });
     this.#queue = new WorkQueue({ handle: (key) => this.#schedule(key), clock: this.#clock });
     this.#unsubscribe = this.#api.store.subscribe((event) => {

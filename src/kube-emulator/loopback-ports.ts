@@ -8,7 +8,8 @@
 // port and hold it for the life of the devnet: the pod then fails with EADDRINUSE on every
 // restart (seen on this machine: a devnet whose fourth validator crash-looped for 60 s). A port
 // below the range is never handed out by the kernel; only another explicit choice like this one
-// can take it, and that one checks first.
+// can take it: it checks by binding, and a caller names the ports it chose earlier but has not
+// listened on yet (`avoid`).
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 
@@ -48,6 +49,11 @@ function pick(ranges: [number, number][], random: () => number): number | undefi
   return undefined;
 }
 
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
 function listen(port: number): Promise<Server | undefined> {
   return new Promise((resolve) => {
     const server = createServer();
@@ -64,10 +70,16 @@ function listen(port: number): Promise<Server | undefined> {
  */
 export async function freeLoopbackPorts(
   count: number,
-  options: { random?: () => number; range?: [number, number] } = {},
+  options: {
+    random?: () => number;
+    range?: [number, number];
+    /** Ports never to give: chosen earlier for a process that has not listened yet. */
+    avoid?: ReadonlySet<number>;
+  } = {},
 ): Promise<number[]> {
   const ranges = candidateRanges(options.range ?? ephemeralRange());
   const random = options.random ?? Math.random;
+  const avoid = options.avoid ?? new Set<number>();
   const held: Server[] = [];
   try {
     for (let i = 0; i < count; i++) {
@@ -75,16 +87,20 @@ export async function freeLoopbackPorts(
       for (let attempt = 0; server === undefined && attempt < TRIES_PER_PORT; attempt++) {
         const port = pick(ranges, random);
         if (port === undefined) break;
-        server = await listen(port);
+        if (!avoid.has(port)) server = await listen(port);
       }
-      server ??= await listen(0);
+      for (let attempt = 0; server === undefined && attempt < TRIES_PER_PORT; attempt++) {
+        const fallback = await listen(0);
+        if (fallback !== undefined && avoid.has(portOf(fallback))) {
+          held.push(fallback); // held, so the kernel offers another; closed with the rest
+          continue;
+        }
+        server = fallback;
+      }
       if (server === undefined) throw new Error('no free loopback port: even port 0 failed');
       held.push(server);
     }
-    return held.map((server) => {
-      const address = server.address();
-      return typeof address === 'object' && address !== null ? address.port : 0;
-    });
+    return held.map(portOf).filter((port) => !avoid.has(port));
   } finally {
     await Promise.all(held.map((server) => new Promise((resolve) => server.close(resolve))));
   }
