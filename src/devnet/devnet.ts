@@ -273,6 +273,11 @@ async function startLocked(
       images: { [NODE_IMAGE]: nodeImage() },
       // The ports fixed above (or the resumed chain's); any other port is a free one.
       reservedPorts: [...fixedPorts, rpcPort],
+      // When the devnet stops, the whole chain stops: a validator's SIGTERM drain (voting until it
+      // leaves the active set) cannot end, so the kubelet's default 3 s grace was 3 s of every
+      // stop. 1 s lets a node that does not drain close cleanly; the data dirs survive SIGKILL
+      // (test/localnet/restart-from-data-dir.test.ts). Pod deletions keep their own grace period.
+      stopGraceMs: 1_000,
       hostPort: (pod, port) =>
         pod.namespace === DEVNET_NAMESPACE && port.name !== undefined
           ? ports[pod.name]?.[port.name]
