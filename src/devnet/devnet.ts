@@ -475,6 +475,12 @@ async function startLocked(
   }
 }
 
+/**
+ * How often a start looks again (pods Ready, validators staked, the manager ready): every step of
+ * every start waited half of it on average, and a devnet is started by most test files.
+ */
+const POLL_MS = 50;
+
 /** Sleeps `ms`, or rejects at once with the signal's reason. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolveSleep, reject) => {
@@ -509,7 +515,7 @@ async function waitForPods(kc: KubeConfig, count: number, limits: WaitLimits): P
       throw new Error(
         `only ${ready} of ${count} node pods became Ready within ${limits.timeoutMs / 1000} s`,
       );
-    await pause(200, limits.signal);
+    await pause(POLL_MS, limits.signal);
   }
 }
 
@@ -531,7 +537,7 @@ async function waitForStaked(url: string, count: number, limits: WaitLimits): Pr
       throw new Error(
         `the chain did not show ${count} staked validators within ${limits.timeoutMs / 1000} s (${seen})`,
       );
-    await pause(200, limits.signal);
+    await pause(POLL_MS, limits.signal);
   }
 }
 
@@ -557,7 +563,7 @@ async function waitForHeight(url: string, height: number, limits: WaitLimits): P
       throw new Error(
         `--resume: the chain came back at ${seen}, below the height ${height} it had reached: its nodes did not keep their blocks; start without --resume for a fresh devnet`,
       );
-    await pause(200, limits.signal);
+    await pause(POLL_MS, limits.signal);
   }
 }
 
@@ -578,6 +584,6 @@ async function waitForManager(url: string, child: ChildProcess, limits: WaitLimi
       throw new Error(
         `the manager did not become ready within ${limits.timeoutMs / 1000} s; see manager.log`,
       );
-    await pause(200, limits.signal);
+    await pause(POLL_MS, limits.signal);
   }
 }
