@@ -87,6 +87,17 @@ export interface ProcessKubeletOptions {
 export const HOST_PORTS_ANNOTATION = 'kube-emulator.dev/host-ports';
 export const LOOPBACK = '127.0.0.1';
 
+/** A container's readiness probe, when its spec has one. */
+function readinessProbeOf(container: { readonly spec: JsonObject }): JsonObject | undefined {
+  const probe = container.spec.readinessProbe;
+  return isObject(probe) ? probe : undefined;
+}
+
+/** How often a probe runs once the pod is Ready: its `periodSeconds` (Kubernetes' default 10). */
+function probePeriodMs(probe: JsonObject | undefined): number {
+  return (typeof probe?.periodSeconds === 'number' ? probe.periodSeconds : 10) * 1000;
+}
+
 interface ContainerRun {
   readonly name: string;
   readonly spec: JsonObject;
@@ -740,9 +751,8 @@ export class ProcessKubelet implements KubeletBase {
     const fast = this.#settings.readinessPeriodMs ?? 200;
     if (!run.containers.every((c) => c.ready)) return fast;
     const periods = run.containers.flatMap((c) => {
-      const probeSpec = isObject(c.spec.readinessProbe) ? c.spec.readinessProbe : undefined;
-      if (probeSpec === undefined) return [];
-      return [(typeof probeSpec.periodSeconds === 'number' ? probeSpec.periodSeconds : 10) * 1000];
+      const probeSpec = readinessProbeOf(c);
+      return probeSpec === undefined ? [] : [probePeriodMs(probeSpec)];
     });
     return periods.length === 0 ? fast : Math.max(fast, Math.min(...periods));
   }
@@ -766,9 +776,7 @@ export class ProcessKubelet implements KubeletBase {
 
   async #probeContainer(run: PodRun, container: ContainerRun): Promise<boolean> {
     if (container.postStarting) return false;
-    const probeSpec = isObject(container.spec.readinessProbe)
-      ? container.spec.readinessProbe
-      : undefined;
+    const probeSpec = readinessProbeOf(container);
     const httpGet =
       probeSpec !== undefined && isObject(probeSpec.httpGet) ? probeSpec.httpGet : undefined;
     if (httpGet === undefined) return true;
@@ -794,8 +802,7 @@ export class ProcessKubelet implements KubeletBase {
     why: string,
     probeSpec: JsonObject | undefined,
   ): void {
-    const periodMs =
-      (typeof probeSpec?.periodSeconds === 'number' ? probeSpec.periodSeconds : 10) * 1000;
+    const periodMs = probePeriodMs(probeSpec);
     const now = this.#clock.now();
     if (container.child === undefined || now - container.lastUnhealthyAt < periodMs) return;
     container.lastUnhealthyAt = now;

@@ -1,6 +1,6 @@
 // The devnet's process record: what `devnet reset` and the next start rely on to stop what a
 // devnet killed with SIGKILL left running.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,12 @@ describe('ProcessRecorder', () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
   });
 
-  it('poke() resolves once the record on disk names a child started just before it', async () => {
+  /** A started recorder in a fresh folder, and a child of this process started after it. */
+  async function recorderAndChild(): Promise<{
+    dir: string;
+    recorder: ProcessRecorder;
+    child: ChildProcess;
+  }> {
     const dir = await mkdtemp(join(tmpdir(), 'process-record-'));
     cleanups.push(() => rm(dir, { recursive: true, force: true }));
     const recorder = new ProcessRecorder(dir, 60_000);
@@ -23,33 +28,32 @@ describe('ProcessRecorder', () => {
     const child = spawn('sleep', ['30'], { stdio: 'ignore' });
     cleanups.push(async () => void child.kill('SIGKILL'));
     await new Promise((resolve) => child.once('spawn', resolve));
+    return { dir, recorder, child };
+  }
 
-    await recorder.poke(); // what the devnet awaits before it says it is ready
-
+  async function recordedPids(dir: string): Promise<number[]> {
     const record = JSON.parse(await readFile(join(dir, PROCESSES_FILE), 'utf8')) as {
       processes: { pid: number }[];
     };
-    expect(record.processes.map((p) => p.pid)).toContain(child.pid);
+    return record.processes.map((p) => p.pid);
+  }
+
+  it('poke() resolves once the record on disk names a child started just before it', async () => {
+    const { dir, recorder, child } = await recorderAndChild();
+
+    await recorder.poke(); // what the devnet awaits before it says it is ready
+
+    expect(await recordedPids(dir)).toContain(child.pid);
   });
 
   it('pokes in a burst share one scan, which still names a child started before them', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'process-record-'));
-    cleanups.push(() => rm(dir, { recursive: true, force: true }));
-    const recorder = new ProcessRecorder(dir, 60_000);
-    recorder.start();
-    cleanups.push(() => recorder.stop());
-    const child = spawn('sleep', ['30'], { stdio: 'ignore' });
-    cleanups.push(async () => void child.kill('SIGKILL'));
-    await new Promise((resolve) => child.once('spawn', resolve));
+    const { dir, recorder, child } = await recorderAndChild();
 
     // Every pod event pokes: twenty at once queue one scan, not twenty.
     const pokes = Array.from({ length: 20 }, () => recorder.poke());
     expect(new Set(pokes).size).toBe(1);
     await Promise.all(pokes);
-    const record = JSON.parse(await readFile(join(dir, PROCESSES_FILE), 'utf8')) as {
-      processes: { pid: number }[];
-    };
-    expect(record.processes.map((p) => p.pid)).toContain(child.pid);
+    expect(await recordedPids(dir)).toContain(child.pid);
   });
 });
 
