@@ -2,6 +2,7 @@
 // is still alive, and their command lines — so a test can prove it left nothing running and that
 // no argv ever carried a key.
 import { readdirSync, readFileSync } from 'node:fs';
+import { descendantsOf } from '../devnet/process-record.ts';
 
 /** Parent pid and state of a process, or undefined when it is gone. */
 function stat(pid: number): { ppid: number; state: string } | undefined {
@@ -15,26 +16,9 @@ function stat(pid: number): { ppid: number; state: string } | undefined {
   }
 }
 
-/** Every live process below `root` (children, grandchildren…), by pid. */
+/** Every live process below `root` (children, grandchildren…), by pid (the devnet's own scan). */
 export function descendants(root: number = process.pid): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    const info = stat(pid);
-    if (info === undefined || info.state === 'Z') continue;
-    const list = children.get(info.ppid) ?? [];
-    list.push(pid);
-    children.set(info.ppid, list);
-  }
-  const out: number[] = [];
-  const stack = [...(children.get(root) ?? [])];
-  while (stack.length > 0) {
-    const pid = stack.pop() as number;
-    out.push(pid);
-    stack.push(...(children.get(pid) ?? []));
-  }
-  return out.sort((a, b) => a - b);
+  return descendantsOf(root);
 }
 
 /** True while `pid` runs (a zombie counts as gone). */
