@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { ManagerError } from '../../src/manager/errors.ts';
 import { plan } from '../../src/manager/planner/plan.ts';
-import type { ReadModel, ReadModelEvents } from '../../src/manager/read-model.ts';
+import type { KeysView, ReadModel, ReadModelEvents } from '../../src/manager/read-model.ts';
 import type { ReplicaTarget } from '../../src/manager/scale/replica-target.ts';
 import { Scaler, WaitFor } from '../../src/manager/scale/scaler.ts';
 import { ManualClock } from '../support/manual-clock.ts';
@@ -24,7 +24,15 @@ function fakeRead(state: { s: Scenario; paused: boolean }): ReadModel {
     plan: () => plan(now()),
     planOne: (id) => plan(now()).find((d) => d.id === id),
     get keys() {
-      return { ...now().keys, loaded: true, get: (id: string) => now().keys.get(id) } as never;
+      const keys = now().keys;
+      const view: KeysView = {
+        loaded: true,
+        get: (id) => keys.get(id),
+        addressOf: (id) => keys.addressOf(id),
+        idsOfAddress: (address) => keys.idsOfAddress(address),
+        idOfAddress: (address) => keys.idOfAddress(address),
+      };
+      return view;
     },
     get chain() {
       const i = now();
@@ -70,6 +78,7 @@ function fakeRead(state: { s: Scenario; paused: boolean }): ReadModel {
 function fakeReplicas(replicas: number) {
   const sts = { replicas, version: 1, annotations: {} as Record<string, string> };
   const writes: { replicas: number; resourceVersion: string | undefined }[] = [];
+  const podMarks: { name: string; annotation: string; value: string | null }[] = [];
   const view = (): V1StatefulSet => ({
     metadata: {
       name: 'validator',
@@ -98,11 +107,14 @@ function fakeReplicas(replicas: number) {
       sts.version++;
       return Promise.resolve();
     },
-    annotatePod: () => Promise.resolve(),
+    annotatePod: (name, annotation, value) => {
+      podMarks.push({ name, annotation, value });
+      return Promise.resolve();
+    },
     confirmStatefulSet: () => Promise.resolve(),
     podExists: () => Promise.resolve(true),
   };
-  return { target, sts, writes };
+  return { target, sts, writes, podMarks };
 }
 
 function scalerOver(state: { s: Scenario; paused: boolean }, replicas: ReplicaTarget) {
@@ -182,5 +194,42 @@ describe('Scaler over fakes of its ports', () => {
     expect(error).toBeInstanceOf(ManagerError);
     expect(error).toMatchObject({ code: 'SCALE_CONFLICT' });
     expect(sts.replicas).toBe(7);
+  });
+
+  it('a forced scale over a drain unmarks the pods it keeps, though the pod cache has not seen their marks yet', async () => {
+    // Six validators; a background drain to 4 has just marked validator-4 and validator-5 (the
+    // API server holds the marks and the recorded drain; the pod cache still shows none).
+    const six: Scenario = {
+      keys: ['001', '002', '003', '004', '005', '006'],
+      signers: GENESIS,
+      chain: ['001', '002', '003', '004', '005', '006'].map((id) => row(id)),
+      desired: ['001', '002', '003', '004', '005', '006'].map((id) => wanted(id)),
+    };
+    const fake = fakeReplicas(6);
+    fake.sts.annotations = {
+      'cluster-manager.dev/scale-target': '4',
+      'cluster-manager.dev/scale-from': '6',
+    };
+    const { scaler } = scalerOver({ s: six, paused: false }, fake.target);
+    const refused: unknown = await scaler
+      .scale({ ...request, wait: WaitFor.none, replicas: 5 }, new AbortController().signal)
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ code: 'SCALE_IN_PROGRESS' });
+    expect(fake.podMarks).toEqual([]);
+    // Before: validator-4 kept its mark (the cache said it had none), and was unstaked.
+    const result = await scaler.scale(
+      { ...request, wait: WaitFor.none, replicas: 5, force: true },
+      new AbortController().signal,
+    );
+    expect(result).toMatchObject({ outcome: 'draining', drained: ['006'] });
+    const draining = 'cluster-manager.dev/draining';
+    expect(fake.podMarks).toEqual([
+      { name: 'validator-4', annotation: draining, value: null },
+      { name: 'validator-5', annotation: draining, value: 'true' },
+    ]);
+    expect(fake.sts.annotations).toMatchObject({
+      'cluster-manager.dev/scale-target': '5',
+      'cluster-manager.dev/scale-from': '6',
+    });
   });
 });

@@ -186,7 +186,7 @@ export class Scaler {
       await this.#recordMinimum(name, request);
       if (drain !== undefined && drain.target !== request.replicas) {
         log.warn({ drainingTo: drain.target, to: request.replicas }, 'forced: superseding a drain');
-        await this.#abandonDrain(name, request.replicas);
+        await this.#abandonDrain(name, request.replicas, drain);
       }
       let drained: ValidatorId[] = [];
       if (request.replicas < previous) {
@@ -219,15 +219,9 @@ export class Scaler {
           }
         }
       } else {
-        await this.#undrain(name, request.replicas);
+        await this.#undrain(name, request.replicas, drain);
       }
-      try {
-        await this.#patchReplicas(name, request.replicas, previous);
-      } catch (error: unknown) {
-        // Someone else scaled while this one drained: theirs stands, the drain gives way.
-        if (isManagerError(error, 'SCALE_CONFLICT')) await this.#abandonDrain(name, undefined);
-        throw error;
-      }
+      await this.#patchOrGiveWay(name, request, previous);
       await this.#setDrain(name, undefined);
       log.info({ replicas: request.replicas }, 'replicas patched');
       if (request.wait === WaitFor.none) {
@@ -265,6 +259,21 @@ export class Scaler {
       });
     } finally {
       this.#inFlight = false;
+    }
+  }
+
+  /** Patches the replicas; when someone else scaled meanwhile, theirs stand and the drain gives way. */
+  async #patchOrGiveWay(name: string, request: ScaleRequest, previous: number): Promise<void> {
+    try {
+      await this.#patchReplicas(name, request.replicas, previous);
+    } catch (error: unknown) {
+      if (isManagerError(error, 'SCALE_CONFLICT'))
+        await this.#abandonDrain(name, undefined, {
+          target: request.replicas,
+          from: previous,
+          forced: request.force,
+        });
+      throw error;
     }
   }
 
@@ -331,9 +340,9 @@ export class Scaler {
   async #markLeaving(name: string, request: ScaleRequest, from: number): Promise<ValidatorId[]> {
     const leaving = this.#entries(name).filter((entry) => (entry.ordinal ?? 0) >= request.replicas);
     await this.#setDrain(name, { target: request.replicas, from, forced: request.force });
+    // Whatever the pod cache says: a mark removed a moment ago may still show there.
     for (const entry of leaving) {
-      if (entry.pod !== undefined && !entry.pod.draining)
-        await this.#annotatePod(entry.pod.name, 'true');
+      if (entry.pod !== undefined) await this.#annotatePod(entry.pod.name, 'true');
     }
     if (leaving.length > 0) this.#p.control.enqueueAll();
     return leaving.map((entry) => entry.id);
@@ -356,25 +365,37 @@ export class Scaler {
   }
 
   /** A scale-up cancels an unfinished drain of the ordinals it keeps. */
-  async #undrain(name: string, replicas: number): Promise<void> {
+  async #undrain(name: string, replicas: number, drain: RecordedDrain | undefined): Promise<void> {
     await this.#setDrain(name, undefined);
-    await this.#unmarkBelow(name, replicas);
+    await this.#unmarkBelow(name, replicas, drain);
   }
 
   /**
    * Gives a drain up: its record is cleared and every pod the replicas (`keep`, or the
    * StatefulSet's as they are now) keep loses its draining mark — no pod keeps one forever.
    */
-  async #abandonDrain(name: string, keep: number | undefined): Promise<void> {
+  async #abandonDrain(
+    name: string,
+    keep: number | undefined,
+    drain: RecordedDrain | undefined,
+  ): Promise<void> {
     const replicas = keep ?? (await this.#readSet(name)).spec?.replicas ?? 1;
     await this.#setDrain(name, undefined);
-    await this.#unmarkBelow(name, replicas);
+    await this.#unmarkBelow(name, replicas, drain);
   }
 
-  async #unmarkBelow(name: string, replicas: number): Promise<void> {
+  /**
+   * Removes the draining mark of every pod below `replicas` that has one. The pod cache may not
+   * have seen a mark written a moment ago (a drain marks, answers 202, and a forced scale comes
+   * next), so the ordinals of the recorded `drain` (read from the API server) are unmarked
+   * whatever the cache says; removing a mark that is not there changes nothing.
+   */
+  async #unmarkBelow(name: string, replicas: number, drain?: RecordedDrain): Promise<void> {
     for (const entry of this.#entries(name)) {
-      if (entry.pod?.draining === true && (entry.ordinal ?? 0) < replicas)
-        await this.#annotatePod(entry.pod.name, null);
+      const ordinal = entry.ordinal ?? 0;
+      if (entry.pod === undefined || ordinal >= replicas) continue;
+      const marked = drain !== undefined && ordinal >= drain.target;
+      if (entry.pod.draining || marked) await this.#annotatePod(entry.pod.name, null);
     }
   }
 
@@ -414,7 +435,7 @@ export class Scaler {
           { drainingTo: drain.target, from: drain.from, replicas },
           'the replicas were changed by someone else during a drain; theirs stand, the drain is given up',
         );
-        await this.#abandonDrain(name, replicas);
+        await this.#abandonDrain(name, replicas, drain);
         return;
       }
       const leaving = this.#entries(name)
