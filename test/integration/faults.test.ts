@@ -34,9 +34,14 @@ async function stakeInMempool(h: Harness, id: string): Promise<void> {
   await waitFor(
     async () => {
       const pool = await h.mempool();
-      return (
-        pool.some((t) => t.id === id && t.type === 'MessageStake') ||
-        pending(`mempool at height ${await h.height()}: ${JSON.stringify(pool)}`)
+      if (pool.some((t) => t.id === id && t.type === 'MessageStake')) return true;
+      // The manager's own words for why it holds the stake, should it never come.
+      const row = await h.validator(id).catch(() => undefined);
+      return pending(
+        `mempool at height ${await h.height()}: ${JSON.stringify(pool)}; ${id} is ` +
+          (row === undefined
+            ? 'not listed'
+            : `${row.phase} (${row.reason}; waiting for ${row.waitingFor ?? '-'}, ready ${row.ready})`),
       );
     },
     { what: `the stake of ${id} to reach the mempool`, timeoutMs: 30_000 },

@@ -268,6 +268,13 @@ describe('keys', () => {
     expect(d.reason).toMatch(/^KEY_MISSING/);
   });
 
+  it('a key is not called missing before the caches have synced (the Secret may not be read yet)', () => {
+    // Before: a starting manager logged KEY_MISSING for every genesis validator, then read 32 keys.
+    const d = decide({ ...proven, desired: [wanted('001')], keys: [], synced: false }, '001');
+    expect(d).toMatchObject({ action: 'none', phase: 'pending', code: undefined });
+    expect(d.waitingFor).toBe(Wait.sync);
+  });
+
   it('a malformed key is failed (KEY_INVALID) and the others carry on', () => {
     const s: Scenario = {
       ...proven,

@@ -324,6 +324,14 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   const draft = blank({ key: id, id, address, wanted, chainStatus: status });
   const wantedReason = desired?.wantedReason ?? `no validator StatefulSet wants id ${id}`;
 
+  if (entry === undefined && !input.synced) {
+    // The keys may not have been read yet: a key is not called missing before they are.
+    return {
+      ...draft,
+      waitingFor: Wait.sync,
+      reason: 'waiting for the caches and the chain to sync',
+    };
+  }
   if (entry === undefined) {
     return {
       ...draft,
