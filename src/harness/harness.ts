@@ -280,6 +280,21 @@ export class Harness {
     );
   }
 
+  /**
+   * Waits until the manager counts every one of `ids` as voting (phase `active`: staked, and
+   * signing recent certificates), committing blocks meanwhile on a manual pacemaker. A certificate
+   * holds only a quorum: after one block the manager may not yet know that a member votes, and its
+   * pacing then rightly holds a newcomer (4 members, 3 known voting: a silent fifth could halt the
+   * chain). A test that expects a stake without committing blocks waits on this first.
+   */
+  async waitForVoting(ids: readonly string[], options: { timeoutMs?: number } = {}): Promise<void> {
+    for (const id of ids)
+      await this.waitForValidator(id, (row) => row.phase === 'active', 'voting', {
+        drive: this.info.pacemaker === 'manual',
+        timeoutMs: options.timeoutMs ?? 30_000,
+      });
+  }
+
   #managerUrl(): string {
     if (this.info.managerUrl === null) throw new Error('this devnet runs without a manager');
     return this.info.managerUrl;

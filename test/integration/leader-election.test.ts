@@ -75,6 +75,9 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
 
   it('the leader killed with a stake in the mempool: the follower takes over in time and sends nothing twice', async () => {
     const { h } = devnet;
+    // The leader's pacing stakes 007 only once it has seen all six sign (the test commits no
+    // block while it waits for the mempool).
+    await h.waitForVoting(['001', '002', '003', '004', '005', '006']);
     await h.kubectlScale(7);
     await waitFor(
       async () => {
