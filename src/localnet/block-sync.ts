@@ -1,6 +1,10 @@
 // Block sync: a node behind its peers fetches the committed blocks it lacks, in order, and
 // applies each only after checking its certificate against the validator set it computes
-// itself and re-executing it. Runs at start, on demand, and on a timer.
+// itself and re-executing it. Runs at start, on demand (consensus asks when it sees the chain
+// ahead of it), and on a timer: every `intervalMs` while the chain moves, slowing down (doubling
+// up to `idleIntervalMs`) while polls find nobody ahead and no consensus message arrives. An idle
+// devnet's nodes asked every peer for its height twice a second for nothing; a node that missed a
+// decision still asks within `intervalMs` of the last message it got.
 import type { CommittedBlock } from './block.ts';
 import type { PeerClient } from './p2p-client.ts';
 import { parseCommittedBlock } from './wire.ts';
@@ -22,7 +26,10 @@ export interface BlockSyncOptions {
   apply: (block: Omit<CommittedBlock, 'hash'>) => string | undefined;
   markSelf: (peer: string) => void;
   warn: (details: object, message: string) => void;
+  /** The poll's period while the chain moves. */
   intervalMs: number;
+  /** The longest period while it does not (default `intervalMs`: no slowing down). */
+  idleIntervalMs?: number;
 }
 
 /** Blocks per request. */
@@ -33,22 +40,53 @@ export class BlockSync {
   #running: Promise<void> | undefined;
   #again = false;
   #timer: NodeJS.Timeout | undefined;
+  /** When the pending poll fires (ms since the epoch). */
+  #dueAt = 0;
+  /** The period of the next poll: `intervalMs`, doubled after each poll that found nothing. */
+  #periodMs: number;
   #stopped = false;
 
   constructor(options: BlockSyncOptions) {
     this.#options = options;
+    this.#periodMs = options.intervalMs;
   }
 
-  /** Syncs now and then every `intervalMs`. */
+  /** Syncs now, then polls (see the file's header for how often). */
   start(): void {
     void this.request();
-    this.#timer = setInterval(() => void this.request(), this.#options.intervalMs);
-    this.#timer.unref();
+    this.#schedule(this.#options.intervalMs);
   }
 
   stop(): void {
     this.#stopped = true;
-    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+  }
+
+  /** The chain moves (a consensus message arrived): poll at the fast period again. */
+  activity(): void {
+    this.#periodMs = this.#options.intervalMs;
+    if (this.#timer !== undefined && this.#dueAt > Date.now() + this.#periodMs)
+      this.#schedule(this.#periodMs);
+  }
+
+  #schedule(delayMs: number): void {
+    if (this.#stopped) return;
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#dueAt = Date.now() + delayMs;
+    this.#timer = setTimeout(() => void this.#poll(), delayMs);
+    this.#timer.unref();
+  }
+
+  async #poll(): Promise<void> {
+    const before = this.#options.height();
+    await this.request();
+    const idleMax = this.#options.idleIntervalMs ?? this.#options.intervalMs;
+    // Blocks came: the chain moves. Nothing came: ask less often, up to the idle period.
+    this.#periodMs =
+      this.#options.height() > before
+        ? this.#options.intervalMs
+        : Math.min(idleMax, this.#periodMs * 2);
+    this.#schedule(this.#periodMs);
   }
 
   /** Runs a sync pass (coalesced with one already running). Resolves when it has finished. */

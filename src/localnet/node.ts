@@ -47,8 +47,13 @@ export interface LocalnetNodeOptions {
    * per ordinal); in memory when omitted. Throws DataDirError when the folder is unusable.
    */
   dataDir?: string | undefined;
-  /** How often to compare heights with peers. */
+  /** How often to compare heights with peers while the chain moves (default 500 ms). */
   syncIntervalMs?: number;
+  /**
+   * How often at most while polls find nobody ahead and no consensus message arrives (default
+   * 4 s; block-sync.ts).
+   */
+  syncIdleIntervalMs?: number;
   /** `intended` (default): V1's intent; `v1`: V1's code as it runs. */
   fidelity?: Fidelity | undefined;
   /** Mempool bounds (default V1 LocalNet's: 9000 transactions, 1 GiB). */
@@ -149,6 +154,7 @@ export class LocalnetNode {
       markSelf: (peer) => this.#peers.markSelf(peer),
       warn: (details, message) => this.#log.warn(details, message),
       intervalMs: options.syncIntervalMs ?? 500,
+      idleIntervalMs: options.syncIdleIntervalMs ?? Math.max(4_000, options.syncIntervalMs ?? 0),
     });
   }
 
@@ -389,7 +395,10 @@ export class LocalnetNode {
   receiveConsensus(body: unknown): boolean {
     const message = parseConsensusMessage(body);
     if (message === undefined) return false;
-    if (this.#follows) this.#consensus.receive(message);
+    if (this.#follows) {
+      this.#sync.activity();
+      this.#consensus.receive(message);
+    }
     return true;
   }
 
