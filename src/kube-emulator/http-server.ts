@@ -1,13 +1,7 @@
 // The HTTP(S) front: loopback only, health, version, discovery, OpenAPI, the control routes
 // under /_emulator/, then resource requests, answered in the media type they negotiated
 // (errors too, as the apiserver's ErrorNegotiated does; JSON when negotiation itself failed).
-import {
-  createServer as createHttpServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
-import { createServer as createHttpsServer } from 'node:https';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -38,6 +32,10 @@ import {
 import { encodeBody } from './response-body.ts';
 import { parseResourcePath, type ResourceRoute } from './routes.ts';
 import { ApiError, internalError, routeNotFound } from './status-errors.ts';
+
+// node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
+const { createServer: createHttpServer } = process.getBuiltinModule('node:http');
+const { createServer: createHttpsServer } = process.getBuiltinModule('node:https');
 
 /** One request as the request log keeps it (for tests that count re-watches). */
 export interface LoggedRequest {

@@ -7,11 +7,13 @@
 // the grace period is over — but never less than 2 s after the hook
 // (minimumGracePeriodInSeconds). A later delete with a shorter grace period moves the deadline
 // earlier. Hooks: `exec` (a process), `httpGet` (2xx/3xx is success) and `sleep`.
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { Cancel, Clock } from './clock.ts';
 import { isObject, objects, type JsonObject } from './json.ts';
 import type { KubeObject } from './types.ts';
+
+// node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
+const { request: httpRequest } = process.getBuiltinModule('node:http');
+const { request: httpsRequest } = process.getBuiltinModule('node:https');
 
 /** kuberuntime's minimumGracePeriodInSeconds: a container always gets this long after SIGTERM. */
 export const MINIMUM_GRACE_MS = 2_000;

@@ -1,7 +1,6 @@
 // The process kubelet: each container of a pod runs as a local child process, with its env
 // resolved from the store, its volumes written to a private folder, its ports mapped to free
 // loopback ports, readiness from its HTTP readiness probe, and restarts with backoff.
-import { request } from 'node:http';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Cancel, Clock } from './clock.ts';
@@ -34,6 +33,9 @@ import { mountsOf, rewriteMountPath, writeVolumes, type Mount } from './pod-volu
 import type { ResourceApi } from './resource-api.ts';
 import type { KubeObject } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
+
+// node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
+const { request } = process.getBuiltinModule('node:http');
 
 /** What an image runs: `command args… <container command> <container args>`. */
 export interface ImageCommand {

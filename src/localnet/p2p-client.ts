@@ -1,6 +1,7 @@
 // HTTP client for the p2p port of other nodes: JSON over keep-alive connections, short timeouts;
 // peers are `host:port` as in `service_url` (no scheme).
-import { Agent, request } from 'node:http';
+// node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
+const { Agent, request } = process.getBuiltinModule('node:http');
 
 export interface PeerClientOptions {
   timeoutMs: number;

@@ -1,10 +1,13 @@
 // Starting a node: the node itself plus its RPC and p2p servers, listening; and stopping it all.
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { LocalnetNode, type LocalnetNodeOptions } from './node.ts';
 import { createP2pListener } from './p2p-server.ts';
 import { createRpcListener } from './rpc-server.ts';
+
+// node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
+const { createServer } = process.getBuiltinModule('node:http');
 
 export interface StartNodeOptions extends Omit<LocalnetNodeOptions, 'logger'> {
   /** Interface to listen on (both servers). */

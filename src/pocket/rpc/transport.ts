@@ -2,8 +2,11 @@
 // shape checks; a transport only moves bytes. The default is node:http(s) with the global
 // keep-alive agents: about a third of fetch's CPU per call (undici's WHATWG streams and headers),
 // which a manager broadcasting a burst of transactions feels. Tests pass a fake.
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import type { IncomingMessage } from 'node:http';
+
+// node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
+const { request: httpRequest } = process.getBuiltinModule('node:http');
+const { request: httpsRequest } = process.getBuiltinModule('node:https');
 
 export type HttpMethod = 'GET' | 'POST' | 'HEAD';
 
