@@ -36,7 +36,7 @@ import {
 import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { freePorts, isPortFree } from './ports.ts';
-import { ProcessRecorder } from './process-record.ts';
+import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
 
 export interface DevnetOptions {
   /** Validators at genesis (and replicas of the StatefulSet). */
@@ -296,7 +296,8 @@ async function startLocked(
   recorder.start();
   let stopChainState = (): Promise<void> => Promise.resolve();
   const unsubscribe = emulator.store.subscribe((event) => {
-    if (event.storage.endsWith('pods')) setTimeout(() => void recorder.poke(), 200).unref();
+    if (event.storage.endsWith('pods') && podProcessesMayChange(event))
+      setTimeout(() => void recorder.poke(), 200).unref();
   });
   try {
     const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {

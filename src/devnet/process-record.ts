@@ -36,6 +36,42 @@ export function descendantsOf(root: number): number[] {
   return out.sort((a, b) => a - b);
 }
 
+/** What a pod event tells about the pod's processes (`previous` undefined: the pod is new). */
+interface PodChange {
+  readonly type: string;
+  readonly object: unknown;
+  readonly previous: unknown;
+}
+
+/**
+ * True when a pod event may mean a process started or ended: the pod came or went, it is being
+ * deleted (its preStop hooks run), or a container's state or restart count changed. The
+ * manager's annotations and the kubelet's readiness flips start nothing, and were most of a busy
+ * devnet's pod events: each scheduled a full scan of /proc.
+ */
+export function podProcessesMayChange(event: PodChange): boolean {
+  if (event.type !== 'MODIFIED' || event.previous === undefined) return true;
+  return processSignature(event.object) !== processSignature(event.previous);
+}
+
+function processSignature(pod: unknown): string {
+  const p = pod as {
+    metadata?: { deletionTimestamp?: unknown };
+    status?: { containerStatuses?: unknown[]; initContainerStatuses?: unknown[] };
+  };
+  const containers = [
+    ...(p.status?.initContainerStatuses ?? []),
+    ...(p.status?.containerStatuses ?? []),
+  ];
+  return JSON.stringify([
+    p.metadata?.deletionTimestamp ?? null,
+    containers.map((c) => {
+      const status = c as { name?: unknown; restartCount?: unknown; state?: object };
+      return [status.name, status.restartCount, Object.keys(status.state ?? {})];
+    }),
+  ]);
+}
+
 /** Processes whose working folder is inside `dir` (a devnet's pods run in `<dir>/emulator/…`). */
 export async function processesInside(dir: string): Promise<number[]> {
   const found: number[] = [];
