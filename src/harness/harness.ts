@@ -437,7 +437,9 @@ export class Harness {
       return committed;
     }
     // The node answers 200 once the height committed, 504 when `timeout_ms` passed without it.
-    const response = await fetch(`${via}/v1/debug/trigger_view?wait=true&timeout_ms=${waitMs}`, {
+    // `height`: a trigger sent again after a slow (not lost) one must not commit a second block.
+    const query = `wait=true&timeout_ms=${waitMs}&height=${before + 1}`;
+    const response = await fetch(`${via}/v1/debug/trigger_view?${query}`, {
       method: 'POST',
       signal: AbortSignal.timeout(waitMs + 10_000),
     });

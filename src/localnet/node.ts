@@ -293,12 +293,18 @@ export class LocalnetNode {
    * TriggerView from the RPC: starts the next height (or, if it is stuck, its next round) here
    * and on every peer. A sync pass first (bounded) makes a lagging node target the chain's next
    * height rather than its own, which up-to-date peers would ignore.
+   *
+   * `forHeight`: the height the caller wants committed. When it is committed here already, nothing
+   * is triggered (the target is that height): a caller that sends a trigger again because the
+   * first seemed lost must not start a second block when the first one was only slow.
    */
-  async triggerView(): Promise<{ height: number; round: number }> {
+  async triggerView(forHeight?: number): Promise<{ height: number; round: number }> {
     await Promise.race([
       this.#sync.request(),
       new Promise((resolve) => setTimeout(resolve, TRIGGER_SYNC_MS).unref()),
     ]);
+    if (forHeight !== undefined && this.#chain.height >= forHeight)
+      return { height: forHeight, round: 0 };
     const target = this.#consensus.nextView();
     this.#forward({ action: 'trigger_view', ...target });
     return target;

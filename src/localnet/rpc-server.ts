@@ -279,7 +279,10 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/debug/trigger_view',
       handler: async (request) => {
-        const target = await node.triggerView();
+        const forHeight = Number(request.query.get('height') ?? Number.NaN);
+        const target = await node.triggerView(
+          Number.isSafeInteger(forHeight) && forHeight > 0 ? forHeight : undefined,
+        );
         if (request.query.get('wait') !== 'true') return json(200, { height: node.chain.height });
         const timeoutMs = Number(request.query.get('timeout_ms') ?? DEFAULT_WAIT_MS);
         const committed = await node.waitForHeight(

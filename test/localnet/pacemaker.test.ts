@@ -65,6 +65,24 @@ describe('pacemaker', () => {
     expect(block.block_header.quorum_cert.threshold_sig.signatures).toHaveLength(2);
   });
 
+  it('a trigger for a height committed already commits nothing (a trigger sent again after a slow one)', async () => {
+    const { genesis, ports } = await twoValidators();
+    const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
+    await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
+    expect((await triggerView(a.rpcUrl)).height).toBe(1);
+    const again = await fetch(`${a.rpcUrl}/v1/debug/trigger_view?wait=true&height=1`, {
+      method: 'POST',
+    });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({ height: 1 });
+    // Height 2 is not started (step 1 = idle, node.ts): before, this trigger committed block 2.
+    expect(await client(a.rpcUrl).consensusState()).toMatchObject({ height: 2, round: 0, step: 1 });
+    const next = await fetch(`${a.rpcUrl}/v1/debug/trigger_view?wait=true&height=2`, {
+      method: 'POST',
+    });
+    expect(await next.json()).toEqual({ height: 2 });
+  });
+
   it('commits the next block of the chain when triggered through a full node that just started', async () => {
     const { genesis, ports } = await twoValidators();
     const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
