@@ -1,7 +1,8 @@
 // What a `cluster-manager` call loads: config.ts's schema (about 700 modules of TypeBox) only when
 // the call may use `run`'s flags, and the Pocket key and transaction code only when `keys` or `tx`
 // runs. A status, a scale or a pod's preStop hook starts in a fifth of the CPU (docs/testing.md,
-// "Timings"). The flags of `run` are still there wherever they can be read.
+// "Timings"). The flags of `run` are still there wherever they can be read. A call to the manager
+// goes through node:http, not fetch, whose undici was half of such a process's CPU.
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../rpc/support/cli.ts';
 
@@ -31,6 +32,30 @@ describe('the cluster-manager entry point', () => {
       /\/src\/manager\/config\.ts$|\/node_modules\/(typebox|yaml|@bufbuild)\//.test(url),
     );
     expect(heavy).toEqual([]);
+  });
+
+  it("a call to the manager (a pod's preStop hook) does not load undici: node:http, not fetch", async () => {
+    // Lists Node's own modules as the process exits (fetch loads internal/deps/undici).
+    const listOnExit = `data:text/javascript,${encodeURIComponent(
+      "process.on('exit',()=>process._rawDebug('LOADED '+process.moduleLoadList.join(',')));",
+    )}`;
+    const result = await runCli(
+      [
+        'await-departure',
+        '--pod',
+        'validator-0',
+        '--timeout',
+        '1',
+        '--server',
+        'http://127.0.0.1:9',
+      ],
+      { env: { NODE_OPTIONS: `--import=${listOnExit}` } },
+    );
+    expect(result.code, result.stderr).toBe(3);
+    expect(result.stdout).toContain('(connect ECONNREFUSED 127.0.0.1:9)');
+    const loaded = result.stderr.split('\n').find((line) => line.startsWith('LOADED ')) ?? '';
+    expect(loaded).toContain('http');
+    expect(loaded).not.toContain('undici');
   });
 
   it.each([

@@ -1,6 +1,7 @@
 // What p1 prints and how it fails: `HTTP status code: N` + body for transactions, raw bodies or
 // ❌ lines for queries, `Error: …` with exit 1 for anything cobra or the command rejects; and
 // HTTP calls whose transport errors read like Go's net/http.
+import { httpCall } from '../../cli/http-call.ts';
 
 /** A failure p1 reports as `Error: <message>` and exit 1. Messages never carry key material. */
 export class P1Error extends Error {
@@ -45,24 +46,24 @@ export async function request(
     );
   }
   try {
-    const response = await fetch(url, {
+    const reply = await httpCall({
+      url,
       method,
       signal: AbortSignal.timeout(TIMEOUT_MS),
       headers: {
         ...(options?.body === undefined ? {} : { 'content-type': 'application/json' }),
         ...options?.headers,
       },
-      ...(options?.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      body: options?.body === undefined ? undefined : JSON.stringify(options.body),
     });
-    return { status: response.status, body: await response.text() };
+    return { status: reply.status, body: reply.text };
   } catch (error: unknown) {
     throw new P1Error(`${verb} "${url}": ${transportReason(error, parsed)}`);
   }
 }
 
 function transportReason(error: unknown, url: URL): string {
-  const cause = error instanceof Error ? (error.cause as { code?: string } | undefined) : undefined;
-  const code = cause?.code ?? '';
+  const code = error instanceof Error ? ((error as { code?: string }).code ?? '') : '';
   const port = url.port === '' ? (url.protocol === 'https:' ? '443' : '80') : url.port;
   const address = `${url.hostname}:${port}`;
   switch (code) {
@@ -76,9 +77,7 @@ function transportReason(error: unknown, url: URL): string {
       if (error instanceof Error && error.name === 'TimeoutError') {
         return 'context deadline exceeded (Client.Timeout exceeded while awaiting headers)';
       }
-      return error instanceof Error && error.cause instanceof Error
-        ? error.cause.message
-        : 'request failed';
+      return error instanceof Error ? error.message : 'request failed';
   }
 }
 

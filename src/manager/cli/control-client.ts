@@ -1,5 +1,6 @@
-// HTTP client of the control RPC for the debug CLI: JSON calls with the bearer token, and the
-// server-sent event stream.
+// HTTP client of the control RPC for the debug CLI: JSON calls with the bearer token (on
+// node:http, cli/http-call.ts says why), and the server-sent event stream (on fetch).
+import { httpCall, type HttpReply } from '../../cli/http-call.ts';
 import { CliError, ExitCode } from '../../cli/program.ts';
 import { readEventStream } from './event-stream.ts';
 
@@ -70,46 +71,38 @@ export class ControlClient {
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (this.#options.token !== undefined) headers.authorization = `Bearer ${this.#options.token}`;
     const timeout = AbortSignal.timeout(timeoutMs);
-    let response: Response;
+    let reply: HttpReply;
     try {
-      response = await fetch(this.#options.server + path, {
+      reply = await httpCall({
+        url: this.#options.server + path,
         method,
         headers,
         signal: options.signal === undefined ? timeout : AbortSignal.any([timeout, options.signal]),
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        body: body === undefined ? undefined : JSON.stringify(body),
       });
     } catch (error: unknown) {
       if (options.signal?.aborted === true) throw options.signal.reason;
-      if (error instanceof Error && error.name === 'TimeoutError') {
+      if (timeout.aborted) {
         throw new CliError(
           `${method} ${path}: no answer from ${this.#options.server} within ${Math.round(timeoutMs / 1000)} s`,
           ExitCode.timedOut,
         );
       }
-      const reason =
-        error instanceof Error && error.cause instanceof Error
-          ? error.cause.message
-          : String(error);
+      const reason = error instanceof Error ? error.message : String(error);
       const hint = this.#options.unreachableHint;
       throw new CliError(
         `cannot reach the manager at ${this.#options.server} (${reason})${hint === undefined ? '' : `; ${hint}`}`,
         ExitCode.failed,
       );
     }
-    let text: string;
-    try {
-      text = await response.text();
-    } catch (error: unknown) {
-      if (options.signal?.aborted === true) throw options.signal.reason;
-      throw error;
-    }
+    const { text } = reply;
     let parsed: unknown;
     try {
       parsed = text === '' ? {} : JSON.parse(text);
     } catch {
       parsed = { text };
     }
-    return { status: response.status, body: parsed as T };
+    return { status: reply.status, body: parsed as T };
   }
 
   /** Follows GET /v1/events, calling `onEvent` per event until `signal` aborts or the stream ends. */
