@@ -410,6 +410,9 @@ async function startLocked(
         stdio: ['ignore', out, out],
       });
       manager.once('exit', () => out.end());
+      // In the record at once: a devnet killed (SIGKILL) while it starts leaves no manager that
+      // `devnet reset` cannot name.
+      void recorder.poke();
       await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
     };
     // The manager starts with the pods: its own start (loading, listing, reading the chain once it

@@ -62,6 +62,11 @@ export class BlockSync {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
   }
 
+  /** The period of the next poll (`GET /v1/debug/state` shows it). */
+  get pollMs(): number {
+    return this.#periodMs;
+  }
+
   /** The chain moves (a consensus message arrived): poll at the fast period again. */
   activity(): void {
     this.#periodMs = this.#options.intervalMs;

@@ -51,7 +51,7 @@ export interface LocalnetNodeOptions {
   syncIntervalMs?: number;
   /**
    * How often at most while polls find nobody ahead and no consensus message arrives (default
-   * 4 s; block-sync.ts).
+   * 4 s; block-sync.ts). A full node polls every `syncIntervalMs` whatever happens.
    */
   syncIdleIntervalMs?: number;
   /** `intended` (default): V1's intent; `v1`: V1's code as it runs. */
@@ -154,7 +154,12 @@ export class LocalnetNode {
       markSelf: (peer) => this.#peers.markSelf(peer),
       warn: (details, message) => this.#log.warn(details, message),
       intervalMs: options.syncIntervalMs ?? 500,
-      idleIntervalMs: options.syncIdleIntervalMs ?? Math.max(4_000, options.syncIntervalMs ?? 0),
+      // A full node (no key) keeps the fast poll: validators send their consensus messages to
+      // validators only, so polling is how it learns of a block, and it is the chain RPC.
+      idleIntervalMs:
+        options.key === undefined
+          ? (options.syncIntervalMs ?? 500)
+          : (options.syncIdleIntervalMs ?? Math.max(4_000, options.syncIntervalMs ?? 0)),
     });
   }
 
@@ -230,6 +235,7 @@ export class LocalnetNode {
       pacemaker: this.#pacemaker.mode,
       mempool: this.#mempool.size,
       peers: this.#peers.list(),
+      syncPollMs: this.#sync.pollMs,
       consensus: this.#consensus.describe(),
     };
   }
@@ -305,6 +311,8 @@ export class LocalnetNode {
     ]);
     if (forHeight !== undefined && this.#chain.height >= forHeight)
       return { height: forHeight, round: 0 };
+    // A block is coming: poll at the fast period for it.
+    this.#sync.activity();
     const target = this.#consensus.nextView();
     this.#forward({ action: 'trigger_view', ...target });
     return target;

@@ -279,10 +279,12 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/debug/trigger_view',
       handler: async (request) => {
-        const forHeight = Number(request.query.get('height') ?? Number.NaN);
-        const target = await node.triggerView(
-          Number.isSafeInteger(forHeight) && forHeight > 0 ? forHeight : undefined,
-        );
+        const height = request.query.get('height');
+        // Strictly a whole number: a typo must not silently turn the guard against a second
+        // block off (0 is genesis, committed already: nothing is triggered).
+        if (height !== null && !(/^\d{1,15}$/.test(height) && Number.isSafeInteger(Number(height))))
+          return text(400, 'height must be a whole number (the height to commit)');
+        const target = await node.triggerView(height === null ? undefined : Number(height));
         if (request.query.get('wait') !== 'true') return json(200, { height: node.chain.height });
         const timeoutMs = Number(request.query.get('timeout_ms') ?? DEFAULT_WAIT_MS);
         const committed = await node.waitForHeight(

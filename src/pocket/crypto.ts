@@ -38,12 +38,14 @@ const PKCS8_ED25519_PREFIX = Uint8Array.from([
 /**
  * A seed's signer on the platform's OpenSSL (node:crypto): pure Ed25519 (RFC 8032), so its
  * signatures are byte for byte noble's `ed.sign` and Go's crypto/ed25519 (deterministic; the unit
- * tests compare all three). Deriving the public key with noble cost about 0.4 CPU s in a fresh
+ * tests compare all three). Deriving the public key with noble cost about 0.1 CPU s in a fresh
  * process (it builds its base-point tables on first use), paid by every node, manager and CLI
  * start that parses a key; OpenSSL takes microseconds. The secret lives only in a KeyObject held
  * by this closure (node:util.inspect shows no key material), never in a field.
  */
 export function ed25519SignerOfSeed(seed: Uint8Array): Ed25519Signer {
+  if (!(seed instanceof Uint8Array))
+    throw new TypeError('an Ed25519 seed is a Uint8Array of 32 bytes');
   if (seed.length !== 32) throw new RangeError(`an Ed25519 seed has 32 bytes, not ${seed.length}`);
   const der = Buffer.alloc(PKCS8_ED25519_PREFIX.length + 32);
   der.set(PKCS8_ED25519_PREFIX);

@@ -75,12 +75,42 @@ describe('pacemaker', () => {
     });
     expect(again.status).toBe(200);
     expect(await again.json()).toEqual({ height: 1 });
+    // Anything but a whole number is refused, not read as "no height" (which would trigger).
+    for (const bad of ['-1', '2abc', '1.5', '0x2', '1e3', '', '%20', '1'.repeat(30)]) {
+      const refused = await fetch(`${a.rpcUrl}/v1/debug/trigger_view?height=${bad}`, {
+        method: 'POST',
+      });
+      expect(refused.status, bad).toBe(400);
+      expect(await refused.text()).toMatch(/^height must be a whole number/);
+    }
     // Height 2 is not started (step 1 = idle, node.ts): before, this trigger committed block 2.
     expect(await client(a.rpcUrl).consensusState()).toMatchObject({ height: 2, round: 0, step: 1 });
     const next = await fetch(`${a.rpcUrl}/v1/debug/trigger_view?wait=true&height=2`, {
       method: 'POST',
     });
     expect(await next.json()).toEqual({ height: 2 });
+  });
+
+  it('a validator polls its peers less while the chain is idle; a full node does not, and a trigger brings the fast poll back', async () => {
+    const { genesis, ports } = await twoValidators();
+    const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
+    await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
+    const full = await node(genesis, { p2pPort: await freePort() });
+    const pollMs = async (url: string): Promise<number> =>
+      ((await (await fetch(`${url}/v1/debug/state`)).json()) as { syncPollMs: number }).syncPollMs;
+    await waitFor(async () => (await pollMs(a.rpcUrl)) === 4_000, {
+      timeoutMs: 10_000,
+      what: 'the idle validator to poll every 4 s',
+    });
+    // The full node learns of blocks only by polling (validators send consensus messages to
+    // validators): before, it slowed down too, and saw a block up to 4 s late.
+    expect(await pollMs(full.rpcUrl)).toBe(500);
+    expect((await triggerView(a.rpcUrl)).height).toBe(1);
+    expect(await pollMs(a.rpcUrl)).toBeLessThan(4_000);
+    await waitFor(async () => (await client(full.rpcUrl).height()) === 1, {
+      timeoutMs: 5_000,
+      what: 'the full node to see block 1',
+    });
   });
 
   it('commits the next block of the chain when triggered through a full node that just started', async () => {

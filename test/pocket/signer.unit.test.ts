@@ -41,6 +41,11 @@ describe('ed25519SignerOfSeed', () => {
   it('rejects a seed that is not 32 bytes', () => {
     expect(() => ed25519SignerOfSeed(new Uint8Array(31))).toThrow();
     expect(() => ed25519SignerOfSeed(new Uint8Array(64))).toThrow();
+    // Not bytes at all: before, a 32-character string became the all-zero seed.
+    expect(() => ed25519SignerOfSeed('a'.repeat(32) as never)).toThrow(TypeError);
+    expect(() => ed25519SignerOfSeed(Array.from({ length: 32 }, () => 1) as never)).toThrow(
+      TypeError,
+    );
   });
 
   it('backs ValidatorKey.sign without exposing the expanded secret', () => {
