@@ -2,9 +2,10 @@
 // applies each only after checking its certificate against the validator set it computes
 // itself and re-executing it. Runs at start, on demand (consensus asks when it sees the chain
 // ahead of it), and on a timer: every `intervalMs` while the chain moves, slowing down (doubling
-// up to `idleIntervalMs`) while polls find nobody ahead and no consensus message arrives. An idle
-// devnet's nodes asked every peer for its height twice a second for nothing; a node that missed a
-// decision still asks within `intervalMs` of the last message it got.
+// up to `idleIntervalMs`) while polls find nobody ahead and no consensus message arrives — only
+// where `mayIdle` says the node hears of every height by consensus messages. An idle devnet's
+// nodes asked every peer for its height twice a second for nothing; a node that missed a decision
+// still asks within `intervalMs` of the last message it got.
 import type { CommittedBlock } from './block.ts';
 import type { PeerClient } from './p2p-client.ts';
 import { parseCommittedBlock } from './wire.ts';
@@ -30,6 +31,11 @@ export interface BlockSyncOptions {
   intervalMs: number;
   /** The longest period while it does not (default `intervalMs`: no slowing down). */
   idleIntervalMs?: number;
+  /**
+   * Whether this node may slow down now: only a node that hears of every new height by consensus
+   * messages (a member of the active set) can. Default: always.
+   */
+  mayIdle?: () => boolean;
 }
 
 /** Blocks per request. */
@@ -85,7 +91,10 @@ export class BlockSync {
   async #poll(): Promise<void> {
     const before = this.#options.height();
     await this.request();
-    const idleMax = this.#options.idleIntervalMs ?? this.#options.intervalMs;
+    const idleMax =
+      this.#options.mayIdle?.() === false
+        ? this.#options.intervalMs
+        : (this.#options.idleIntervalMs ?? this.#options.intervalMs);
     // Blocks came: the chain moves. Nothing came: ask less often, up to the idle period.
     this.#periodMs =
       this.#options.height() > before

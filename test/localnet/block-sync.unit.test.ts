@@ -6,7 +6,10 @@ import { BlockSync } from '../../src/localnet/block-sync.ts';
 import type { PeerClient } from '../../src/localnet/p2p-client.ts';
 
 /** A node at `state.height` with one peer at `state.peerHeight`; counts the status polls. */
-function syncOver(state: { height: number; peerHeight: number; polls: number[] }) {
+function syncOver(
+  state: { height: number; peerHeight: number; polls: number[] },
+  mayIdle?: () => boolean,
+) {
   const client = {
     get: (_peer: string, path: string) => {
       if (path === '/p2p/v1/status') {
@@ -29,6 +32,7 @@ function syncOver(state: { height: number; peerHeight: number; polls: number[] }
     warn: () => undefined,
     intervalMs: 500,
     idleIntervalMs: 4_000,
+    ...(mayIdle === undefined ? {} : { mayIdle }),
   });
 }
 
@@ -68,6 +72,21 @@ describe('BlockSync polling', () => {
     expect(state.polls[0]).toBe(1_000_000 + 7_600 + 500);
     expect(gaps(state.polls)).toEqual([500, 500, 500, 500]);
     expect(state.height).toBe(15);
+  });
+
+  it('a node that may not idle (not in the active set: no consensus messages) keeps 500 ms', async () => {
+    const state = { height: 10, peerHeight: 10, polls: [] as number[] };
+    let member = false;
+    const sync = syncOver(state, () => member);
+    sync.start();
+    await vi.advanceTimersByTimeAsync(5_100);
+    expect(gaps(state.polls)).toEqual(Array.from({ length: 10 }, () => 500));
+    expect(sync.pollMs).toBe(500);
+    // Once in the set it slows down like any member.
+    member = true;
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(sync.pollMs).toBe(4_000);
+    sync.stop();
   });
 
   it('polls no more once stopped', async () => {

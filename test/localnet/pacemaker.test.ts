@@ -91,11 +91,13 @@ describe('pacemaker', () => {
     expect(await next.json()).toEqual({ height: 2 });
   });
 
-  it('a validator polls its peers less while the chain is idle; a full node does not, and a trigger brings the fast poll back', async () => {
+  it('a validator polls its peers less while the chain is idle; a full node or a validator out of the set does not, and a trigger brings the fast poll back', async () => {
     const { genesis, ports } = await twoValidators();
     const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
     await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
     const full = await node(genesis, { p2pPort: await freePort() });
+    // A validator not in the set (003 is not staked at genesis) gets no consensus messages either.
+    const joining = await node(genesis, { key: keys.get('003'), p2pPort: await freePort() });
     const pollMs = async (url: string): Promise<number> =>
       ((await (await fetch(`${url}/v1/debug/state`)).json()) as { syncPollMs: number }).syncPollMs;
     await waitFor(async () => (await pollMs(a.rpcUrl)) === 4_000, {
@@ -105,6 +107,7 @@ describe('pacemaker', () => {
     // The full node learns of blocks only by polling (validators send consensus messages to
     // validators): before, it slowed down too, and saw a block up to 4 s late.
     expect(await pollMs(full.rpcUrl)).toBe(500);
+    expect(await pollMs(joining.rpcUrl)).toBe(500);
     expect((await triggerView(a.rpcUrl)).height).toBe(1);
     expect(await pollMs(a.rpcUrl)).toBeLessThan(4_000);
     await waitFor(async () => (await client(full.rpcUrl).height()) === 1, {
