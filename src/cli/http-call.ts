@@ -50,10 +50,14 @@ export function httpCall(call: HttpCall): Promise<HttpReply> {
         });
       });
     };
-    const headers =
-      call.body === undefined
-        ? call.headers
-        : { ...call.headers, 'content-length': String(Buffer.byteLength(call.body)) };
+    // Header values as fetch sends them: leading and trailing whitespace stripped (Fetch,
+    // "normalize"). A token read from a file ends with a newline (the kustomize Secret of
+    // k8s/base does), and node:http refuses a header value holding one. (One with a newline
+    // inside still throws here, which rejects the call: fetch throws a TypeError.)
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(call.headers))
+      headers[name] = value.replace(/^[\t\n\r ]+|[\t\n\r ]+$/g, '');
+    if (call.body !== undefined) headers['content-length'] = String(Buffer.byteLength(call.body));
     const req = request(
       call.url,
       { method: call.method, headers, signal: call.signal },

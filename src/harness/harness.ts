@@ -759,6 +759,46 @@ export class Harness {
         `toggle_pacemaker_mode answered ${response.status}: ${await response.text()}`,
       );
     await response.arrayBuffer().catch(() => undefined);
+    if (mode === 'manual') await this.#untilQuiet();
+  }
+
+  /**
+   * Waits until every running validator pod's node is on the manual pacemaker with no height in
+   * progress: the switch reaches the peers as messages, and a height one of them had started
+   * goes on to commit. Before, a test that held blocks to gather transactions saw one more block
+   * commit them (scale-steps: "the six unstakes in every mempool" never came).
+   */
+  async #untilQuiet(): Promise<void> {
+    await waitFor(
+      async () => {
+        const pods = await this.core.listNamespacedPod({
+          namespace: this.info.namespace,
+          labelSelector: 'pokt.network/purpose=validator',
+        });
+        const busy: string[] = [];
+        for (const pod of pods.items) {
+          const ports = JSON.parse(
+            pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
+          ) as Record<string, number>;
+          if (ports.rpc === undefined || pod.metadata?.deletionTimestamp !== undefined) continue;
+          const state = (await fetch(`http://127.0.0.1:${ports.rpc}/v1/debug/state`, {
+            signal: AbortSignal.timeout(2_000),
+          })
+            .then((r) => r.json())
+            .catch(() => undefined)) as
+            { pacemaker: string; consensus: { step: string; height: number } } | undefined;
+          if (state === undefined) continue; // not serving: it cannot commit anything either
+          if (state.pacemaker !== 'manual' || state.consensus.step !== 'idle')
+            busy.push(`${pod.metadata?.name ?? '?'} ${state.pacemaker} ${state.consensus.step}`);
+        }
+        return busy.length === 0 || pending(`still moving: ${busy.join(', ')}`);
+      },
+      {
+        what: 'every validator to hold on the manual pacemaker',
+        timeoutMs: 20_000,
+        intervalMs: 50,
+      },
+    );
   }
 
   // ---- the cluster and faults ----
