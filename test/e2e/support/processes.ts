@@ -36,14 +36,34 @@ export function descendants(pid: number): number[] {
   return found;
 }
 
+/**
+ * The start time (/proc/<pid>/stat field 22, clock ticks after boot) each pid had when a recorder
+ * saw it: a pid the kernel gave to another process since is not ours. pid_max is 32768 on the
+ * test machines and a whole run wraps it: a recorded pid reused by another file's process read
+ * as a leftover of a devnet (devnet-lifecycle's reset test, seen in CI).
+ */
+const startTimes = new Map<number, string>();
+
+function startTimeOf(pid: number): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while `pid` runs (a zombie counts as gone), and is still the process recorded under it. */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     const state = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return state.slice(state.lastIndexOf(')') + 2, state.lastIndexOf(')') + 3) !== 'Z';
+    if (state.slice(state.lastIndexOf(')') + 2, state.lastIndexOf(')') + 3) === 'Z') return false;
   } catch {
     return false;
   }
+  const recorded = startTimes.get(pid);
+  return recorded === undefined || startTimeOf(pid) === recorded;
 }
 
 /** True when something accepts connections on 127.0.0.1:`port`. */
@@ -65,7 +85,12 @@ export function recordDescendants(
 ): { pids: Set<number>; stop(): void } {
   const pids = new Set<number>();
   const take = (): void => {
-    for (const child of descendants(pid)) pids.add(child);
+    for (const child of descendants(pid)) {
+      pids.add(child);
+      // The latest process under that pid that descends from `pid` is the one that counts.
+      const started = startTimeOf(child);
+      if (started !== undefined) startTimes.set(child, started);
+    }
   };
   take();
   const timer = setInterval(take, intervalMs);
