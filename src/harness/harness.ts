@@ -13,6 +13,7 @@ import {
   KubeConfig,
   PatchStrategy,
   setHeaderOptions,
+  type V1Pod,
 } from '@kubernetes/client-node';
 import {
   BIN,
@@ -92,6 +93,14 @@ export type HarnessOptions = Partial<Omit<DevnetOptions, 'dir' | 'log'>> & { dir
 
 /** The devnet's full node, whose RPC is the chain RPC the manager and the harness read. */
 export const CHAIN_RPC_POD = 'full-node-0';
+
+/** `http://127.0.0.1:PORT` of a pod's node RPC: the host port the emulator published for it. */
+function rpcUrlOf(pod: V1Pod): string | undefined {
+  const ports = JSON.parse(
+    pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
+  ) as Record<string, number>;
+  return ports.rpc === undefined ? undefined : `http://127.0.0.1:${ports.rpc}`;
+}
 
 export class Harness {
   readonly info: DevnetInfo;
@@ -681,19 +690,10 @@ export class Harness {
    * height they all have (blocks `from`…). Empty when every node agrees.
    */
   async forks(from = 1): Promise<string[]> {
-    const urls: { name: string; client: PocketRpcClient }[] = [];
-    const pods = await this.core.listNamespacedPod({ namespace: this.info.namespace });
-    for (const pod of pods.items) {
-      const name = pod.metadata?.name ?? '';
-      const ports = JSON.parse(
-        pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
-      ) as Record<string, number>;
-      if (ports.rpc === undefined || pod.metadata?.deletionTimestamp !== undefined) continue;
-      urls.push({
-        name,
-        client: new PocketRpcClient({ baseUrl: `http://127.0.0.1:${ports.rpc}`, timeoutMs: 5_000 }),
-      });
-    }
+    const urls = (await this.#servingNodes()).map(({ name, url }) => ({
+      name,
+      client: new PocketRpcClient({ baseUrl: url, timeoutMs: 5_000 }),
+    }));
     const heights = await Promise.all(urls.map((u) => u.client.height().catch(() => 0)));
     const top = Math.min(await this.chain.height(), ...heights);
     const forks: string[] = [];
@@ -771,17 +771,9 @@ export class Harness {
   async #untilQuiet(): Promise<void> {
     await waitFor(
       async () => {
-        const pods = await this.core.listNamespacedPod({
-          namespace: this.info.namespace,
-          labelSelector: 'pokt.network/purpose=validator',
-        });
         const busy: string[] = [];
-        for (const pod of pods.items) {
-          const ports = JSON.parse(
-            pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
-          ) as Record<string, number>;
-          if (ports.rpc === undefined || pod.metadata?.deletionTimestamp !== undefined) continue;
-          const state = (await fetch(`http://127.0.0.1:${ports.rpc}/v1/debug/state`, {
+        for (const { name, url } of await this.#servingNodes('pokt.network/purpose=validator')) {
+          const state = (await fetch(`${url}/v1/debug/state`, {
             signal: AbortSignal.timeout(2_000),
           })
             .then((r) => r.json())
@@ -789,7 +781,7 @@ export class Harness {
             { pacemaker: string; consensus: { step: string; height: number } } | undefined;
           if (state === undefined) continue; // not serving: it cannot commit anything either
           if (state.pacemaker !== 'manual' || state.consensus.step !== 'idle')
-            busy.push(`${pod.metadata?.name ?? '?'} ${state.pacemaker} ${state.consensus.step}`);
+            busy.push(`${name} ${state.pacemaker} ${state.consensus.step}`);
         }
         return busy.length === 0 || pending(`still moving: ${busy.join(', ')}`);
       },
@@ -831,11 +823,24 @@ export class Harness {
       name: this.podOf(id),
       namespace: this.info.namespace,
     });
-    const ports = JSON.parse(
-      pod.metadata?.annotations?.['kube-emulator.dev/host-ports'] ?? '{}',
-    ) as Record<string, number>;
-    if (ports.rpc === undefined) throw new Error(`pod of ${id} publishes no rpc port`);
-    return `http://127.0.0.1:${ports.rpc}`;
+    const url = rpcUrlOf(pod);
+    if (url === undefined) throw new Error(`pod of ${id} publishes no rpc port`);
+    return url;
+  }
+
+  /** The node RPC of every pod (of `labelSelector`) that publishes one and is not being deleted. */
+  async #servingNodes(labelSelector?: string): Promise<{ name: string; url: string }[]> {
+    const pods = await this.core.listNamespacedPod({
+      namespace: this.info.namespace,
+      ...(labelSelector === undefined ? {} : { labelSelector }),
+    });
+    const nodes: { name: string; url: string }[] = [];
+    for (const pod of pods.items) {
+      const url = rpcUrlOf(pod);
+      if (url !== undefined && pod.metadata?.deletionTimestamp === undefined)
+        nodes.push({ name: pod.metadata?.name ?? '', url });
+    }
+    return nodes;
   }
 
   /** Merge-patches the annotations of validator `id`'s pod (null removes one). */
