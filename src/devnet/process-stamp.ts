@@ -13,7 +13,7 @@ export interface ProcessStamp {
 }
 
 /** Field 22 of /proc/<pid>/stat (undefined when the process is gone or a zombie). */
-function startTimeOf(pid: number): string | undefined {
+export function startTimeOf(pid: number): string | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name is in parentheses and may hold spaces: fields start after the last ')'.

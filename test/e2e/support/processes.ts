@@ -2,6 +2,7 @@
 // whether a PID still runs — so a test can prove it left nothing behind.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { startTimeOf } from '../../../src/devnet/process-stamp.ts';
 
 /** PID → parent PID of every process we can see. */
 function parents(): Map<number, number> {
@@ -44,26 +45,12 @@ export function descendants(pid: number): number[] {
  */
 const startTimes = new Map<number, string>();
 
-function startTimeOf(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
-
 /** True while `pid` runs (a zombie counts as gone), and is still the process recorded under it. */
 export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const state = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    if (state.slice(state.lastIndexOf(')') + 2, state.lastIndexOf(')') + 3) === 'Z') return false;
-  } catch {
-    return false;
-  }
+  const started = startTimeOf(pid); // undefined: gone, or a zombie
+  if (started === undefined) return false;
   const recorded = startTimes.get(pid);
-  return recorded === undefined || startTimeOf(pid) === recorded;
+  return recorded === undefined || started === recorded;
 }
 
 /** True when something accepts connections on 127.0.0.1:`port`. */
