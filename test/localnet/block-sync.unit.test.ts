@@ -36,6 +36,14 @@ function syncOver(
   });
 }
 
+/** A node at height 10 whose one peer is there too, polling from now on. */
+function startedIdle(mayIdle?: () => boolean) {
+  const state = { height: 10, peerHeight: 10, polls: [] as number[] };
+  const sync = syncOver(state, mayIdle);
+  sync.start();
+  return { state, sync };
+}
+
 /** The gaps between consecutive polls, in ms. */
 const gaps = (polls: number[]): number[] => polls.slice(1).map((t, i) => t - (polls[i] ?? 0));
 
@@ -48,18 +56,14 @@ describe('BlockSync polling', () => {
   });
 
   it('slows down while nobody is ahead: 500 ms, then 1, 2 and 4 s, and stays at 4 s', async () => {
-    const state = { height: 10, peerHeight: 10, polls: [] as number[] };
-    const sync = syncOver(state);
-    sync.start();
+    const { state, sync } = startedIdle();
     await vi.advanceTimersByTimeAsync(20_000);
     sync.stop();
     expect(gaps(state.polls).slice(0, 7)).toEqual([500, 1_000, 2_000, 4_000, 4_000, 4_000, 4_000]);
   });
 
   it('polls at the fast period again once a consensus message arrives, and while blocks come', async () => {
-    const state = { height: 10, peerHeight: 10, polls: [] as number[] };
-    const sync = syncOver(state);
-    sync.start();
+    const { state, sync } = startedIdle();
     await vi.advanceTimersByTimeAsync(7_600); // polls at 0, 0.5, 1.5, 3.5, 7.5 s: next due at 11.5
     state.polls.length = 0;
     // A message of the next height arrives: the peer has moved on, and keeps moving.
@@ -75,10 +79,8 @@ describe('BlockSync polling', () => {
   });
 
   it('a node that may not idle (not in the active set: no consensus messages) keeps 500 ms', async () => {
-    const state = { height: 10, peerHeight: 10, polls: [] as number[] };
     let member = false;
-    const sync = syncOver(state, () => member);
-    sync.start();
+    const { state, sync } = startedIdle(() => member);
     await vi.advanceTimersByTimeAsync(5_100);
     expect(gaps(state.polls)).toEqual(Array.from({ length: 10 }, () => 500));
     expect(sync.pollMs).toBe(500);
@@ -90,9 +92,7 @@ describe('BlockSync polling', () => {
   });
 
   it('polls no more once stopped', async () => {
-    const state = { height: 10, peerHeight: 10, polls: [] as number[] };
-    const sync = syncOver(state);
-    sync.start();
+    const { state, sync } = startedIdle();
     await vi.advanceTimersByTimeAsync(600);
     sync.stop();
     sync.activity();
