@@ -88,6 +88,17 @@ describe('scale progress', () => {
     expect(out.text()).not.toContain('\x1b[');
   });
 
+  it('skips settled validators in the first snapshot only: a joiner first seen active is reported', () => {
+    const out = sink(false);
+    const progress = new ScaleProgress(out);
+    progress.show([validator('001', { ready: true, chain: 'staked', phase: 'active' })]);
+    progress.show([
+      validator('001', { ready: true, chain: 'staked', phase: 'active' }),
+      validator('002', { ready: true, chain: 'staked', phase: 'active', reason: 'signing' }),
+    ]);
+    expect(out.text()).toBe('002: active (signing)\n');
+  });
+
   it('redraws a table in place on a terminal, with a mark per reached stage', () => {
     const out = sink(true);
     const progress = new ScaleProgress(out);

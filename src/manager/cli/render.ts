@@ -51,6 +51,8 @@ export class ScaleProgress {
   readonly #out: NodeJS.WritableStream & { isTTY?: boolean };
   readonly #tty: boolean;
   readonly #stages = new Map<string, string>();
+  /** Whether a snapshot has been shown: the first one is the state before the scale. */
+  #shown = false;
   #rows: string[] = [];
   #drawn = 0;
 
@@ -78,16 +80,16 @@ export class ScaleProgress {
           `${id}  ${(v.pod ?? '-').padEnd(13)} ${steps.padEnd(42)} ${v.reason.slice(0, 70)}`,
         );
       } else if (before !== stage) {
-        // Off a terminal, the first snapshot only reports who is not settled yet.
-        if (
-          before !== undefined ||
-          (stage !== 'active' && stage !== 'left the set' && stage !== 'gone')
-        )
+        // Off a terminal, the first snapshot only reports who is not settled yet. A validator
+        // that first shows up in a later one is reported whatever its stage: a slow machine may
+        // see a joiner only once it is already active.
+        if (this.#shown || (stage !== 'active' && stage !== 'left the set' && stage !== 'gone'))
           this.#out.write(
             `${id}: ${before === undefined ? '' : `${before} → `}${stage} (${v.reason})\n`,
           );
       }
     }
+    this.#shown = true;
     if (this.#tty) {
       this.#rows = lines;
       this.#redraw();
