@@ -63,6 +63,8 @@ export default defineConfig({
         test: {
           ...shared,
           name: 'system',
+          // The image's bundles, built once for the run: the devnets and nodes start from them.
+          globalSetup: ['test/support/bundles-setup.ts'],
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
           exclude: ['**/*.unit.test.ts', 'test/conformance/**', '**/node_modules/**'],
         },

@@ -6,7 +6,6 @@ import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { DevnetInfo } from '../cli/devnet-file.ts';
 import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulator/index.ts';
@@ -33,6 +32,7 @@ import {
   saveNewChain,
   type ChainShape,
 } from './chain-state.ts';
+import { checkEntryPoints, entryPoints } from '../cli/entry-points.ts';
 import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { freePorts, isPortFree } from './ports.ts';
@@ -102,12 +102,8 @@ export interface Devnet {
   stop(): Promise<void>;
 }
 
-const here = dirname(fileURLToPath(import.meta.url));
-export const BIN = {
-  clusterManager: resolve(here, '../bin/cluster-manager.ts'),
-  localnetNode: resolve(here, '../bin/localnet-node.ts'),
-  localnetCli: resolve(here, '../bin/localnet-cli.ts'),
-};
+/** What this process's devnets run: the sources, or the bundles of CLUSTER_MANAGER_BUNDLES. */
+export const BIN = entryPoints(process.env.CLUSTER_MANAGER_BUNDLES);
 
 /**
 /**
@@ -163,6 +159,7 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => undefined);
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
+  checkEntryPoints(BIN);
   const dir = resolve(options.dir);
   const lock = options.lock ?? (await acquireDevnetLock(dir));
   try {

@@ -14,7 +14,7 @@ import {
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { checkEntryPoints, entryPoints } from '../cli/entry-points.ts';
 import type { ValidatorKey } from '../pocket/index.ts';
 import type { Fidelity } from './fidelity.ts';
 import { buildGenesis, type Genesis } from './genesis.ts';
@@ -84,7 +84,9 @@ export interface LocalNet {
   stop(): Promise<void>;
 }
 
-const BIN = fileURLToPath(new URL('../bin/localnet-node.ts', import.meta.url));
+/** The node's entry point: its source, or its bundle when CLUSTER_MANAGER_BUNDLES is set. */
+const ENTRY_POINTS = entryPoints(process.env.CLUSTER_MANAGER_BUNDLES);
+const BIN = ENTRY_POINTS.localnetNode;
 
 interface Member {
   node: NetNode;
@@ -96,6 +98,7 @@ interface Member {
 
 /** Starts the network; resolves once every node answers `GET /v1/health`. */
 export async function startNet(options: StartNetOptions): Promise<LocalNet> {
+  checkEntryPoints(ENTRY_POINTS);
   const host = options.host ?? '127.0.0.1';
   const entries = [...options.keys].sort(([a], [b]) => (a < b ? -1 : 1));
   if (!Number.isInteger(options.validators) || options.validators < 1) {
