@@ -1,7 +1,9 @@
 # syntax=docker/dockerfile:1
-# One image, three entry points: cluster-manager, localnet-node and localnet-cli. Node 24 runs the
-# TypeScript sources as they are (type stripping, no build step; a compile cache filled at build). The targets differ only in the
-# entry point: `cluster-manager` (the default, last stage) and `localnet-node`.
+# One image, three entry points: cluster-manager, localnet-node and localnet-cli. The entry points
+# run as bundles (`npm run build`: one module each plus lazy chunks, the dependencies inside;
+# docs/adr/0021) with a compile cache filled at build; the TypeScript sources sit beside them for
+# Tilt's dev overlay, which runs them under `node --watch`. The targets differ only in the entry
+# point: `cluster-manager` (the default, last stage) and `localnet-node`.
 #
 #   docker build -t cluster-manager:0.1.0 .
 #   docker build -t localnet-node:0.1.0 --target localnet-node .
@@ -17,6 +19,16 @@ COPY package.json package-lock.json ./
 # Production dependencies only, exactly as locked. This drops the `node` dev dependency that pins
 # Node for development: the image's own Node 24 runs the app. No install scripts are needed.
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+# Every locked dependency, the bundler (rolldown, a dev dependency) too; nothing of this stage but
+# dist/ reaches the image.
+RUN npm ci --ignore-scripts --no-audit --no-fund
+COPY scripts/bundle.ts ./scripts/
+COPY src ./src
+RUN node scripts/bundle.ts dist
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 # tini as PID 1 forwards SIGTERM to node (which then shuts down gracefully) and reaps the
@@ -34,11 +46,14 @@ COPY package.json ./
 # with APP_OWNER=1000:1000 so that it can sync changed files into a running dev container.
 ARG APP_OWNER=0:0
 COPY --chown=${APP_OWNER} src ./src
-# The package's `bin` entries on PATH, e.g. `kubectl exec deploy/cluster-manager -- cluster-manager status`.
-RUN ln -s /app/src/bin/cluster-manager.ts /usr/local/bin/cluster-manager \
-  && ln -s /app/src/bin/localnet-node.ts /usr/local/bin/localnet-node \
-  && ln -s /app/src/bin/localnet-cli.ts /usr/local/bin/localnet-cli
-# Node's compile cache (docs/adr/0015): each target fills it at build time, as the image's user
+# The bundles, beside src/ (they name their sources' folder for the files those read).
+COPY --from=build /app/dist ./dist
+# The package's `bin` entries on PATH, as bundles, e.g. `kubectl exec deploy/cluster-manager --
+# cluster-manager status`.
+RUN ln -s /app/dist/cluster-manager.mjs /usr/local/bin/cluster-manager \
+  && ln -s /app/dist/localnet-node.mjs /usr/local/bin/localnet-node \
+  && ln -s /app/dist/localnet-cli.mjs /usr/local/bin/localnet-cli
+# Node's compile cache (docs/adr/0017): each target fills it at build time, as the image's user
 # and with its Node options (the cache is keyed by both), so processes start without compiling or
 # type-stripping the sources again: about 20 MiB less memory and half the start time.
 ENV NODE_COMPILE_CACHE=/app/.compile-cache
@@ -47,9 +62,9 @@ RUN mkdir /app/.compile-cache && chown 1000:1000 /app/.compile-cache
 USER 1000:1000
 
 FROM runtime AS localnet-node
-RUN node /app/src/bin/warm-compile-cache.ts localnet-node
+RUN node /app/src/bin/warm-compile-cache.ts localnet-node /app/dist
 EXPOSE 50832 42069
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/localnet-node.ts"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/localnet-node.mjs"]
 
 FROM runtime AS cluster-manager
 # A young generation of 8 MiB semi-spaces instead of V8's default (16 MiB): about 90 MiB less peak
@@ -59,6 +74,6 @@ ENV NODE_OPTIONS="--max-semi-space-size=8"
 # 128 KiB or more mapped on their own, the heap's top trimmed above 128 KiB. About 6 MiB less at
 # idle and 12 MiB less at the peak of a 4 → 999 scale (docs/benchmarks.md, "Where the memory goes").
 ENV MALLOC_ARENA_MAX=2 MALLOC_MMAP_THRESHOLD_=131072 MALLOC_TRIM_THRESHOLD_=131072
-RUN node /app/src/bin/warm-compile-cache.ts cluster-manager
+RUN node /app/src/bin/warm-compile-cache.ts cluster-manager /app/dist
 EXPOSE 8080
-ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/src/bin/cluster-manager.ts"]
+ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/cluster-manager.mjs"]

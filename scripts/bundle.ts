@@ -13,10 +13,10 @@
 // - names of functions and classes are kept (pino's `err.type`, error names in messages).
 //
 // Usage: node scripts/bundle.ts [outDir]   (default: dist)
-import { rm } from 'node:fs/promises';
+import { chmod, rm } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { rolldown, type Plugin } from 'rolldown';
+import type { Plugin } from 'rolldown';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -59,6 +59,8 @@ function sourceUrls(outDir: string): Plugin {
 export async function bundle(outDir: string): Promise<Record<Entry, string>> {
   const out = resolve(outDir);
   await rm(out, { recursive: true, force: true });
+  // Imported here, so that reading ENTRIES does not load the bundler.
+  const { rolldown } = await import('rolldown');
   const build = await rolldown({
     input: Object.fromEntries(
       Object.entries(ENTRIES).map(([name, path]) => [name, resolve(ROOT, path)]),
@@ -79,9 +81,13 @@ export async function bundle(outDir: string): Promise<Record<Entry, string>> {
   } finally {
     await build.close();
   }
-  return Object.fromEntries(
+  const files = Object.fromEntries(
     Object.keys(ENTRIES).map((name) => [name, resolve(out, `${name}.mjs`)]),
   ) as Record<Entry, string>;
+  // Executable, as the sources are: each starts with `#!/usr/bin/env node`, and the manager in
+  // CLI mode (CM_CLI_PATH), the image's links on PATH and kubectl exec run them by path.
+  for (const file of Object.values(files)) await chmod(file, 0o755);
+  return files;
 }
 
 if (import.meta.main) {

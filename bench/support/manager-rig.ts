@@ -23,6 +23,7 @@ import {
   type V1Pod,
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
+import { bundle } from '../../scripts/bundle.ts';
 import { BIN } from '../../src/devnet/devnet.ts';
 import { freePorts } from '../../src/devnet/ports.ts';
 import { startEmulator, type Emulator } from '../../src/kube-emulator/index.ts';
@@ -204,12 +205,12 @@ export class Rig {
     return rig;
   }
 
-  #nodeEnv: Promise<Record<string, string>> | undefined;
+  #image: Promise<{ entry: string; env: Record<string, string> }> | undefined;
 
-  /** The image's Node environment for the manager, its compile cache filled once per rig. */
-  #managerNodeEnv(): Promise<Record<string, string>> {
-    this.#nodeEnv ??= managerNodeEnv(join(this.dir, 'compile-cache'));
-    return this.#nodeEnv;
+  /** The image's entry point and Node environment for the manager, prepared once per rig. */
+  #managerImage(): Promise<{ entry: string; env: Record<string, string> }> {
+    this.#image ??= managerImage(this.dir);
+    return this.#image;
   }
 
   /** Starts `cluster-manager run` against the rig; resolves once /readyz answers 200. */
@@ -218,7 +219,8 @@ export class Rig {
     const url = `http://127.0.0.1:${port ?? 0}`;
     const log = createWriteStream(join(this.dir, 'manager.log'), { flags: 'a' });
     await new Promise((resolve) => log.once('open', resolve));
-    const child = spawn(process.execPath, [BIN.clusterManager, 'run'], {
+    const image = await this.#managerImage();
+    const child = spawn(process.execPath, [image.entry, 'run'], {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: this.dir,
@@ -229,7 +231,7 @@ export class Rig {
         CM_RPC_PORT: String(port),
         CM_JOURNAL_PATH: join(this.dir, `journal-${Date.now()}.sqlite`),
         CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{ordinal}',
-        ...(await this.#managerNodeEnv()),
+        ...image.env,
         ...env,
       },
       stdio: ['ignore', log, log],
@@ -339,23 +341,35 @@ export async function managerNodeOptions(): Promise<string> {
 }
 
 /**
- * NODE_OPTIONS as above and, when the image fills a compile cache at build time (the
- * Dockerfile's `warm-compile-cache.ts cluster-manager` step), one filled the same way in
- * `cacheDir`, so that the manager starts as it does in the image.
+ * How the image starts the manager: its entry point (the Dockerfile's cluster-manager
+ * ENTRYPOINT; the bundle of `npm run build`, ADR 0021, is built into `dir` for this rig), its
+ * NODE_OPTIONS as above and allocator settings, and, when the image fills a compile cache at
+ * build time (the `warm-compile-cache.ts cluster-manager` step), one filled the same way in
+ * `dir`, so that the manager starts as it does in the image.
  */
 const WARM_COMPILE_CACHE = fileURLToPath(
   new URL('../../src/bin/warm-compile-cache.ts', import.meta.url),
 );
 
-async function managerNodeEnv(cacheDir: string): Promise<Record<string, string>> {
+async function managerImage(dir: string): Promise<{ entry: string; env: Record<string, string> }> {
   const options = await managerNodeOptions();
   const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
-  const malloc = mallocEnv(dockerfile.slice(dockerfile.indexOf('AS cluster-manager')));
-  if (!/^RUN node \/app\/src\/bin\/warm-compile-cache\.ts cluster-manager$/m.test(dockerfile))
-    return { NODE_OPTIONS: options, ...malloc };
+  const stage = dockerfile.slice(dockerfile.indexOf('AS cluster-manager'));
+  const malloc = mallocEnv(stage);
+  const bundled = /^ENTRYPOINT \[.*"\/app\/dist\/cluster-manager\.mjs"\]$/m.test(stage);
+  const dist = join(dir, 'dist');
+  if (bundled) await bundle(dist);
+  const entry = bundled ? join(dist, 'cluster-manager.mjs') : BIN.clusterManager;
+  const warm =
+    /^RUN node \/app\/src\/bin\/warm-compile-cache\.ts cluster-manager( \/app\/dist)?$/m.exec(
+      stage,
+    );
+  if (warm === null) return { entry, env: { NODE_OPTIONS: options, ...malloc } };
+  const cacheDir = join(dir, 'compile-cache');
   const env = { PATH: process.env.PATH ?? '', NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir };
-  await promisify(execFile)(process.execPath, [WARM_COMPILE_CACHE, 'cluster-manager'], { env });
-  return { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir, ...malloc };
+  const warmArgs = warm[1] === undefined ? ['cluster-manager'] : ['cluster-manager', dist];
+  await promisify(execFile)(process.execPath, [WARM_COMPILE_CACHE, ...warmArgs], { env });
+  return { entry, env: { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir, ...malloc } };
 }
 
 /** The glibc allocator settings (`ENV MALLOC_…=…`) of a Dockerfile stage. */

@@ -37,8 +37,8 @@ export const RESUMED_FILES: readonly string[] = [
   'manager.log',
 ];
 
-/** Our own programs: a process inside the folder that runs anything else is never signalled. */
-const OURS = /(?:^|[\s/])(?:localnet-node|localnet-cli|cluster-manager)(?:\.ts)?(?:\s|$)/;
+/** Our own programs (sources or bundles): a process inside the folder that runs anything else is never signalled. */
+const OURS = /(?:^|[\s/])(?:localnet-node|localnet-cli|cluster-manager)(?:\.ts|\.mjs)?(?:\s|$)/;
 
 /**
  * Stops what a devnet of `dir` left running: the recorded processes that are still the same

@@ -4,10 +4,10 @@
 // project's globalSetup built them for this run (CLUSTER_MANAGER_BUNDLES); with the sources
 // asked for (set and empty), this file builds its own.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { constants, existsSync } from 'node:fs';
+import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
@@ -59,6 +59,18 @@ describe('the bundles', () => {
     expect(node.stdout).toContain('run');
     const cli = await runBundle('localnet-cli', ['--help']);
     expect(cli.code, cli.stderr).toBe(0);
+  });
+
+  it('are executables: run by path (CM_CLI_PATH, the links on PATH) through their #! line', async () => {
+    for (const name of ['cluster-manager', 'localnet-node', 'localnet-cli']) {
+      const path = join(dir, `${name}.mjs`);
+      expect((await readFile(path, 'utf8')).startsWith('#!/usr/bin/env node\n'), name).toBe(true);
+      await access(path, constants.X_OK);
+    }
+    const { stdout } = await run(join(dir, 'cluster-manager.mjs'), ['--version'], {
+      env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
+    });
+    expect(stdout).toBe(`${packageJson.version}\n`);
   });
 
   it('keep the names of error classes: a failed start names its error and exits 1', async () => {

@@ -1,6 +1,7 @@
 // The Dockerfile builds what package.json says, the way the issue asks: the official Node image
-// of the major in `engines`, `npm ci --omit=dev`, every `bin` entry on PATH, entry points through
-// tini, a numeric non-root user, no HEALTHCHECK; and the build context is an allow-list.
+// of the major in `engines`, `npm ci --omit=dev`, every `bin` entry on PATH as its bundle (ADR
+// 0021), entry points through tini, a numeric non-root user, no HEALTHCHECK; and the build context
+// is an allow-list.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import {
   workloads,
 } from './support/manifests.ts';
 import { noKubectl } from '../support/kubectl-gate.ts';
+import { ENTRIES } from '../../scripts/bundle.ts';
 
 interface Instruction {
   keyword: string;
@@ -74,6 +76,22 @@ describe('the Dockerfile', () => {
       expect(s.from).toMatch(/^(node:\$\{NODE_VERSION\}-[a-z]+-slim|runtime)$/);
   });
 
+  it('bundles the entry points in a build stage with the locked dependencies, and keeps only dist/', () => {
+    const build = stage('build');
+    expect(all(build, 'COPY')).toEqual([
+      'package.json package-lock.json ./',
+      'scripts/bundle.ts ./scripts/',
+      'src ./src',
+    ]);
+    expect(all(build, 'RUN')).toEqual([
+      'npm ci --ignore-scripts --no-audit --no-fund',
+      'node scripts/bundle.ts dist',
+    ]);
+    expect(all(stage('runtime'), 'COPY')).toContain('--from=build /app/dist ./dist');
+    // The bundles are built from package.json's bin entries.
+    expect(ENTRIES).toEqual(packageJson.bin);
+  });
+
   it('installs exactly the locked production dependencies with `npm ci --omit=dev`', () => {
     const deps = stage('deps');
     expect(all(deps, 'COPY')).toContain('package.json package-lock.json ./');
@@ -84,10 +102,10 @@ describe('the Dockerfile', () => {
     expect(all(runtime, 'COPY').some((c) => /\bsrc \.\/src$/.test(c))).toBe(true);
   });
 
-  it('puts every package.json bin entry on PATH, and each existing one is executable', () => {
+  it('puts every package.json bin entry on PATH as its bundle, and each source exists', () => {
     const links = all(stage('runtime'), 'RUN').join(' ');
     for (const [name, path] of Object.entries(packageJson.bin)) {
-      expect(links).toContain(`ln -s /app/${path} /usr/local/bin/${name}`);
+      expect(links).toContain(`ln -s /app/dist/${name}.mjs /usr/local/bin/${name}`);
       if (!PENDING_ENTRY_POINTS.has(name))
         expect(existsSync(join(repoRoot, path)), path).toBe(true);
     }
@@ -108,12 +126,7 @@ describe('the Dockerfile', () => {
       expect([...images].sort()).toEqual(['cluster-manager', 'localnet-node']);
       for (const image of images) {
         const entrypoint = JSON.parse(all(stage(image), 'ENTRYPOINT')[0] ?? '[]') as string[];
-        expect(entrypoint).toEqual([
-          '/usr/bin/tini',
-          '--',
-          'node',
-          `/app/${packageJson.bin[image]}`,
-        ]);
+        expect(entrypoint).toEqual(['/usr/bin/tini', '--', 'node', `/app/dist/${image}.mjs`]);
         expect(stage(image).from).toBe('runtime');
       }
       expect(stages.at(-1)?.name, 'a plain `docker build` makes the manager').toBe(
@@ -141,7 +154,9 @@ describe('the Dockerfile', () => {
     for (const name of ['cluster-manager', 'localnet-node']) {
       const steps = stage(name).instructions;
       const warm = steps.findIndex(
-        (i) => i.keyword === 'RUN' && i.args === `node /app/src/bin/warm-compile-cache.ts ${name}`,
+        (i) =>
+          i.keyword === 'RUN' &&
+          i.args === `node /app/src/bin/warm-compile-cache.ts ${name} /app/dist`,
       );
       expect(warm, name).toBeGreaterThanOrEqual(0);
       // The cache is keyed by the Node options: none may change after it is filled.
@@ -168,11 +183,12 @@ describe('the .dockerignore', () => {
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'));
 
-  it('is an allow-list of the package manifest, the lock file and the sources', () => {
+  it("is an allow-list of the package manifest, the lock file, the sources and the bundler's script", () => {
     expect(rules[0]).toBe('*');
     expect(rules.filter((r) => r.startsWith('!')).sort()).toEqual([
       '!package-lock.json',
       '!package.json',
+      '!scripts/bundle.ts',
       '!src/',
     ]);
     expect(rules).toContain('src/**/*.test.ts');

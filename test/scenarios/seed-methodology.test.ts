@@ -134,7 +134,7 @@ describe.each(['rpc', 'cli'] as const)('%s mode', { timeout: 120_000 }, (txMode)
     'runs localnet-cli for its actions (argv is scanned for keys after the file)',
     () => {
       const cliCalls = [...devnet.argv.seen.values()].filter((line) =>
-        /localnet-cli\.ts .*Validator (Stake|Unstake)/.test(line),
+        /localnet-cli\.(ts|mjs) .*Validator (Stake|Unstake)/.test(line),
       );
       expect(cliCalls.length).toBeGreaterThan(0);
     },
