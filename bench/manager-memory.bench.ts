@@ -9,8 +9,9 @@ import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
+import { bundle } from '../scripts/bundle.ts';
 import { round, runAlone, type BenchResult } from './bench-types.ts';
 import { mallocEnv, managerNodeOptions } from './support/manager-rig.ts';
 
@@ -20,7 +21,8 @@ const CLIENT_NODE = '@kubernetes/client-node/dist';
 
 interface Case {
   name: string;
-  modules: string[];
+  /** Module specifiers, or a function giving them once the bundles are built into `dist`. */
+  modules: string[] | ((dist: string) => Promise<string[]>);
   lean?: boolean;
   /** false: no compile cache, so Node strips the types of every .ts file it loads. */
   compileCache?: false;
@@ -59,6 +61,17 @@ const CASES: Case[] = [
     name: "the manager's modules as the image loads them (lean hook, compile cache)",
     modules: [MANAGER],
     lean: true,
+  },
+  {
+    name: "the manager's bundle as the image loads it (ADR 0021, compile cache)",
+    modules: async (dist) => {
+      const built = await bundle(dist);
+      const run = built.lazy['src/manager/run.ts'];
+      if (run === undefined) throw new Error('no chunk for src/manager/run.ts in the bundles');
+      return [pathToFileURL(run).href];
+    },
+    notes:
+      "src/manager/run.ts's chunk and every chunk it imports, as `cluster-manager run` loads them",
   },
   {
     name: "the manager's modules without the lean hook",
@@ -101,7 +114,9 @@ export async function run(): Promise<BenchResult[]> {
     const floor = { name: 'bare Node, same options', value: round(bare) };
     const results: BenchResult[] = [];
     for (const [i, c] of CASES.entries()) {
-      const rss = await footprint(c.modules, {
+      const modules =
+        typeof c.modules === 'function' ? await c.modules(join(dir, `dist-${i}`)) : c.modules;
+      const rss = await footprint(modules, {
         ...(c.lean === true ? { lean: true } : {}),
         ...(c.compileCache === false ? {} : { cacheDir: join(dir, `cache-${i}`) }),
       });

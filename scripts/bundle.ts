@@ -1,6 +1,6 @@
 // Builds the image's entry points (`npm run build` → dist/): cluster-manager, localnet-node and
 // localnet-cli, each one ES module plus chunks for what they import lazily, minified, with the
-// dependencies inside (ADR 0021). Why: a process that loads ~1,800 modules keeps each one's
+// dependencies inside (ADR 0021). Why: a process that loads ~1,850 modules keeps each one's
 // record and source; one bundle takes the manager's modules from 133 to 86 MiB and its import
 // from about 1 s to 0.35 s of CPU (docs/benchmarks.md).
 //
@@ -12,13 +12,26 @@
 //   dist/ must sit beside src/, as it does in the repository and in the image (/app);
 // - names of functions and classes are kept (pino's `err.type`, error names in messages).
 //
+// The folder is written only when it is empty or holds an earlier build (its `.bundles` file
+// lists what that build wrote, and only those files are replaced): `npm run build -- .` must not
+// wipe a checkout.
+//
 // Usage: node scripts/bundle.ts [outDir]   (default: dist)
-import { chmod, rm } from 'node:fs/promises';
-import { relative, resolve } from 'node:path';
+import { realpathSync } from 'node:fs';
+import { chmod, mkdir, readdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'rolldown';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** The file that marks a folder as bundles of ours and lists the files of that build. */
+export const MARKER = '.bundles';
+
+/** Thrown when the output folder holds files that are not an earlier build's. */
+export class BundleFolderNotEmpty extends Error {
+  override readonly name = 'BundleFolderNotEmpty';
+}
 
 /** The entry points, by the name of their file in the output. */
 export const ENTRIES = {
@@ -42,23 +55,66 @@ const leanClientNode: Plugin = {
   },
 };
 
-/** Each of our modules keeps its own `import.meta.url`, relative to the chunk it ends up in. */
-function sourceUrls(outDir: string): Plugin {
-  const src = resolve(ROOT, 'src');
+/**
+ * Each of our modules keeps its own `import.meta.url`, relative to the chunk it ends up in (both
+ * paths real, symlinks resolved; each segment URL-encoded, so `#`, `?` or `%` in a folder name
+ * stay part of the path). `import.meta.dirname` and `import.meta.filename` would name dist/: a
+ * module of ours using them fails the build.
+ */
+function sourceUrls(realOut: string): Plugin {
+  const src = realpathSync(resolve(ROOT, 'src'));
   return {
     name: 'source-urls',
     transform(code, id) {
-      if (!id.startsWith(`${src}/`) || !code.includes('import.meta.url')) return null;
-      const path = JSON.stringify(relative(outDir, id));
-      return code.replaceAll('import.meta.url', `new URL(${path}, import.meta.url).href`);
+      // Virtual modules (rolldown's runtime: "\0rolldown/…") and dependencies are not ours.
+      if (!id.startsWith('/')) return null;
+      const real = realpathSync(id);
+      if (!real.startsWith(`${src}/`)) return null;
+      if (/import\.meta\.(dirname|filename)\b/.test(code))
+        throw new Error(
+          `${relative(ROOT, id)}: import.meta.dirname and import.meta.filename would name the bundle's folder in a bundle; use new URL(…, import.meta.url)`,
+        );
+      if (!code.includes('import.meta.url')) return null;
+      const path = relative(realOut, real).split(sep).map(encodeURIComponent).join('/');
+      return code.replaceAll(
+        'import.meta.url',
+        `new URL(${JSON.stringify(path)}, import.meta.url).href`,
+      );
     },
   };
 }
 
-/** Writes the bundles into `outDir` (emptied first); returns the path of each entry's file. */
-export async function bundle(outDir: string): Promise<Record<Entry, string>> {
-  const out = resolve(outDir);
-  await rm(out, { recursive: true, force: true });
+/**
+ * Makes `out` ready for a build: created if absent; an earlier build's files (listed in its
+ * MARKER) removed; anything else refuses (BundleFolderNotEmpty). Returns the folder's real path.
+ */
+async function prepareFolder(out: string): Promise<string> {
+  await mkdir(out, { recursive: true });
+  const entries = await readdir(out);
+  if (entries.length > 0) {
+    const listed = await readFile(resolve(out, MARKER), 'utf8').then(
+      (text) => (JSON.parse(text) as { files: string[] }).files,
+      () => undefined,
+    );
+    if (listed === undefined)
+      throw new BundleFolderNotEmpty(
+        `${out} holds files that are not bundles of an earlier build (no ${MARKER} file): give an empty or new folder`,
+      );
+    for (const file of [...listed, MARKER])
+      if (!file.includes('/') && !file.includes(sep)) await rm(resolve(out, file), { force: true });
+  }
+  return realpath(out);
+}
+
+/**
+ * Writes the bundles into `outDir` (created if absent; it must be empty or hold an earlier
+ * build); returns the path of each entry's file, and in `lazy` the chunk each lazily imported
+ * source became (by its path in the repository, e.g. `src/manager/run.ts`).
+ */
+export async function bundle(
+  outDir: string,
+): Promise<Record<Entry, string> & { lazy: Record<string, string> }> {
+  const out = await prepareFolder(resolve(outDir));
   // Imported here, so that reading ENTRIES does not load the bundler.
   const { rolldown } = await import('rolldown');
   const build = await rolldown({
@@ -69,8 +125,10 @@ export async function bundle(outDir: string): Promise<Record<Entry, string>> {
     logLevel: 'warn',
     plugins: [leanClientNode, sourceUrls(out)],
   });
+  let written: string[];
+  const lazy: Record<string, string> = {};
   try {
-    await build.write({
+    const output = await build.write({
       dir: out,
       format: 'esm',
       entryFileNames: '[name].mjs',
@@ -78,16 +136,21 @@ export async function bundle(outDir: string): Promise<Record<Entry, string>> {
       minify: true,
       keepNames: true,
     });
+    written = output.output.map((file) => file.fileName);
+    for (const file of output.output)
+      if (file.type === 'chunk' && file.isDynamicEntry && file.facadeModuleId !== null)
+        lazy[relative(ROOT, realpathSync(file.facadeModuleId))] = resolve(out, file.fileName);
   } finally {
     await build.close();
   }
+  await writeFile(resolve(out, MARKER), `${JSON.stringify({ files: written.sort() }, null, 2)}\n`);
   const files = Object.fromEntries(
     Object.keys(ENTRIES).map((name) => [name, resolve(out, `${name}.mjs`)]),
   ) as Record<Entry, string>;
   // Executable, as the sources are: each starts with `#!/usr/bin/env node`, and the manager in
   // CLI mode (CM_CLI_PATH), the image's links on PATH and kubectl exec run them by path.
   for (const file of Object.values(files)) await chmod(file, 0o755);
-  return files;
+  return { ...files, lazy };
 }
 
 if (import.meta.main) {

@@ -1,7 +1,7 @@
 // The files a devnet runs for its pods, their hooks and `p1`, and its manager: the TypeScript
 // sources (the default), or the bundles `npm run build` writes (ADR 0021) when
 // CLUSTER_MANAGER_BUNDLES names their folder. The bundles are what the image runs; a process
-// started from one loads one module instead of about 1,800 (the manager's start: about 1 CPU s
+// started from one loads a few modules instead of about 1,850 (the manager's start: about 0.7 CPU s
 // less). The test suite builds them once per run (test/support/bundles-setup.ts). Read by the
 // devnet (its pods, hooks and manager) and by `startNet` (its node processes).
 import { existsSync } from 'node:fs';
@@ -50,6 +50,6 @@ export function checkEntryPoints(entries: EntryPoints): void {
     .map((path) => basename(path));
   if (missing.length > 0)
     throw new BundlesMissing(
-      `CLUSTER_MANAGER_BUNDLES=${dir}: ${missing.join(', ')} not there; \`npm run build -- <folder>\` writes them, or unset it to run the sources`,
+      `CLUSTER_MANAGER_BUNDLES=${dir}: ${missing.join(', ')} not there; \`npm run build -- ${dir}\` writes them (into an empty or new folder), or unset it to run the sources`,
     );
 }

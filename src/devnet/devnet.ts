@@ -159,10 +159,11 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   const log = options.log ?? (() => undefined);
   const signal = options.signal ?? new AbortController().signal;
   signal.throwIfAborted();
-  checkEntryPoints(BIN);
   const dir = resolve(options.dir);
   const lock = options.lock ?? (await acquireDevnetLock(dir));
   try {
+    // Before anything starts; the lock (also one the caller took) is released on the way out.
+    checkEntryPoints(BIN);
     return await startLocked(options, { dir, lock, log, signal });
   } catch (error: unknown) {
     await lock.release();

@@ -5,13 +5,24 @@
 // asked for (set and empty), this file builds its own.
 import { execFile } from 'node:child_process';
 import { constants, existsSync } from 'node:fs';
-import { access, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import {
+  access,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  realpath,
+  rm,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import packageJson from '../../package.json' with { type: 'json' };
-import { bundle } from '../../scripts/bundle.ts';
+import { bundle, BundleFolderNotEmpty, MARKER } from '../../scripts/bundle.ts';
 
 const run = promisify(execFile);
 let dir: string;
@@ -77,7 +88,7 @@ describe('the bundles', () => {
     const failed = await runBundle('cluster-manager', ['run'], {
       CM_CHAIN_RPC_URL: 'http://127.0.0.1:9',
       CM_RPC_PORT: '0',
-      CM_JOURNAL_PATH: join(dir, 'journal-of-a-failed-start.sqlite'),
+      CM_JOURNAL_PATH: join(tmpdir(), `cm-bundle-test-${process.pid}.sqlite`),
       KUBECONFIG: join(dir, 'no-such-kubeconfig'),
     });
     expect(failed.code).toBe(1);
@@ -85,24 +96,66 @@ describe('the bundles', () => {
   });
 
   it("rewrite every `import.meta.url` to the module's own source file", async () => {
-    const src = resolve(import.meta.dirname, '../../src');
-    const rewritten: string[] = [];
-    // rolldown's runtime chunk makes a `require` for CommonJS dependencies at the chunk's own URL.
-    const chunks = (await readdir(dir)).filter(
-      (f) => f.endsWith('.mjs') && !f.startsWith('rolldown-runtime-'),
-    );
-    for (const file of chunks) {
-      const text = await readFile(join(dir, file), 'utf8');
-      const all = text.split('import.meta.url').length - 1;
-      const ours = [...text.matchAll(/new URL\((["`])([^"`]+)\1,\s*import\.meta\.url\)/g)];
-      // Every use is one of ours, wrapped.
-      expect(ours.length, file).toBe(all);
-      for (const match of ours) rewritten.push(resolve(dir, match[2] ?? ''));
-    }
+    const rewritten = await rewrittenUrls(dir);
     expect(rewritten.length).toBeGreaterThan(0);
     for (const path of rewritten) {
-      expect(path.startsWith(`${src}/`), path).toBe(true);
+      expect(path.startsWith(`${SRC}/`), path).toBe(true);
       expect(existsSync(path), path).toBe(true);
     }
   });
 });
+
+describe('the build', () => {
+  it('refuses a folder holding anything but an earlier build, and deletes nothing', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'bundle-refused-'));
+    try {
+      await writeFile(join(folder, 'notes.txt'), 'mine');
+      await expect(bundle(folder)).rejects.toThrow(BundleFolderNotEmpty);
+      await expect(bundle(folder)).rejects.toThrow(/holds files that are not bundles/);
+      expect(await readdir(folder)).toEqual(['notes.txt']);
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
+  });
+
+  it('writes through a symlinked folder with URLs that still reach the sources, and replaces only its own files on a rebuild', async () => {
+    const root = await mkdtemp(join(tmpdir(), 'bundle-link-'));
+    try {
+      // The link sits at another depth than the folder it names (macOS's /tmp is such a link).
+      await mkdir(join(root, 'a', 'b', 'c'), { recursive: true });
+      await symlink(join(root, 'a', 'b', 'c'), join(root, 'out'));
+      const out = join(root, 'out');
+      await bundle(out);
+      for (const path of await rewrittenUrls(out)) expect(existsSync(path), path).toBe(true);
+      const first = JSON.parse(await readFile(join(out, MARKER), 'utf8')) as { files: string[] };
+      expect(first.files).toContain('cluster-manager.mjs');
+      await writeFile(join(out, 'kept.txt'), 'not ours');
+      await bundle(out);
+      expect(await readFile(join(out, 'kept.txt'), 'utf8')).toBe('not ours');
+      expect((await readdir(out)).sort()).toEqual([...first.files, MARKER, 'kept.txt'].sort());
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
+const SRC = resolve(import.meta.dirname, '../../src');
+
+/** The file each wrapped `import.meta.url` of the bundles in `folder` names; every use wrapped. */
+async function rewrittenUrls(folder: string): Promise<string[]> {
+  const rewritten: string[] = [];
+  // rolldown's runtime chunk makes a `require` for CommonJS dependencies at the chunk's own URL.
+  const chunks = (await readdir(folder)).filter(
+    (f) => f.endsWith('.mjs') && !f.startsWith('rolldown-runtime-'),
+  );
+  for (const file of chunks) {
+    const text = await readFile(join(folder, file), 'utf8');
+    const all = text.split('import.meta.url').length - 1;
+    const ours = [...text.matchAll(/new URL\((["`])([^"`]+)\1,\s*import\.meta\.url\)/g)];
+    // Every use is one of ours, wrapped.
+    expect(ours.length, file).toBe(all);
+    const base = pathToFileURL(`${await realpath(folder)}/`);
+    for (const match of ours) rewritten.push(fileURLToPath(new URL(match[2] ?? '', base)));
+  }
+  return rewritten;
+}

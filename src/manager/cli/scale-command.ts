@@ -155,7 +155,12 @@ async function scale(
   try {
     if (wait !== 'none') {
       progress.note(`scaling to ${replicas} (wait: ${wait})…`);
-      refresh.soon();
+      // The state before the scale, shown before it is asked for: what is settled now is not
+      // reported, and every change after it is (a joiner first seen already active too).
+      const before = await api
+        .get<{ validators: ValidatorStatus[] }>('/v1/validators')
+        .catch(() => undefined);
+      if (before?.status === 200) progress.show(before.body.validators);
     }
     answer = await api
       .post<ScaleResult>(
