@@ -114,6 +114,39 @@ describe('the node key: one rule with the manager', () => {
     expect(procFile(pid, 'cmdline')).not.toContain(secret.slice(0, 64));
   });
 
+  it('with --key-file -, waits for a key written to its stdin after it started (no EAGAIN)', async () => {
+    const rpcPort = await freePort();
+    const child = spawn(
+      process.execPath,
+      [BIN, 'run', '--genesis', genesisFile, '--rpc-port', String(rpcPort), '--key-file', '-'],
+      {
+        env: { PATH: process.env.PATH ?? '', ...compileCacheEnv() },
+        stdio: ['pipe', 'ignore', 'pipe'],
+      },
+    );
+    children.push(child);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    // A slow writer: the node reaches its read first (a non-blocking pipe answered EAGAIN, and the
+    // node refused to start; seen with the faster bundles in CI).
+    const late = setTimeout(() => child.stdin.end(secret), 1_500);
+    try {
+      const roles = await waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`the node exited: ${stderr}`);
+          const response = await fetch(`http://127.0.0.1:${rpcPort}/v1/query/nodeRoles`, {
+            method: 'POST',
+          });
+          return (await response.json()) as { node_roles: string[] };
+        },
+        { timeoutMs: 15_000, what: 'the node to answer' },
+      );
+      expect(roles.node_roles).toEqual(['validator']);
+    } finally {
+      clearTimeout(late);
+    }
+  });
+
   it('gives the nodes that `net` starts their keys through a pipe, not the environment', async () => {
     const net = await startNet({ keys, validators: 2, roundTimeoutMs: 300 });
     try {

@@ -3,7 +3,7 @@
 // stdin), POCKET_PRIVATE_KEY, or the file POCKET_PRIVATE_KEY_FILE_TEMPLATE names for this pod's
 // ordinal (a StatefulSet mounting the whole keys Secret). Never from argv. The key is parsed by
 // the protocol library's one rule (`parsePrivateKey`, as the manager does): no trimming.
-import { readFileSync } from 'node:fs';
+import { readFileSync, readSync } from 'node:fs';
 import { Command, Option } from 'commander';
 import { pino } from 'pino';
 import { CliError, ExitCode, UsageError } from '../../cli/program.ts';
@@ -139,6 +139,43 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
   return { ...config, genesis, pacemaker, fidelity };
 }
 
+/** How long `--key-file -` waits for its writer (`startNet` writes the key right after spawn). */
+const STDIN_WAIT_MS = 10_000;
+
+/**
+ * All of stdin, read synchronously. A pipe from a Node parent is non-blocking in the child: a read
+ * before the parent has written fails with EAGAIN (`readFileSync(0)` does), so this waits for the
+ * data in 5 ms steps, up to STDIN_WAIT_MS. The buffers that held the key are zeroed.
+ */
+function readStdin(): string {
+  const chunks: Buffer[] = [];
+  const buffer = Buffer.alloc(64 * 1024);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + STDIN_WAIT_MS;
+  try {
+    for (;;) {
+      let read: number;
+      try {
+        read = readSync(0, buffer, 0, buffer.length, null);
+      } catch (error: unknown) {
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN' || Date.now() > deadline)
+          throw error;
+        Atomics.wait(pause, 0, 0, 5);
+        continue;
+      }
+      if (read === 0) break;
+      chunks.push(Buffer.from(buffer.subarray(0, read)));
+    }
+    const all = Buffer.concat(chunks);
+    const text = all.toString('utf8');
+    all.fill(0);
+    return text;
+  } finally {
+    buffer.fill(0);
+    for (const chunk of chunks) chunk.fill(0);
+  }
+}
+
 /**
  * Where the key comes from: `--key-file` (a path, or `-` for stdin) wins; then
  * `POCKET_PRIVATE_KEY` (hex); else the file named by `POCKET_PRIVATE_KEY_FILE_TEMPLATE` with
@@ -153,7 +190,7 @@ export function keySource(
   if (keyFile !== undefined && keyFile !== '') {
     const name = keyFile === '-' ? '--key-file - (stdin)' : `--key-file ${keyFile}`;
     try {
-      return { name, text: readFileSync(keyFile === '-' ? 0 : keyFile, 'utf8') };
+      return { name, text: keyFile === '-' ? readStdin() : readFileSync(keyFile, 'utf8') };
     } catch (error: unknown) {
       return {
         problem: `${name}: cannot read it (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
