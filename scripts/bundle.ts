@@ -24,6 +24,8 @@ import { fileURLToPath } from 'node:url';
 import type { Plugin } from 'rolldown';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
+/** ROOT with symlinks resolved: module ids are compared with it and made relative to it. */
+const REAL_ROOT = realpathSync(ROOT);
 
 /** The file that marks a folder as bundles of ours and lists the files of that build. */
 export const MARKER = '.bundles';
@@ -62,7 +64,7 @@ const leanClientNode: Plugin = {
  * module of ours using them fails the build.
  */
 function sourceUrls(realOut: string): Plugin {
-  const src = realpathSync(resolve(ROOT, 'src'));
+  const src = resolve(REAL_ROOT, 'src');
   return {
     name: 'source-urls',
     transform(code, id) {
@@ -72,7 +74,7 @@ function sourceUrls(realOut: string): Plugin {
       if (!real.startsWith(`${src}/`)) return null;
       if (/import\.meta\.(dirname|filename)\b/.test(code))
         throw new Error(
-          `${relative(ROOT, id)}: import.meta.dirname and import.meta.filename would name the bundle's folder in a bundle; use new URL(…, import.meta.url)`,
+          `${relative(REAL_ROOT, real)}: import.meta.dirname and import.meta.filename would name the bundle's folder in a bundle; use new URL(…, import.meta.url)`,
         );
       if (!code.includes('import.meta.url')) return null;
       const path = relative(realOut, real).split(sep).map(encodeURIComponent).join('/');
@@ -139,7 +141,7 @@ export async function bundle(
     written = output.output.map((file) => file.fileName);
     for (const file of output.output)
       if (file.type === 'chunk' && file.isDynamicEntry && file.facadeModuleId !== null)
-        lazy[relative(ROOT, realpathSync(file.facadeModuleId))] = resolve(out, file.fileName);
+        lazy[relative(REAL_ROOT, realpathSync(file.facadeModuleId))] = resolve(out, file.fileName);
   } finally {
     await build.close();
   }

@@ -8,7 +8,8 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import { flushCompileCache, getCompileCacheDir } from 'node:module';
 import { join, resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
+import { entryPoints } from '../cli/entry-points.ts';
 import { registerLeanClientNode } from '../manager/kube/lean-client-node.ts';
 
 const MODULES: Record<string, readonly string[]> = {
@@ -24,6 +25,7 @@ const MODULES: Record<string, readonly string[]> = {
 
 const entry = process.argv[2] ?? '';
 const bundles = process.argv[3] === undefined ? undefined : resolve(process.argv[3]);
+const files = entryPoints(bundles);
 const modules = MODULES[entry];
 if (modules === undefined) {
   process.stderr.write(
@@ -43,24 +45,17 @@ if (bundles === undefined) {
 } else {
   // Every chunk but the entry points (importing one runs its program). Chunks have no side
   // effects at import: they define functions and classes (test/deploy/bundle.test.ts).
-  const entries = new Set(Object.keys(MODULES).map((name) => `${name}.mjs`)).add(
-    'localnet-cli.mjs',
-  );
+  const entries = new Set([files.clusterManager, files.localnetNode, files.localnetCli]);
   for (const file of readdirSync(bundles).sort())
-    if (file.endsWith('.mjs') && !entries.has(file))
+    if (file.endsWith('.mjs') && !entries.has(join(bundles, file)))
       await import(pathToFileURL(join(bundles, file)).href);
 }
 flushCompileCache();
-// The entry point itself (a .ts file too: one uncached file loads the whole stripper), by
-// running it once with --help in a process of the same options.
+// The entry point itself (a source entry is a .ts file too: one uncached file loads the whole
+// stripper), by running it once with --help in a process of the same options.
 const help = spawnSync(
   process.execPath,
-  [
-    bundles === undefined
-      ? fileURLToPath(new URL(`./${entry}.ts`, import.meta.url))
-      : join(bundles, `${entry}.mjs`),
-    '--help',
-  ],
+  [entry === 'cluster-manager' ? files.clusterManager : files.localnetNode, '--help'],
   { stdio: 'ignore' },
 );
 if (help.status !== 0) {

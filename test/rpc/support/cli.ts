@@ -1,13 +1,11 @@
 // Runs our command-line entry points as child processes (process.execPath, no shell), with an
 // explicit env (tokens go there, never into argv), and kills any that outlive their time.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { entryPoints } from '../../../src/cli/entry-points.ts';
 import { compileCacheEnv } from '../../support/compile-cache-env.ts';
 
-export const BIN = {
-  clusterManager: fileURLToPath(new URL('../../../src/bin/cluster-manager.ts', import.meta.url)),
-  localnetCli: fileURLToPath(new URL('../../../src/bin/localnet-cli.ts', import.meta.url)),
-};
+/** The sources' entry points, whatever CLUSTER_MANAGER_BUNDLES says: CLI calls run the sources. */
+export const BIN = entryPoints(undefined);
 
 export interface CliResult {
   code: number | null;
