@@ -358,8 +358,7 @@ async function managerImage(dir: string): Promise<{ entry: string; env: Record<s
   const malloc = mallocEnv(stage);
   const bundled = /^ENTRYPOINT \[.*"\/app\/dist\/cluster-manager\.mjs"\]$/m.test(stage);
   const dist = join(dir, 'dist');
-  if (bundled) await bundle(dist);
-  const entry = bundled ? join(dist, 'cluster-manager.mjs') : BIN.clusterManager;
+  const entry = bundled ? (await bundle(dist))['cluster-manager'] : BIN.clusterManager;
   const warm =
     /^RUN node \/app\/src\/bin\/warm-compile-cache\.ts cluster-manager( \/app\/dist)?$/m.exec(
       stage,
