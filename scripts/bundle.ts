@@ -58,6 +58,38 @@ const leanClientNode: Plugin = {
 };
 
 /**
+ * Node's ESM facade of node:http reads every export once, and the WebSocket, CloseEvent and
+ * MessageEvent getters load Node's own copy of undici: 13 MiB of a bare process's RSS (58 against
+ * 45 with `process.getBuiltinModule`). Our sources avoid it (eslint.config.js); this does the
+ * same for the ESM imports of our dependencies (client-node's config.js and watch.js): they get
+ * a module that takes node:http(s) from `process.getBuiltinModule` and re-exports what those
+ * getters do not touch. A `require()` is left alone: it does not build the facade.
+ */
+const HTTP_BUILTINS = new Set(['node:http', 'http', 'node:https', 'https']);
+const BUILTIN_PREFIX = '\0builtin-without-facade:';
+const builtinsWithoutFacade: Plugin = {
+  name: 'builtins-without-facade',
+  resolveId(source, _importer, options) {
+    if (!HTTP_BUILTINS.has(source)) return null;
+    if (options.kind !== 'import-statement' && options.kind !== 'dynamic-import') return null;
+    return `${BUILTIN_PREFIX}${source.startsWith('node:') ? source : `node:${source}`}`;
+  },
+  load(id) {
+    if (!id.startsWith(BUILTIN_PREFIX)) return null;
+    const name = id.slice(BUILTIN_PREFIX.length);
+    const module = process.getBuiltinModule(name) as Record<string, unknown>;
+    const names = Object.entries(Object.getOwnPropertyDescriptors(module))
+      .filter(([key, d]) => d.get === undefined && /^[A-Za-z_$][\w$]*$/.test(key))
+      .map(([key]) => key);
+    return [
+      `const m = process.getBuiltinModule(${JSON.stringify(name)});`,
+      'export default m;',
+      `export const { ${names.join(', ')} } = m;`,
+    ].join('\n');
+  },
+};
+
+/**
  * Each of our modules keeps its own `import.meta.url`, relative to the chunk it ends up in (both
  * paths real, symlinks resolved; each segment URL-encoded, so `#`, `?` or `%` in a folder name
  * stay part of the path). `import.meta.dirname` and `import.meta.filename` would name dist/: a
@@ -85,6 +117,31 @@ function sourceUrls(realOut: string): Plugin {
     },
   };
 }
+
+/**
+ * Node reads a module's source into a V8 string that stays in the heap (functions are compiled
+ * lazily from it), and one non-ASCII character makes that string two bytes per character: the
+ * client-node and manager chunks held 6 MiB instead of 3 in the idle manager's heap (heap
+ * snapshot). The minifier escapes code (`asciiOnly`); what it keeps as written is a license
+ * comment (`/*! … *\/`), where this escapes the rest, and a tagged template's raw text, which must
+ * stay as it is (reported, not changed).
+ */
+const asciiChunks: Plugin = {
+  name: 'ascii-chunks',
+  generateBundle(_options, output) {
+    for (const file of Object.values(output)) {
+      if (file.type !== 'chunk' || !/[^\p{ASCII}]/u.test(file.code)) continue;
+      file.code = file.code.replace(/\/\*![\s\S]*?\*\//g, (comment) =>
+        comment.replace(/[^\p{ASCII}]/gu, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`),
+      );
+      const at = file.code.search(/[^\p{ASCII}]/u);
+      if (at >= 0)
+        this.warn(
+          `${file.fileName}: non-ASCII text at ${at} (held as a two-byte string): ${JSON.stringify(file.code.slice(Math.max(0, at - 40), at + 10))}`,
+        );
+    }
+  },
+};
 
 /**
  * Makes `out` ready for a build: created if absent; an earlier build's files (listed in its
@@ -125,7 +182,7 @@ export async function bundle(
     ),
     platform: 'node',
     logLevel: 'warn',
-    plugins: [leanClientNode, sourceUrls(out)],
+    plugins: [leanClientNode, builtinsWithoutFacade, sourceUrls(out), asciiChunks],
   });
   let written: string[];
   const lazy: Record<string, string> = {};
@@ -135,7 +192,14 @@ export async function bundle(
       format: 'esm',
       entryFileNames: '[name].mjs',
       chunkFileNames: '[name]-[hash].mjs',
-      minify: true,
+      // asciiOnly: a chunk with one character above U+00FF is held by V8 as a two-byte string
+      // (its source stays in memory for lazy compilation): the client-node and manager chunks
+      // took 6 MiB of the idle heap instead of 3.
+      minify: {
+        compress: true,
+        mangle: true,
+        codegen: { removeWhitespace: true, asciiOnly: true },
+      },
       keepNames: true,
     });
     written = output.output.map((file) => file.fileName);

@@ -103,6 +103,39 @@ describe('the bundles', () => {
       expect(existsSync(path), path).toBe(true);
     }
   });
+
+  it('are ASCII: V8 holds a module source with one wider character at two bytes a character', async () => {
+    const files = (await readdir(dir)).filter((file) => file.endsWith('.mjs'));
+    expect(files.length).toBeGreaterThan(3);
+    for (const file of files) {
+      const text = await readFile(join(dir, file), 'utf8');
+      const at = text.search(/[^\p{ASCII}]/u);
+      expect(at < 0 ? '' : `${file} at ${at}: ${text.slice(Math.max(0, at - 40), at + 10)}`).toBe(
+        '',
+      );
+    }
+  });
+
+  it("load no ESM facade of node:http: the manager's modules leave Node's own undici unloaded", async () => {
+    // Every chunk but the entries (they run a program) and the stand-ins the image does not run.
+    const chunks = (await readdir(dir)).filter(
+      (file) =>
+        file.endsWith('.mjs') && !/^(cluster-manager|localnet-|emulator-|devnet-)/.test(file),
+    );
+    expect(chunks.length).toBeGreaterThan(3);
+    const { stdout } = await run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        `for (const file of process.argv.slice(1)) await import(file);
+         console.log(JSON.stringify(process.moduleLoadList.filter((m) => m.includes('undici'))));`,
+        ...chunks.map((file) => pathToFileURL(join(dir, file)).href),
+      ],
+      { env: { PATH: process.env.PATH ?? '' }, timeout: 30_000 },
+    );
+    expect(JSON.parse(stdout)).toEqual([]);
+  });
 });
 
 describe('the build', () => {
