@@ -1,16 +1,16 @@
 // The primitives Pocket V1 uses: Ed25519 (pure, RFC 8032), SHA-256 for addresses, SHA3-256 for
-// transaction hashes. Signing and the fast verifier on the platform's OpenSSL; hashes, the
-// pure-JS verifier and key generation from the audited noble implementations.
+// transaction hashes. Signing, hashes, the pure-JS verifier and key generation from the audited
+// noble implementations; public keys and the fast verifier on the platform's OpenSSL.
 import {
   createPrivateKey,
   createPublicKey,
-  sign as nodeSign,
   verify as nodeVerify,
   type KeyObject,
 } from 'node:crypto';
 import * as ed from '@noble/ed25519';
 import { sha256, sha512 } from '@noble/hashes/sha2.js';
 import { sha3_256 } from '@noble/hashes/sha3.js';
+import { concatBytes } from './bytes.ts';
 
 ed.hashes.sha512 = sha512;
 
@@ -35,32 +35,67 @@ const PKCS8_ED25519_PREFIX = Uint8Array.from([
   0x30, 0x2e, 0x02, 0x01, 0x00, 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70, 0x04, 0x22, 0x04, 0x20,
 ]);
 
+const ORDER = ed.Point.CURVE().n;
+
+function littleEndianNumber(bytes: Uint8Array): bigint {
+  let value = 0n;
+  for (let i = bytes.length - 1; i >= 0; i--) value = (value << 8n) | BigInt(bytes[i] ?? 0);
+  return value;
+}
+
+function littleEndian32(value: bigint): Uint8Array {
+  const out = new Uint8Array(32);
+  let rest = value;
+  for (let i = 0; i < 32; i++) {
+    out[i] = Number(rest & 0xffn);
+    rest >>= 8n;
+  }
+  return out;
+}
+
 /**
- * A seed's signer on the platform's OpenSSL (node:crypto): pure Ed25519 (RFC 8032), so its
- * signatures are byte for byte noble's `ed.sign` and Go's crypto/ed25519 (deterministic; the unit
- * tests compare all three). Deriving the public key with noble cost about 0.1 CPU s in a fresh
- * process (it builds its base-point tables on first use), paid by every node, manager and CLI
- * start that parses a key; OpenSSL takes microseconds. The secret lives only in a KeyObject held
- * by this closure (node:util.inspect shows no key material), never in a field.
+ * A seed's signer: the seed is expanded once (RFC 8032 5.1.5) and each signature does only the
+ * per-message steps of 5.1.6 on noble (`ed.sign(m, seed)` repeats the expansion, a base-point
+ * multiplication as costly as the signature's own, on every call). Signing stays on the audited
+ * @noble/ed25519 (ADR 6; issue 15 keeps it); the public key comes from the platform's OpenSSL
+ * (node:crypto), which takes microseconds where noble's first multiplication builds its base-point
+ * tables (about 0.1 CPU s, paid by every node, manager and CLI start that reads a key; the first
+ * signature pays it instead). Signatures are byte for byte noble's `ed.sign`, OpenSSL's and Go's
+ * crypto/ed25519 (deterministic; the unit tests compare them). The expanded secret lives only in
+ * this closure, never in a field (node:util.inspect shows nothing of it).
  */
 export function ed25519SignerOfSeed(seed: Uint8Array): Ed25519Signer {
   if (!(seed instanceof Uint8Array))
     throw new TypeError('an Ed25519 seed is a Uint8Array of 32 bytes');
   if (seed.length !== 32) throw new RangeError(`an Ed25519 seed has 32 bytes, not ${seed.length}`);
+  const head = sha512(seed);
+  head[0] = (head[0] ?? 0) & 248;
+  head[31] = ((head[31] ?? 0) & 127) | 64;
+  const scalar = littleEndianNumber(head.subarray(0, 32));
+  const prefix = head.slice(32);
+  head.fill(0);
+  const publicKey = opensslPublicKey(seed);
+  return {
+    publicKey,
+    sign(message: Uint8Array): Uint8Array {
+      // r = SHA-512(prefix || M) mod L; R = [r]B; k = SHA-512(R || A || M) mod L; S = r + k·s.
+      const r = littleEndianNumber(sha512(concatBytes(prefix, message))) % ORDER;
+      const R = ed.Point.BASE.multiply(r).toBytes();
+      const k = littleEndianNumber(sha512(concatBytes(R, publicKey, message))) % ORDER;
+      return concatBytes(R, littleEndian32((r + k * scalar) % ORDER));
+    },
+  };
+}
+
+/** The Ed25519 public key of a seed, through OpenSSL (node:crypto); the DER copy is zeroed. */
+function opensslPublicKey(seed: Uint8Array): Uint8Array {
   const der = Buffer.alloc(PKCS8_ED25519_PREFIX.length + 32);
   der.set(PKCS8_ED25519_PREFIX);
   der.set(seed, PKCS8_ED25519_PREFIX.length);
   const privateKey = createPrivateKey({ key: der, format: 'der', type: 'pkcs8' });
   der.fill(0);
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-  const publicKey = Uint8Array.from(spki.subarray(spki.length - 32));
-  return {
-    publicKey,
-    sign(message: Uint8Array): Uint8Array {
-      const signature = nodeSign(null, message, privateKey);
-      return new Uint8Array(signature.buffer, signature.byteOffset, signature.length);
-    },
-  };
+  return Uint8Array.from(spki.subarray(spki.length - 32));
 }
 
 /**

@@ -30,7 +30,7 @@ export function addressHexOf(publicKey: Uint8Array): string {
  */
 export class ValidatorKey {
   readonly #seed: Uint8Array;
-  /** The seed's signer, built once when the key is read (an OpenSSL key object; crypto.ts). */
+  /** The seed's signer, built once when the key is read (its expanded form; crypto.ts). */
   readonly #signer: Ed25519Signer;
   readonly publicKey: Uint8Array;
   readonly publicKeyHex: string;

@@ -1,4 +1,4 @@
-// The signer (ed25519SignerOfSeed, on OpenSSL) against noble's own `sign` and OpenSSL's Ed25519:
+// The signer (ed25519SignerOfSeed: noble, the seed expanded once) against noble's own `sign` and OpenSSL's Ed25519:
 // the same public key and byte-identical signatures, for random seeds and messages of any length.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
