@@ -70,7 +70,7 @@ export async function run(): Promise<BenchResult[]> {
         unit: 'ms',
         floor: { name: 'scale call → every pod Ready (bare informer)', value: round(readyMs) },
         ratio: round(admittedMs / readyMs, 2),
-        notes: `overhead ${round(admittedMs - readyMs)} ms for ${joiners.length} validators (target < 1,000 ms); Parallel, simulated kubelet, RPC mode, no pacing/sync check/debounce, concurrency 8`,
+        notes: `overhead ${round(admittedMs - readyMs)} ms for ${joiners.length} validators (target < 1,000 ms); Parallel, simulated kubelet, RPC mode, no pacing/sync check/debounce, concurrency 32 (the default)`,
       },
       {
         name: 'manager: CPU time per validator added (user + system)',

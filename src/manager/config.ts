@@ -322,10 +322,11 @@ export const ConfigSchema = Type.Object({
   concurrency: integer({
     env: 'CM_CONCURRENCY',
     flag: 'concurrency',
-    default: '8',
+    default: '32',
     minimum: 1,
     maximum: 256,
-    description: 'Validators reconciled at once.',
+    description:
+      'Validators reconciled at once. The actions prepared together share one journal commit (fsync); CLI mode runs at most 8 CLI processes at once whatever this is.',
   }),
   journalPath: path({
     env: 'CM_JOURNAL_PATH',

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
+  CLI_PROCESSES,
   CliChainAdapter,
   ownTempFolderPrefix,
 } from '../../src/manager/chain/pocket/cli-adapter.ts';
@@ -47,6 +48,92 @@ describe('CliChainAdapter', () => {
       );
     expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
     expect((failure as Error).message).toContain(code);
+  });
+});
+
+describe('CLI processes at once', () => {
+  let dir: string | undefined;
+  afterEach(async () => {
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it(`are at most CLI_PROCESSES (${CLI_PROCESSES}) whatever the manager's concurrency`, async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-adapter-limit-'));
+    const running = join(dir, 'running');
+    const log = join(dir, 'log');
+    await mkdir(running);
+    // Each process marks itself running, notes how many are, and stays a moment.
+    const cliPath = join(dir, 'p1');
+    await writeFile(
+      cliPath,
+      `#!/bin/sh\n: > ${running}/$$\nls ${running} | wc -l >> ${log}\nsleep 0.2\nrm -f ${running}/$$\necho 'HTTP status code: 200'\n`,
+      { mode: 0o755 },
+    );
+    const adapter = new CliChainAdapter({
+      cliPath,
+      rpcUrl: 'http://127.0.0.1:9',
+      timeoutMs: 10_000,
+    });
+    const keys = [...generateKeys({ count: 3 * CLI_PROCESSES, seed: 'cli-limit' }).values()];
+    await Promise.allSettled(
+      keys.map((key) => {
+        const request = {
+          kind: ActionKind.unstake,
+          key,
+          amount: '1',
+          chains: ['0001'],
+          serviceUrl: '',
+        };
+        return adapter.send(request, adapter.prepare(request), new AbortController().signal);
+      }),
+    );
+    const counts = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
+    expect(counts.length).toBeGreaterThanOrEqual(keys.length);
+    expect(Math.max(...counts)).toBeLessThanOrEqual(CLI_PROCESSES);
+    expect(Math.max(...counts)).toBeGreaterThan(1);
+  });
+
+  it('a call waiting for a slot and cancelled fails as CANCELLED and starts no process', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'cli-adapter-cancel-'));
+    const log = join(dir, 'log');
+    const cliPath = join(dir, 'p1');
+    await writeFile(
+      cliPath,
+      `#!/bin/sh\necho run >> ${log}\nsleep 0.5\necho 'HTTP status code: 200'\n`,
+      { mode: 0o755 },
+    );
+    const adapter = new CliChainAdapter({
+      cliPath,
+      rpcUrl: 'http://127.0.0.1:9',
+      timeoutMs: 10_000,
+    });
+    const keys = [...generateKeys({ count: CLI_PROCESSES + 1, seed: 'cli-cancel' }).values()];
+    const send = (key: (typeof keys)[number], signal: AbortSignal) => {
+      const request = {
+        kind: ActionKind.unstake,
+        key,
+        amount: '1',
+        chains: ['0001'],
+        serviceUrl: '',
+      };
+      return adapter.send(request, adapter.prepare(request), signal);
+    };
+    const busy = keys.slice(0, CLI_PROCESSES).map((key) => send(key, new AbortController().signal));
+    const controller = new AbortController();
+    const last = keys.at(-1);
+    if (last === undefined) throw new Error('no key');
+    const waiting = send(last, controller.signal).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    controller.abort();
+    const failure = await waiting;
+    expect(isManagerError(failure) && failure.code).toBe('CANCELLED');
+    await Promise.allSettled(busy);
+    // Each busy call ran its two processes (import, unstake); the cancelled one none.
+    const runs = (await readFile(log, 'utf8')).trim().split('\n').length;
+    expect(runs).toBe(2 * CLI_PROCESSES);
   });
 });
 

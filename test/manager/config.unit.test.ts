@@ -135,10 +135,10 @@ describe('the configuration schema', () => {
       env: 'CM_CONCURRENCY',
       flag: 'concurrency',
       kind: 'int',
-      default: '8',
+      default: '32',
       min: 1,
       max: 256,
-      description: 'Validators reconciled at once.',
+      description: expect.stringMatching(/^Validators reconciled at once\./) as string,
     });
     expect(SETTINGS.find((s) => s.key === 'rpcToken')).toMatchObject({ secret: true });
   });

@@ -18,6 +18,7 @@ import { parseV1ErrorText, V1Code } from '../../../pocket/index.ts';
 import { ManagerError } from '../../errors.ts';
 import { ActionKind, type ActionRecord } from '../../model.ts';
 import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
+import { Slots } from '../../slots.ts';
 import { pocketKey } from './pocket-key.ts';
 
 export interface CliChainAdapterOptions {
@@ -38,6 +39,12 @@ export interface CliChainAdapterOptions {
 
 const STATUS_RE = /HTTP status code: (\d+)\s*\n?([\s\S]*)$/;
 const KILL_AFTER_MS = 2_000;
+/**
+ * CLI processes of one adapter running at once. The manager reconciles up to CM_CONCURRENCY
+ * validators at once (32 by default, for RPC mode's group commits); in CLI mode each would start
+ * a process (p1, or a Node CLI of about 50 MiB), so the processes wait for one of these slots.
+ */
+export const CLI_PROCESSES = 8;
 
 /** This process's tag in its temporary folders' names. */
 const INSTANCE = randomBytes(4).toString('hex');
@@ -104,6 +111,7 @@ export function failureReason(stdout: string, stderr: string): string {
 export class CliChainAdapter implements ChainAdapter {
   readonly mode = 'cli' as const;
   readonly #options: CliChainAdapterOptions;
+  readonly #processes = new Slots(CLI_PROCESSES);
 
   constructor(options: CliChainAdapterOptions) {
     this.#options = options;
@@ -230,6 +238,16 @@ export class CliChainAdapter implements ChainAdapter {
   }
 
   async #run(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
+    try {
+      return await this.#processes.run(() => this.#runNow(home, args, signal), signal);
+    } catch (error: unknown) {
+      if (signal.aborted && !(error instanceof ManagerError))
+        throw new ManagerError('CANCELLED', 'the CLI call was cancelled before it started');
+      throw error;
+    }
+  }
+
+  async #runNow(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
     const { configPath, genesisPath } = this.#options;
     // Loaded on the first call, not at start: execa is 111 modules that RPC mode never runs.
     const { execa } = await import('execa');
