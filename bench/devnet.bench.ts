@@ -9,8 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig, makeInformer, type V1Pod } from '@kubernetes/client-node';
 import { startDevnet } from '../src/devnet/devnet.ts';
-import { PocketRpcClient } from '../src/pocket/index.ts';
+import { KEYS_SECRET } from '../src/devnet/manifests.ts';
+import { parsePrivateKey, PocketRpcClient } from '../src/pocket/index.ts';
 import { duration, round, runAlone, type BenchResult } from './bench-types.ts';
+import { readChainRecord } from './support/chain-record.ts';
 import { pacingAwareFloor } from './support/pacing-floor.ts';
 
 const BLOCK_INTERVAL_MS = 500;
@@ -25,6 +27,9 @@ interface ScaleOutcome {
   blocks: number;
   started: number;
   ended: number;
+  /** Heights when the call was made and when its answer came. */
+  before: number;
+  after: number;
 }
 
 export async function run(): Promise<BenchResult[]> {
@@ -68,11 +73,21 @@ export async function run(): Promise<BenchResult[]> {
   });
   await informer.start();
   const chain = new PocketRpcClient({ baseUrl: info.chainRpcUrl });
+  // Each pod's validator address (validator-N holds id N + 1), from the devnet's keys Secret.
+  const secret = await core.readNamespacedSecret({ name: KEYS_SECRET, namespace: info.namespace });
+  const addressOfPod = new Map(
+    Object.entries(secret.data ?? {}).map(([id, value]) => [
+      `validator-${Number(id) - 1}`,
+      parsePrivateKey(Buffer.from(value, 'base64').toString('utf8').trim()).address,
+    ]),
+  );
 
   // When each height was first seen committed: polled every 20 ms (the floor's block clock; it
   // reads a block up to 20 ms late, which only raises the floor).
   const commits: number[] = [];
   let lastHeight = await chain.height();
+  /** commits[k] is the height firstHeight + 1 + k. */
+  const firstHeight = lastHeight;
   let polling = true;
   const poller = (async () => {
     while (polling) {
@@ -100,7 +115,8 @@ export async function run(): Promise<BenchResult[]> {
     const ended = performance.now();
     if (response.status !== 200)
       throw new Error(`scale to ${replicas}: HTTP ${response.status} ${await response.text()}`);
-    return { ms: ended - started, blocks: (await chain.height()) - before, started, ended };
+    const after = await chain.height();
+    return { ms: ended - started, blocks: after - before, started, ended, before, after };
   };
   const podsOf = (from: number, to: number): string[] =>
     Array.from({ length: to - from }, (_, i) => `validator-${from + i}`);
@@ -118,12 +134,31 @@ export async function run(): Promise<BenchResult[]> {
     if (ready.length !== pods.length)
       throw new Error(`scale to ${to}: saw ${ready.length} of ${pods.length} new pods Ready`);
     ready.sort((a, b) => Number(a.name.split('-')[1]) - Number(b.name.split('-')[1]));
-    const floor = pacingAwareFloor({
+    const record = await readChainRecord(
+      chain,
+      outcome.before + 1,
+      await chain.height(),
+      ready.map((r) => addressOfPod.get(r.name) ?? ''),
+    );
+    const lags = record.firstVoteLags;
+    // The proposal times on the bench's clock (performance.now()): both clocks are this machine's.
+    const proposedAt = commits.map((_, k) => {
+      const at = record.proposedAt.get(firstHeight + 1 + k);
+      return at === undefined ? undefined : at - performance.timeOrigin;
+    });
+    const run = {
       start: outcome.started,
       voters: GENESIS,
       readyAt: ready.map((r) => r.t),
       commits,
+    };
+    const plain = pacingAwareFloor(run);
+    const floor = pacingAwareFloor({
+      ...run,
+      firstVoteLags: lags.map((lag) => lag ?? 1),
+      proposedAt,
     });
+    const late = lags.filter((lag) => lag !== undefined && lag > 1).length;
     const lastReady = Math.max(...ready.map((r) => r.t)) - outcome.started;
     const intervals = commits.filter((t) => t > outcome.started && t <= outcome.ended);
     const meanBlock =
@@ -133,8 +168,11 @@ export async function run(): Promise<BenchResult[]> {
     return duration(
       `devnet: POST /v1/scale ${GENESIS} → ${to} until wait active (auto pacemaker, ${BLOCK_INTERVAL_MS} ms blocks)`,
       outcome.ms,
-      { name: "pacing-aware floor (this run's pod Ready and block times)", value: floor.ms },
-      `${outcome.blocks} blocks, ${round(outcome.ms / meanBlock, 1)} block intervals of ${round(meanBlock)} ms (target ≤ 6.5 for 4 → 8); floor: waves ${floor.waves.join('+')}, ${floor.blocks} blocks; last new pod Ready ${round(lastReady)} ms after the call`,
+      {
+        name: "pacing-aware floor (this run's pod Ready, block proposal and commit, first-vote times)",
+        value: floor.ms,
+      },
+      `${outcome.blocks} blocks, ${round(outcome.ms / meanBlock, 1)} block intervals of ${round(meanBlock)} ms (target ≤ 6.5 for 4 → 8); floor: waves ${floor.waves.join('+')}, ${floor.blocks} blocks; last new pod Ready ${round(lastReady)} ms after the call; ${late} of ${lags.length} newcomers first signed later than the block after their stake (first-vote lags ${lags.map((l) => l ?? '?').join(',')}); the floor of blocks seen committed and every first vote in the next block (no proposal times, no lags) is ${round(plain.ms)} ms (ratio ${round(outcome.ms / plain.ms, 3)})`,
     );
   };
 

@@ -49,6 +49,36 @@ describe('pacingAwareFloor', () => {
     expect(floor.ms).toBe(3300);
   });
 
+  it("waits for each joiner's first vote as long as this run's chain took (firstVoteLags)", () => {
+    const run = { start: 0, voters: 4, readyAt: [50, 50, 50, 50], commits: blocks(100, 500, 20) };
+    // The joiner Ready first (index 0 after sorting by Ready time, same times: given order) signs
+    // two blocks after its stake instead of one: every later wave starts one block later.
+    const lagged = pacingAwareFloor({ ...run, firstVoteLags: [2, 1, 1, 1] });
+    expect(lagged.waves).toEqual([1, 2, 1]);
+    expect(lagged.ms).toBe(2600 + 500);
+    // A lag in the second wave delays it by its slowest member only.
+    expect(pacingAwareFloor({ ...run, firstVoteLags: [1, 3, 1, 1] }).ms).toBe(2600 + 1000);
+    // Lags below 1 (a bad record) count as 1: the floor never assumes a vote in the stake's block.
+    expect(pacingAwareFloor({ ...run, firstVoteLags: [0, -1, 0, 0] }).ms).toBe(2600);
+  });
+
+  it('puts a stake in the first block proposed after it is sent (proposedAt), not merely seen later', () => {
+    // Blocks seen committed at 100, 600, …, each proposed 150 ms before it is seen.
+    const commits = blocks(100, 500, 20);
+    const run = { start: 0, voters: 4, readyAt: [500, 50, 50, 50], commits };
+    expect(pacingAwareFloor(run).ms).toBe(2600);
+    const proposedAt = commits.map((t) => t - 150);
+    // Wave 1 (Ready 50): block 100 was proposed at -50, before the send: the stake lands in 600,
+    // signs 1100. Wave 2 (the other two Ready at 50, sent 1100): the block seen at 1600 was
+    // proposed at 1450, after the send; lands there, signs 2100. Wave 3 (Ready 500, sent 2100):
+    // lands in the block proposed at 2450 (seen 2600), signs 3100.
+    const floor = pacingAwareFloor({ ...run, proposedAt });
+    expect(floor.waves).toEqual([1, 2, 1]);
+    expect(floor.ms).toBe(3100);
+    // A gap in the proposal times falls back to the commit time for that block.
+    expect(pacingAwareFloor({ ...run, proposedAt: proposedAt.map(() => undefined) }).ms).toBe(2600);
+  });
+
   it('says so when the record of blocks is too short', () => {
     expect(() => pacingAwareFloor({ start: 0, voters: 4, readyAt: [0], commits: [100] })).toThrow(
       /record ends/,
