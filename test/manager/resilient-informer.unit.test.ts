@@ -54,7 +54,9 @@ function obj(name: string, resourceVersion: string): Obj {
 const forbidden = (): ApiException<string> =>
   new ApiException(403, 'Forbidden', '{"kind":"Status","reason":"Forbidden","code":403}', {});
 
-function setup(options: { backoff?: { initialMs: number; maxMs: number } } = {}) {
+function setup(
+  options: { backoff?: { initialMs: number; maxMs: number }; lean?: (o: Obj) => Obj } = {},
+) {
   const clock = new ManualClock();
   const watch = new FakeWatch();
   /** What each list call does, in order; the last one repeats. */
@@ -117,6 +119,36 @@ afterEach(() => {
 });
 
 describe('ResilientInformer', () => {
+  it('caches what `lean` keeps of listed and watched objects; an ERROR event passes unchanged', async () => {
+    const big = (name: string, rv: string) => ({
+      ...obj(name, rv),
+      spec: { large: 'x'.repeat(100) },
+    });
+    const t = setup({ lean: (o) => ({ metadata: o.metadata }) });
+    t.lists.push(listed('10', big('validator-0', '9')));
+    await t.informer.start();
+    expect(t.informer.list()).toEqual([{ metadata: obj('validator-0', '9').metadata }]);
+    t.watch.last.emit('ADDED', big('validator-1', '11'));
+    t.watch.last.emit('MODIFIED', big('validator-0', '12'));
+    expect(t.informer.list()).toEqual([
+      { metadata: obj('validator-0', '12').metadata },
+      { metadata: obj('validator-1', '11').metadata },
+    ]);
+    expect(t.changes).toEqual(['validator-0', 'validator-1', 'validator-0']);
+    // client-node reads the Status of an ERROR event itself: `lean` must not see it.
+    const seen: unknown[] = [];
+    const t2 = setup({
+      lean: (o) => {
+        seen.push(o);
+        return o;
+      },
+    });
+    t2.lists.push(listed('10'));
+    await t2.informer.start();
+    t2.watch.last.emit('ERROR', { kind: 'Status', code: 410 } as unknown as Obj);
+    expect(seen).toEqual([]);
+  });
+
   it('lists, then watches from the list’s resourceVersion with the selector; changes reach the cache', async () => {
     const t = setup();
     t.lists.push(listed('10', obj('validator-0', '9')));

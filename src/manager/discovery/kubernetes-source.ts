@@ -16,6 +16,7 @@ import {
 } from '../model.ts';
 import { computeDesiredState, DiscoveryMemory } from './desired-state.ts';
 import { createIdMapper, ordinalOf, type IdMapper } from './id-mapping.ts';
+import { leanPod } from './lean-pod.ts';
 import {
   DiscoveryMode,
   type DiscoveryDeps,
@@ -79,6 +80,7 @@ export class KubernetesDiscovery implements DiscoverySource {
       path: `/api/v1/namespaces/${ns}/pods`,
       labelSelector: config.podSelector,
       list: () => kube.core.listNamespacedPod({ namespace: ns, labelSelector: config.podSelector }),
+      lean: leanPod,
       onChange: (pod) => {
         this.#listener?.desiredChanged();
         if (pod !== undefined) this.#confirmIfLeaving(pod);

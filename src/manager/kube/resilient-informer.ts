@@ -39,6 +39,12 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
   backoff?: { initialMs: number; maxMs: number };
   /** Called on each restart after an error (metrics). */
   onRestart?: (name: string) => void;
+  /**
+   * What the cache keeps of each listed or watched object (default: all of it). The events'
+   * objects are replaced by it before client-node caches them; a watch's ERROR and BOOKMARK
+   * objects pass unchanged.
+   */
+  lean?: (object: T) => T;
 }
 
 /**
@@ -61,14 +67,16 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.name = options.name;
     this.#options = options;
     this.#backoff = new Backoff({ ...INFORMER_BACKOFF, ...options.backoff });
+    const lean = options.lean;
     const listAndMark = async (): Promise<KubernetesListObject<T>> => {
       const result = await options.list();
+      if (lean !== undefined) result.items = result.items.map(lean);
       this.#markSynced();
       return result;
     };
     this.#informer = new ListWatch<T>(
       options.path,
-      options.watch,
+      lean === undefined ? options.watch : leanWatch(options.watch, lean),
       listAndMark,
       false,
       options.labelSelector,
@@ -154,4 +162,20 @@ export class ResilientInformer<T extends KubernetesObject> {
       this.#informer.start().catch((startError: unknown) => this.#onError(startError));
     }, delay);
   }
+}
+
+const CACHED_EVENTS = new Set(['ADDED', 'MODIFIED', 'DELETED']);
+
+/** A Watch whose ADDED, MODIFIED and DELETED objects pass through `lean` on their way in. */
+function leanWatch<T>(watch: Watch, lean: (object: T) => T): Watch {
+  return {
+    watch: (path, params, callback, done) =>
+      watch.watch(
+        path,
+        params,
+        (phase, object: unknown, raw?: unknown) =>
+          callback(phase, CACHED_EVENTS.has(phase) ? lean(object as T) : object, raw),
+        done,
+      ),
+  } as Watch;
 }
