@@ -1,6 +1,6 @@
 // The manager's reaction latency: from the moment the API server writes a validator pod Ready to
 // the moment the chain's node admits that validator's stake, one validator at a time, p50 and p99
-// over 100 (RPC mode; simulated kubelet; sync check, pacing and Ready debounce off, so only the
+// over 300 (RPC mode; simulated kubelet; sync check, pacing and Ready debounce off, so only the
 // manager's own path is timed). The floor, per validator, in the same run: a bare client-node
 // informer's notification of the same pod plus one broadcast_tx_sync round trip to the same node.
 // Run alone: `npx node bench/manager-reaction.bench.ts`.
@@ -15,7 +15,7 @@ import { percentile, round, runAlone, type BenchResult } from './bench-types.ts'
 import { Rig } from './support/manager-rig.ts';
 
 const WARM_UP = 10;
-const MEASURED = 100;
+const MEASURED = 300;
 const GENESIS = 4;
 
 export async function run(): Promise<BenchResult[]> {
