@@ -66,6 +66,7 @@ const leanClientNode: Plugin = {
  * getters do not touch. A `require()` is left alone: it does not build the facade.
  */
 const HTTP_BUILTINS = new Set(['node:http', 'http', 'node:https', 'https']);
+const UNDICI_GETTERS = new Set(['WebSocket', 'CloseEvent', 'MessageEvent']);
 const BUILTIN_PREFIX = '\0builtin-without-facade:';
 const builtinsWithoutFacade: Plugin = {
   name: 'builtins-without-facade',
@@ -78,9 +79,11 @@ const builtinsWithoutFacade: Plugin = {
     if (!id.startsWith(BUILTIN_PREFIX)) return null;
     const name = id.slice(BUILTIN_PREFIX.length);
     const module = process.getBuiltinModule(name) as Record<string, unknown>;
-    const names = Object.entries(Object.getOwnPropertyDescriptors(module))
-      .filter(([key, d]) => d.get === undefined && /^[A-Za-z_$][\w$]*$/.test(key))
-      .map(([key]) => key);
+    // Every export but the three getters that load undici (read once here, like the facade
+    // does; `globalAgent` and `maxHeaderSize` are getters too, and cheap).
+    const names = Object.keys(Object.getOwnPropertyDescriptors(module)).filter(
+      (key) => !UNDICI_GETTERS.has(key) && /^[A-Za-z_$][\w$]*$/.test(key),
+    );
     return [
       `const m = process.getBuiltinModule(${JSON.stringify(name)});`,
       'export default m;',

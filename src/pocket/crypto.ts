@@ -79,7 +79,11 @@ export function ed25519SignerOfSeed(seed: Uint8Array): Ed25519Signer {
     publicKey,
     sign(message: Uint8Array): Uint8Array {
       // r = SHA-512(prefix || M) mod L; R = [r]B; k = SHA-512(R || A || M) mod L; S = r + k·s.
-      const r = littleEndianNumber(sha512(concatBytes(prefix, message))) % ORDER;
+      // The nonce's digest reveals the key with the signature: zeroed once reduced (the prefix
+      // is hashed in place, not copied).
+      const nonce = sha512.create().update(prefix).update(message).digest();
+      const r = littleEndianNumber(nonce) % ORDER;
+      nonce.fill(0);
       const R = ed.Point.BASE.multiply(r).toBytes();
       const k = littleEndianNumber(sha512(concatBytes(R, publicKey, message))) % ORDER;
       return concatBytes(R, littleEndian32((r + k * scalar) % ORDER));

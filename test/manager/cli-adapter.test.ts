@@ -57,16 +57,17 @@ describe('CLI processes at once', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it(`are at most CLI_PROCESSES (${CLI_PROCESSES}) whatever the manager's concurrency`, async () => {
+  it(`are at most CLI_PROCESSES (${CLI_PROCESSES}) whatever the manager's concurrency, no key on disk while a call waits`, async () => {
     dir = await mkdtemp(join(tmpdir(), 'cli-adapter-limit-'));
     const running = join(dir, 'running');
     const log = join(dir, 'log');
+    const keybases = join(dir, 'keybases');
     await mkdir(running);
     // Each process marks itself running, notes how many are, and stays a moment.
     const cliPath = join(dir, 'p1');
     await writeFile(
       cliPath,
-      `#!/bin/sh\n: > ${running}/$$\nls ${running} | wc -l >> ${log}\nsleep 0.2\nrm -f ${running}/$$\necho 'HTTP status code: 200'\n`,
+      `#!/bin/sh\n: > ${running}/$$\nls ${running} | wc -l >> ${log}\nls ${tmpdir()} | grep -c '^${ownTempFolderPrefix('keybase')}' >> ${keybases}\nsleep 0.2\nrm -f ${running}/$$\necho 'HTTP status code: 200'\n`,
       { mode: 0o755 },
     );
     const adapter = new CliChainAdapter({
@@ -91,6 +92,9 @@ describe('CLI processes at once', () => {
     expect(counts.length).toBeGreaterThanOrEqual(keys.length);
     expect(Math.max(...counts)).toBeLessThanOrEqual(CLI_PROCESSES);
     expect(Math.max(...counts)).toBeGreaterThan(1);
+    // Keybases (each holding a key until its import ran) exist only for calls holding a slot.
+    const folders = (await readFile(keybases, 'utf8')).trim().split('\n').map(Number);
+    expect(Math.max(...folders)).toBeLessThanOrEqual(CLI_PROCESSES);
   });
 
   it('a call waiting for a slot and cancelled fails as CANCELLED and starts no process', async () => {
@@ -131,9 +135,14 @@ describe('CLI processes at once', () => {
     const failure = await waiting;
     expect(isManagerError(failure) && failure.code).toBe('CANCELLED');
     await Promise.allSettled(busy);
-    // Each busy call ran its two processes (import, unstake); the cancelled one none.
+    // Each busy call ran its two processes (import, unstake); the cancelled one none, and it
+    // wrote no key: no keybase folder of this process is left either.
     const runs = (await readFile(log, 'utf8')).trim().split('\n').length;
     expect(runs).toBe(2 * CLI_PROCESSES);
+    const left = (await readdir(tmpdir())).filter((f) =>
+      f.startsWith(ownTempFolderPrefix('keybase')),
+    );
+    expect(left).toEqual([]);
   });
 });
 

@@ -182,7 +182,10 @@ describe('leanPod', () => {
     expect(Object.keys(lean)).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
   });
 
-  it('takes a pod with no spec or status (a DELETED tombstone)', () => {
+  it('takes a pod with no spec or status (a DELETED tombstone), or a spec without containers', () => {
     expect(leanPod({ metadata: { name: 'x' } })).toEqual({ metadata: { name: 'x' } });
+    expect(leanPod({ spec: {} as NonNullable<V1Pod['spec']> })).toEqual({
+      spec: { containers: [] },
+    });
   });
 });

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { ActionKind, ChainStatus } from '../../src/manager/model.ts';
 import {
+  NEAR_HEAD_RETRY_MS,
   plan,
   planOne,
   stakeFingerprint,
@@ -217,6 +218,14 @@ describe('what blocks an action', () => {
     );
     expect(behind.waitingFor).toBe(Wait.nodeSync);
     expect(behind.reason).toContain('height 90, chain 100');
+    // Far behind: asked again at the reconciler's usual pace; a block or two short of the
+    // tolerance (1 by default): asked again soon.
+    expect(behind.requeueAfterMs).toBeUndefined();
+    for (const height of [96, 97])
+      expect(
+        decide({ ...proven, desired: [wanted('005')], nodeHeights: { '005': height } }, '005')
+          .requeueAfterMs,
+      ).toBe(height === 97 ? NEAR_HEAD_RETRY_MS : undefined);
     expect(
       decide({ ...proven, desired: [wanted('005')], nodeHeights: { '005': 99 } }, '005').waitingFor,
     ).toBeUndefined();

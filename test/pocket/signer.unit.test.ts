@@ -1,5 +1,7 @@
 // The signer (ed25519SignerOfSeed: noble, the seed expanded once) against noble's own `sign` and OpenSSL's Ed25519:
 // the same public key and byte-identical signatures, for random seeds and messages of any length.
+import { inspect } from 'node:util';
+import { sha512 } from '@noble/hashes/sha2.js';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ed25519SignerOfSeed, publicKeyOfSeed, signEd25519 } from '../../src/pocket/crypto.ts';
@@ -58,5 +60,13 @@ describe('ed25519SignerOfSeed', () => {
     const shown = JSON.stringify(key) + String(key) + Object.keys(key).join();
     expect(shown).not.toContain(vector.privateKey.slice(0, 16));
     expect(Object.values(key).some((v) => typeof v === 'bigint')).toBe(false);
+    // Nor does the deepest inspection: neither the seed nor its expansion (the scalar's and the
+    // prefix's bytes, SHA-512 of the seed) appear.
+    const head = Buffer.from(sha512(seed)).toString('hex');
+    for (const subject of [key, ed25519SignerOfSeed(seed)]) {
+      const deep = inspect(subject, { showHidden: true, depth: Infinity, getters: true });
+      for (const secret of [vector.privateKey.slice(0, 64), head.slice(0, 32), head.slice(64, 96)])
+        expect(deep).not.toContain(secret);
+    }
   });
 });

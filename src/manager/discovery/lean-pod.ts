@@ -55,7 +55,11 @@ export function leanPod(pod: V1Pod): V1Pod {
             annotations: metadata.annotations,
             ownerReferences: metadata.ownerReferences,
           }),
-    spec: spec === undefined ? undefined : { containers: spec.containers.map(leanContainer) },
+    // `containers` is required, but a malformed pod must not throw inside the watch's callback.
+    spec:
+      spec === undefined
+        ? undefined
+        : { containers: ((spec.containers as V1Container[] | undefined) ?? []).map(leanContainer) },
     status:
       status === undefined
         ? undefined

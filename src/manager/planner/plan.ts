@@ -21,6 +21,8 @@ import { splitByMinimumSet, type MinimumSet, type MinimumSetVerdict } from './mi
 import { pacingBudget, type PacingBudget } from './pacing.ts';
 import { hasProvenItself } from './voting.ts';
 
+/** How soon a node within two blocks of synced is asked for its height again (ms). */
+export const NEAR_HEAD_RETRY_MS = 200;
 export { hasProvenItself } from './voting.ts';
 
 /** The phase of a validator as reported by the status API. */
@@ -509,9 +511,14 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         };
       }
       if (node.height < input.height - input.settings.syncTolerance) {
+        // A node a block or two short of the tolerance is polling its way to the head and will
+        // be there within its next poll: asked again soon, not after the usual second (a devnet
+        // wave waited a whole block for it). A node far behind is asked at the usual pace.
+        const nearHead = input.height - node.height <= input.settings.syncTolerance + 2;
         return {
           ...stakeDraft,
           waitingFor: Wait.nodeSync,
+          ...(nearHead ? { requeueAfterMs: NEAR_HEAD_RETRY_MS } : {}),
           reason: `node of pod ${pod.name} is syncing (height ${node.height}, chain ${input.height})`,
         };
       }

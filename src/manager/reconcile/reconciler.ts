@@ -189,7 +189,9 @@ export class Reconciler {
       case Wait.hook: // held by a failed `block` hook: #act runs it again (after its backoff)
         return this.#act(decision, signal, log);
       case Wait.nodeSync:
-        return { requeueAfterMs: Math.max(1_000, this.#o.pollIntervalMs) };
+        return {
+          requeueAfterMs: decision.requeueAfterMs ?? Math.max(1_000, this.#o.pollIntervalMs),
+        };
       case Wait.sync:
       case Wait.paused:
       case Wait.podReady:

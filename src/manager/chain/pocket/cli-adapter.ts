@@ -40,9 +40,10 @@ export interface CliChainAdapterOptions {
 const STATUS_RE = /HTTP status code: (\d+)\s*\n?([\s\S]*)$/;
 const KILL_AFTER_MS = 2_000;
 /**
- * CLI processes of one adapter running at once. The manager reconciles up to CM_CONCURRENCY
- * validators at once (32 by default, for RPC mode's group commits); in CLI mode each would start
- * a process (p1, or a Node CLI of about 50 MiB), so the processes wait for one of these slots.
+ * CLI calls of one adapter running at once (each runs its processes one after another). The
+ * manager reconciles up to CM_CONCURRENCY validators at once (32 by default, for RPC mode's group
+ * commits); in CLI mode each would start a process (p1, or a Node CLI of about 50 MiB), so the
+ * calls wait for one of these slots, before any key is written.
  */
 export const CLI_PROCESSES = 8;
 
@@ -150,7 +151,15 @@ export class CliChainAdapter implements ChainAdapter {
     return mkdtemp(join(this.#tempRoot(), ownTempFolderPrefix(kind)));
   }
 
-  async send(request: TxRequest, _prepared: PreparedTx, signal: AbortSignal): Promise<SendOutcome> {
+  /**
+   * Holds one of the CLI_PROCESSES slots for the whole call: the key reaches the disk only once
+   * the call may run, and its two processes (import, then the transaction) follow each other.
+   */
+  send(request: TxRequest, _prepared: PreparedTx, signal: AbortSignal): Promise<SendOutcome> {
+    return this.#inSlot(() => this.#send(request, signal), signal);
+  }
+
+  async #send(request: TxRequest, signal: AbortSignal): Promise<SendOutcome> {
     const dir = await this.#makeTempFolder('keybase');
     try {
       const dataDir = join(dir, '.pocket');
@@ -214,7 +223,11 @@ export class CliChainAdapter implements ChainAdapter {
     return undefined; // a new CLI call signs a new transaction: not idempotent
   }
 
-  async triggerView(signal: AbortSignal): Promise<void> {
+  triggerView(signal: AbortSignal): Promise<void> {
+    return this.#inSlot(() => this.#triggerView(signal), signal);
+  }
+
+  async #triggerView(signal: AbortSignal): Promise<void> {
     const dir = await this.#makeTempFolder('cli');
     try {
       const result = await this.#run(
@@ -237,9 +250,10 @@ export class CliChainAdapter implements ChainAdapter {
     }
   }
 
-  async #run(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
+  /** Runs `call` in one of the slots; cancelled while it waits, it fails as CANCELLED. */
+  async #inSlot<T>(call: () => Promise<T>, signal: AbortSignal): Promise<T> {
     try {
-      return await this.#processes.run(() => this.#runNow(home, args, signal), signal);
+      return await this.#processes.run(call, signal);
     } catch (error: unknown) {
       if (signal.aborted && !(error instanceof ManagerError))
         throw new ManagerError('CANCELLED', 'the CLI call was cancelled before it started');
@@ -247,7 +261,7 @@ export class CliChainAdapter implements ChainAdapter {
     }
   }
 
-  async #runNow(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
+  async #run(home: string, args: string[], signal: AbortSignal): Promise<CliResult> {
     const { configPath, genesisPath } = this.#options;
     // Loaded on the first call, not at start: execa is 111 modules that RPC mode never runs.
     const { execa } = await import('execa');
