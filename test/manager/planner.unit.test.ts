@@ -237,6 +237,22 @@ describe('what blocks an action', () => {
     ).toBeUndefined();
   });
 
+  it('reports pause (and sync, trust) over its own wait for the node or the debounce', () => {
+    // Paused, a Ready pod whose node is a few blocks behind says "paused", with the node's wait
+    // after it: not a reason that each new block makes come and go (a flaky report in CI).
+    const behind = decide(
+      { ...proven, desired: [wanted('005')], nodeHeights: { '005': 97 }, paused: true },
+      '005',
+    );
+    expect(behind.waitingFor).toBe(Wait.paused);
+    expect(behind.reason).toMatch(/^paused; would stake: node of pod .* is syncing/);
+    const notSynced = decide(
+      { ...proven, desired: [wanted('005')], nodeHeights: { '005': 97 }, synced: false },
+      '005',
+    );
+    expect(notSynced.waitingFor).toBe(Wait.sync);
+  });
+
   it('unstakes wait while a wanted pod has not told its id yet (annotation mapping)', () => {
     const d = decide(
       { chain: [row('005')], desired: [unwanted('005')], unresolvedWanted: ['validator-2'] },

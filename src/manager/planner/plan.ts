@@ -251,7 +251,12 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
   if (!input.desired.validators.has(id) && !onChain) return undefined;
   const draft = decideOne(id, input);
   if (draft.action === 'none') return draft;
-  if (draft.waitingFor !== undefined && draft.waitingFor !== Wait.hook) {
+  const gate = !input.synced || !input.trust.trusted || input.paused;
+  if (
+    draft.waitingFor !== undefined &&
+    draft.waitingFor !== Wait.hook &&
+    !(gate && LOCAL_WAITS.has(draft.waitingFor))
+  ) {
     // Without state sync a stake that could never fit is said so at once, pod Ready or not.
     if (
       isStakeWaitingOnItself(draft) &&
@@ -269,12 +274,7 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
   }
   // Sync, trust, pause and unresolved pod ids depend on nothing but the input; the minimum set
   // only on the other unstakes; pacing spares unstakes.
-  if (
-    !input.synced ||
-    !input.trust.trusted ||
-    input.paused ||
-    draft.action === ActionKind.unstake
-  ) {
+  if (gate || draft.action === ActionKind.unstake) {
     applyGlobalWaits([draft], input, (other) => (other === id ? draft : decideOne(other, input)));
     return draft;
   }
@@ -560,6 +560,9 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   };
 }
 
+/** Waits of one validator's own that the global gates (sync, trust, pause) report over. */
+const LOCAL_WAITS: ReadonlySet<Wait> = new Set([Wait.hook, Wait.nodeSync, Wait.debounce]);
+
 /** A stake or unstake that would go now, unless a `block` hook holds it. */
 function heldByHook(d: Draft, input: PlanInput): Draft {
   if (d.id === undefined || d.waitingFor !== undefined) return d;
@@ -578,9 +581,11 @@ function applyGlobalWaits(
   decide: (id: ValidatorId) => Draft,
 ): void {
   const actionable = drafts.filter((d) => d.action !== 'none' && d.waitingFor === undefined);
-  // A hook's hold is below sync, trust and pause: while those stop everything, no hook runs.
+  // A hook's hold, a node's sync and a pod's Ready debounce are below sync, trust and pause:
+  // while those stop everything, no hook runs, no node is asked, and the validator reports the
+  // gate (with its own wait after it) rather than a wait that a new block makes come and go.
   const gated = drafts.filter(
-    (d) => d.action !== 'none' && (d.waitingFor === undefined || d.waitingFor === Wait.hook),
+    (d) => d.action !== 'none' && (d.waitingFor === undefined || LOCAL_WAITS.has(d.waitingFor)),
   );
   if (!input.synced) {
     for (const d of gated)
