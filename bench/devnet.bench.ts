@@ -14,7 +14,7 @@ import { KEYS_SECRET } from '../src/devnet/manifests.ts';
 import { parsePrivateKey, PocketRpcClient } from '../src/pocket/index.ts';
 import { duration, round, runAlone, type BenchResult } from './bench-types.ts';
 import { readChainRecord } from './support/chain-record.ts';
-import { pacingAwareFloor } from './support/pacing-floor.ts';
+import { landingBlock, pacingAwareFloor } from './support/pacing-floor.ts';
 
 const BLOCK_INTERVAL_MS = 500;
 const isReady = (pod: V1Pod): boolean =>
@@ -221,7 +221,7 @@ export async function run(): Promise<BenchResult[]> {
     // missing).
     const record = await readChainRecord(chain, outcome.before + 1, outcome.after, []);
     const proposed = proposalTimes(outcome, record.proposedAt);
-    const landing = commits.findIndex((t, k) => (proposed[k] ?? t) > outcome.started);
+    const landing = landingBlock(commits, proposed, outcome.started);
     const firstBlock = (commits[landing] ?? outcome.ended) - outcome.started;
     const nextSeen = (commits.find((t) => t > outcome.started) ?? outcome.ended) - outcome.started;
     const podsGoneMs =

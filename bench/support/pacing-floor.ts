@@ -47,15 +47,29 @@ export function waveSize(voters: number): number {
 }
 
 /**
+ * The index in `commits` of the block a transaction sent at `after` lands in: the first proposed
+ * after it (`proposedAt`, same index; its commit time where that is unknown). -1 when the record
+ * holds none.
+ */
+export function landingBlock(
+  commits: readonly number[],
+  proposedAt: readonly (number | undefined)[] | undefined,
+  after: number,
+): number {
+  return commits.findIndex((t, i) => (proposedAt?.[i] ?? t) > after);
+}
+
+/**
  * The floor: each wave's stakes go out the moment its pods are Ready and the previous wave votes;
  * a stake sent at t lands in the first block proposed after t (committed after t, when proposal
  * times are not known), its validator signs the next block (or the block its lag names), and the
- * wave votes once that block is seen committed for its last member. Waves take the earliest-Ready joiners.
+ * wave votes once that block is seen committed for its last member. Waves take the
+ * earliest-Ready joiners.
  * Throws when `commits` ends before the model does (the run did not record enough blocks).
  */
 export function pacingAwareFloor(run: ScaleUpRun): PacingFloor {
   const nextCommit = (after: number): number => {
-    const index = run.commits.findIndex((t, i) => (run.proposedAt?.[i] ?? t) > after);
+    const index = landingBlock(run.commits, run.proposedAt, after);
     if (index < 0) throw new Error(`no block committed after ${after.toFixed(1)} ms in the record`);
     return index;
   };

@@ -11,7 +11,23 @@ import {
 } from '../../src/manager/chain/pocket/cli-adapter.ts';
 import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
-import { generateKeys } from '../../src/pocket/index.ts';
+import type { SendOutcome } from '../../src/manager/chain/adapter.ts';
+import { generateKeys, type ValidatorKey } from '../../src/pocket/index.ts';
+
+/** The adapter on the fake CLI at `cliPath`, its chain RPC unreachable. */
+function adapterOn(cliPath: string, timeoutMs: number): CliChainAdapter {
+  return new CliChainAdapter({ cliPath, rpcUrl: 'http://127.0.0.1:9', timeoutMs });
+}
+
+/** Sends an unstake of `key` (what the fake CLI answers is each test's business). */
+function sendUnstake(
+  adapter: CliChainAdapter,
+  key: ValidatorKey,
+  signal = new AbortController().signal,
+): Promise<SendOutcome> {
+  const request = { kind: ActionKind.unstake, key, amount: '1', chains: ['0001'], serviceUrl: '' };
+  return adapter.send(request, adapter.prepare(request), signal);
+}
 
 describe('CliChainAdapter', () => {
   let dir: string | undefined;
@@ -26,26 +42,12 @@ describe('CliChainAdapter', () => {
     dir = await mkdtemp(join(tmpdir(), 'cli-adapter-'));
     const cliPath = join(dir, 'p1');
     if (mode !== undefined) await writeFile(cliPath, '#!/bin/sh\nexit 0\n', { mode });
-    const adapter = new CliChainAdapter({
-      cliPath,
-      rpcUrl: 'http://127.0.0.1:9',
-      timeoutMs: 5_000,
-    });
     const [key] = generateKeys({ count: 1, seed: 'cli-adapter' }).values();
     if (key === undefined) throw new Error('no key');
-    const request = {
-      kind: ActionKind.unstake,
-      key,
-      amount: '1',
-      chains: ['0001'],
-      serviceUrl: '',
-    };
-    const failure = await adapter
-      .send(request, adapter.prepare(request), new AbortController().signal)
-      .then(
-        () => undefined,
-        (error: unknown) => error,
-      );
+    const failure = await sendUnstake(adapterOn(cliPath, 5_000), key).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
     expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
     expect((failure as Error).message).toContain(code);
   });
@@ -70,24 +72,9 @@ describe('CLI processes at once', () => {
       `#!/bin/sh\n: > ${running}/$$\nls ${running} | wc -l >> ${log}\nls ${tmpdir()} | grep -c '^${ownTempFolderPrefix('keybase')}' >> ${keybases}\nsleep 0.2\nrm -f ${running}/$$\necho 'HTTP status code: 200'\n`,
       { mode: 0o755 },
     );
-    const adapter = new CliChainAdapter({
-      cliPath,
-      rpcUrl: 'http://127.0.0.1:9',
-      timeoutMs: 10_000,
-    });
+    const adapter = adapterOn(cliPath, 10_000);
     const keys = [...generateKeys({ count: 3 * CLI_PROCESSES, seed: 'cli-limit' }).values()];
-    await Promise.allSettled(
-      keys.map((key) => {
-        const request = {
-          kind: ActionKind.unstake,
-          key,
-          amount: '1',
-          chains: ['0001'],
-          serviceUrl: '',
-        };
-        return adapter.send(request, adapter.prepare(request), new AbortController().signal);
-      }),
-    );
+    await Promise.allSettled(keys.map((key) => sendUnstake(adapter, key)));
     const counts = (await readFile(log, 'utf8')).trim().split('\n').map(Number);
     expect(counts.length).toBeGreaterThanOrEqual(keys.length);
     expect(Math.max(...counts)).toBeLessThanOrEqual(CLI_PROCESSES);
@@ -106,27 +93,13 @@ describe('CLI processes at once', () => {
       `#!/bin/sh\necho run >> ${log}\nsleep 0.5\necho 'HTTP status code: 200'\n`,
       { mode: 0o755 },
     );
-    const adapter = new CliChainAdapter({
-      cliPath,
-      rpcUrl: 'http://127.0.0.1:9',
-      timeoutMs: 10_000,
-    });
+    const adapter = adapterOn(cliPath, 10_000);
     const keys = [...generateKeys({ count: CLI_PROCESSES + 1, seed: 'cli-cancel' }).values()];
-    const send = (key: (typeof keys)[number], signal: AbortSignal) => {
-      const request = {
-        kind: ActionKind.unstake,
-        key,
-        amount: '1',
-        chains: ['0001'],
-        serviceUrl: '',
-      };
-      return adapter.send(request, adapter.prepare(request), signal);
-    };
-    const busy = keys.slice(0, CLI_PROCESSES).map((key) => send(key, new AbortController().signal));
+    const busy = keys.slice(0, CLI_PROCESSES).map((key) => sendUnstake(adapter, key));
     const controller = new AbortController();
     const last = keys.at(-1);
     if (last === undefined) throw new Error('no key');
-    const waiting = send(last, controller.signal).then(
+    const waiting = sendUnstake(adapter, last, controller.signal).then(
       () => undefined,
       (error: unknown) => error,
     );
@@ -161,12 +134,7 @@ describe('the environment of a CLI call', () => {
     vi.stubEnv('NODE_COMPILE_CACHE', join(dir, 'cache'));
     vi.stubEnv('CM_RPC_TOKEN', 'not-for-the-cli');
     try {
-      const adapter = new CliChainAdapter({
-        cliPath,
-        rpcUrl: 'http://127.0.0.1:9',
-        timeoutMs: 5_000,
-      });
-      await adapter.triggerView(new AbortController().signal);
+      await adapterOn(cliPath, 5_000).triggerView(new AbortController().signal);
     } finally {
       vi.unstubAllEnvs();
     }
