@@ -2,7 +2,7 @@
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import type { Any } from '@bufbuild/protobuf/wkt';
 import { bytesToHex } from './bytes.ts';
-import { sha3Digest, verifyEd25519, type Ed25519Verify } from './crypto.ts';
+import { sha3Hex, verifyEd25519, type Ed25519Verify } from './crypto.ts';
 import { SignatureSchema, TransactionSchema, type Transaction } from './gen/core/transaction_pb.js';
 import { addressHexOf, type ValidatorKey } from './keys.ts';
 import { packMessage, unpackMessage, UnpackError, type PocketMessage } from './messages.ts';
@@ -49,7 +49,7 @@ export function receivedSignBytes(tx: Transaction): Uint8Array {
 
 /** Hex SHA3-256 of a serialized transaction (V1 `TxHash`). */
 export function transactionHash(bytes: Uint8Array): string {
-  return bytesToHex(sha3Digest(bytes));
+  return sha3Hex(bytes);
 }
 
 export interface SignOptions {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { admitTransaction, hexToBytes, parsePrivateKey } from '../../src/pocket/index.ts';
-import { nodeSha3 } from '../support/node-crypto.ts';
+import { nobleSha3Hex } from '../support/noble-digests.ts';
 import { KEY_005, KEY_VECTORS } from '../support/pocket-vectors.ts';
 import { runBin } from '../support/run-bin.ts';
 
@@ -159,7 +159,7 @@ describe('cluster-manager tx build and decode', () => {
       nonce: '77',
       signer: KEY_005.address,
       signatureValid: true,
-      hash: nodeSha3(hexToBytes(hex)),
+      hash: nobleSha3Hex(hexToBytes(hex)),
     });
   });
 

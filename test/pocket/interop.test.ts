@@ -10,7 +10,8 @@ import {
   stakeMessage,
 } from '../../src/pocket/index.ts';
 import { bufDecode, bufEncode } from '../support/buf.ts';
-import { nodeSha3, nodeSign } from '../support/node-crypto.ts';
+import { nodeSign } from '../support/node-crypto.ts';
+import { nobleSha3Hex } from '../support/noble-digests.ts';
 import { KEY_005 } from '../support/pocket-vectors.ts';
 
 const key = parsePrivateKey(KEY_005.privateKey);
@@ -73,6 +74,6 @@ describe('interoperability', () => {
     expect(admitted.message.type).toBe('MessageUnstake');
     expect(admitted.signerAddress).toBe(KEY_005.address);
     expect(admitted.nonce).toBe('99');
-    expect(admitted.hash).toBe(nodeSha3(bytes));
+    expect(admitted.hash).toBe(nobleSha3Hex(bytes));
   });
 });

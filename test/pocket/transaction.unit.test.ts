@@ -14,7 +14,8 @@ import {
   unstakeMessage,
 } from '../../src/pocket/index.ts';
 import { TransactionSchema } from '../../src/pocket/gen/core/transaction_pb.js';
-import { nodeSha3, nodeVerify } from '../support/node-crypto.ts';
+import { nodeVerify } from '../support/node-crypto.ts';
+import { nobleSha3Hex } from '../support/noble-digests.ts';
 import { KEY_005, STAKE_VECTOR, UNSTAKE_VECTOR } from '../support/pocket-vectors.ts';
 
 const key = parsePrivateKey(KEY_005.privateKey);
@@ -65,7 +66,7 @@ describe('signTransaction', () => {
         signature,
       ),
     ).toBe(true);
-    expect(nodeSha3(tx.bytes)).toBe(tx.hash);
+    expect(nobleSha3Hex(tx.bytes)).toBe(tx.hash);
   });
 
   it('encodes canonically: decoding and re-encoding gives the same bytes', () => {
@@ -80,6 +81,19 @@ describe('signTransaction', () => {
     expect(nonces.size).toBe(50);
     for (const nonce of nonces) expect(nonce).toMatch(/^[1-9]\d{0,19}$/);
     expect(BigInt(randomNonce())).toBeLessThan(2n ** 64n - 1n);
+  });
+
+  it('draws distinct nonces across refills of the random pool (256 per refill)', () => {
+    const nonces = Array.from({ length: 600 }, () => randomNonce());
+    expect(new Set(nonces).size).toBe(600);
+    for (const nonce of nonces) {
+      expect(nonce).toMatch(/^[1-9]\d{0,19}$/);
+      expect(BigInt(nonce)).toBeLessThan(2n ** 64n - 1n);
+    }
+    // Uniform 64-bit values: the top bit is set in about half (600 draws; 5 sigma is ±61).
+    const high = nonces.filter((nonce) => BigInt(nonce) >= 2n ** 63n).length;
+    expect(high).toBeGreaterThan(239);
+    expect(high).toBeLessThan(361);
   });
 });
 

@@ -1,4 +1,4 @@
-// Independent Ed25519 and SHA3 from node:crypto (OpenSSL), to check the noble-based library.
+// Independent Ed25519 and SHA-256 from node:crypto (OpenSSL), to check the noble-based signer.
 import { createHash, createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
 
 const SEED_DER_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
@@ -24,10 +24,6 @@ export function nodeVerify(
     type: 'spki',
   });
   return verify(null, message, key, signature);
-}
-
-export function nodeSha3(data: Uint8Array): string {
-  return createHash('sha3-256').update(data).digest('hex');
 }
 
 export function nodeSha256(data: Uint8Array): Uint8Array {
