@@ -205,10 +205,10 @@ export class Rig {
     return rig;
   }
 
-  #image: Promise<{ entry: string; env: Record<string, string> }> | undefined;
+  #image: Promise<ManagerImage> | undefined;
 
   /** The image's entry point and Node environment for the manager, prepared once per rig. */
-  #managerImage(): Promise<{ entry: string; env: Record<string, string> }> {
+  #managerImage(): Promise<ManagerImage> {
     this.#image ??= managerImage(this.dir);
     return this.#image;
   }
@@ -220,7 +220,7 @@ export class Rig {
     const log = createWriteStream(join(this.dir, 'manager.log'), { flags: 'a' });
     await new Promise((resolve) => log.once('open', resolve));
     const image = await this.#managerImage();
-    const child = spawn(process.execPath, [image.entry, 'run'], {
+    const child = spawn(process.execPath, [...image.nodeFlags, image.entry, 'run'], {
       env: {
         PATH: process.env.PATH ?? '',
         HOME: this.dir,
@@ -351,11 +351,19 @@ const WARM_COMPILE_CACHE = fileURLToPath(
   new URL('../../src/bin/warm-compile-cache.ts', import.meta.url),
 );
 
-async function managerImage(dir: string): Promise<{ entry: string; env: Record<string, string> }> {
+interface ManagerImage {
+  entry: string;
+  /** Node's own flags on the ENTRYPOINT's command line, before the script. */
+  nodeFlags: string[];
+  env: Record<string, string>;
+}
+
+async function managerImage(dir: string): Promise<ManagerImage> {
   const options = await managerNodeOptions();
   const dockerfile = await readFile(new URL('../../Dockerfile', import.meta.url), 'utf8');
   const stage = dockerfile.slice(dockerfile.indexOf('AS cluster-manager'));
   const malloc = mallocEnv(stage);
+  const nodeFlags = entrypointNodeFlags(stage);
   const bundled = /^ENTRYPOINT \[.*"\/app\/dist\/cluster-manager\.mjs"\]$/m.test(stage);
   const dist = join(dir, 'dist');
   const entry = bundled ? (await bundle(dist))['cluster-manager'] : BIN.clusterManager;
@@ -363,12 +371,34 @@ async function managerImage(dir: string): Promise<{ entry: string; env: Record<s
     /^RUN node \/app\/src\/bin\/warm-compile-cache\.ts cluster-manager( \/app\/dist)?$/m.exec(
       stage,
     );
-  if (warm === null) return { entry, env: { NODE_OPTIONS: options, ...malloc } };
+  if (warm === null) return { entry, nodeFlags, env: { NODE_OPTIONS: options, ...malloc } };
   const cacheDir = join(dir, 'compile-cache');
   const env = { PATH: process.env.PATH ?? '', NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir };
   const warmArgs = warm[1] === undefined ? ['cluster-manager'] : ['cluster-manager', dist];
   await promisify(execFile)(process.execPath, [WARM_COMPILE_CACHE, ...warmArgs], { env });
-  return { entry, env: { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir, ...malloc } };
+  return {
+    entry,
+    nodeFlags,
+    env: { NODE_OPTIONS: options, NODE_COMPILE_CACHE: cacheDir, ...malloc },
+  };
+}
+
+/**
+ * The flags a Dockerfile stage's exec-form ENTRYPOINT gives `node` itself (those between `node`
+ * and the script), e.g. V8 flags that NODE_OPTIONS refuses.
+ */
+export function entrypointNodeFlags(stage: string): string[] {
+  const line = /^ENTRYPOINT (\[.*\])$/m.exec(stage)?.[1];
+  if (line === undefined) return [];
+  const argv = JSON.parse(line) as string[];
+  const node = argv.indexOf('node');
+  if (node < 0) return [];
+  const flags: string[] = [];
+  for (const arg of argv.slice(node + 1)) {
+    if (!arg.startsWith('-')) break;
+    flags.push(arg);
+  }
+  return flags;
 }
 
 /** The glibc allocator settings (`ENV MALLOC_…=…`) of a Dockerfile stage. */
