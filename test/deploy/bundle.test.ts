@@ -25,6 +25,7 @@ import packageJson from '../../package.json' with { type: 'json' };
 import { bundle, BundleFolderNotEmpty, MARKER } from '../../scripts/bundle.ts';
 
 const run = promisify(execFile);
+const repoRoot = fileURLToPath(new URL('../..', import.meta.url));
 let dir: string;
 let own: string | undefined;
 
@@ -81,6 +82,23 @@ describe('the bundles', () => {
     const { stdout } = await run(join(dir, 'cluster-manager.mjs'), ['--version'], {
       env: { PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}` },
     });
+    expect(stdout).toBe(`${packageJson.version}\n`);
+  });
+
+  it("start under the image's Node flags: the manager's ENTRYPOINT flags and NODE_OPTIONS", async () => {
+    // A flag this Node refused would stop the container before the manager ran.
+    const dockerfile = await readFile(join(repoRoot, 'Dockerfile'), 'utf8');
+    const stage = dockerfile.slice(dockerfile.indexOf('AS cluster-manager'));
+    const entrypoint = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(stage)?.[1] ?? '[]') as string[];
+    const flags = entrypoint.slice(entrypoint.indexOf('node') + 1, -1);
+    const nodeOptions = /^ENV NODE_OPTIONS="([^"]*)"/m.exec(stage)?.[1] ?? '';
+    expect(flags.length + nodeOptions.length).toBeGreaterThan(0);
+    const { stdout, stderr } = await run(
+      process.execPath,
+      [...flags, join(dir, 'cluster-manager.mjs'), '--version'],
+      { env: { PATH: process.env.PATH ?? '', HOME: tmpdir(), NODE_OPTIONS: nodeOptions } },
+    );
+    expect(stderr).toBe('');
     expect(stdout).toBe(`${packageJson.version}\n`);
   });
 
