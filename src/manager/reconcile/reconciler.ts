@@ -195,6 +195,7 @@ export class Reconciler {
       case Wait.sync:
       case Wait.paused:
       case Wait.podReady:
+      case Wait.staleKey:
       case Wait.pacing:
       case Wait.podIds:
       case Wait.minimumSet:
