@@ -69,6 +69,20 @@ describe('key observations', () => {
     journal.close();
   });
 
+  it('observed is a live view: a reader that took it before the first observation sees the records', async () => {
+    const path = journalPath();
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    start(path, clock, { '005': hex('005') }).journal.close();
+    await clock.advance(10_000);
+    const journal = Journal.open(path, clock);
+    const observations = new KeyObservations({ store: journal, clock });
+    const view = observations.observed;
+    observations.observe(keys({ '005': hex('005') }).entries());
+    expect(view.get('005')?.observedAt).toBe(t0);
+    journal.close();
+  });
+
   it('after a restart, an unchanged key keeps its time and a key changed meanwhile is seen now', async () => {
     const path = journalPath();
     const clock = new ManualClock();

@@ -18,7 +18,8 @@ export interface KeyObservationStore {
 export class KeyObservations {
   readonly #store: KeyObservationStore;
   readonly #clock: Clock;
-  #observed = new Map<ValidatorId, KeyObservation>();
+  /** One map for the process's life: readers keep a reference to it (`observed`). */
+  readonly #observed = new Map<ValidatorId, KeyObservation>();
   #loaded = false;
 
   constructor(options: { store: KeyObservationStore; clock: Clock }) {
@@ -26,7 +27,7 @@ export class KeyObservations {
     this.#clock = options.clock;
   }
 
-  /** Each id's current key (its address) and when it was first seen. */
+  /** Each id's current key (its address) and when it was first seen (a live view). */
   get observed(): ReadonlyMap<ValidatorId, KeyObservation> {
     return this.#observed;
   }
@@ -40,7 +41,7 @@ export class KeyObservations {
    */
   observe(entries: Iterable<KeyEntry>): ValidatorId[] {
     if (!this.#loaded) {
-      this.#observed = this.#store.keyObservations();
+      for (const [id, recorded] of this.#store.keyObservations()) this.#observed.set(id, recorded);
       this.#loaded = true;
     }
     const now = this.#clock.now();
