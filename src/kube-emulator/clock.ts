@@ -19,7 +19,11 @@ export const realClock: Clock = {
   },
 };
 
-/** RFC 3339 to the second, as Kubernetes writes `creationTimestamp` (`2026-11-29T14:04:05Z`). */
+/**
+ * RFC 3339 to the second, as Kubernetes writes every metav1.Time (`creationTimestamp`, a
+ * container's `startedAt`: `2026-11-29T14:04:05Z`): apimachinery's pkg/apis/meta/v1/time.go
+ * marshals with `t.UTC().AppendFormat(buf, time.RFC3339)`, which drops the fraction.
+ */
 export function rfc3339(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace('.000Z', 'Z');
 }

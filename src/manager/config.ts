@@ -305,6 +305,13 @@ export const ConfigSchema = Type.Object({
     default: 'true',
     description: "Ask a validator's own node for its height before staking it.",
   }),
+  restartStalePods: boolean({
+    env: 'CM_RESTART_STALE_PODS',
+    flag: 'restart-stale-pods',
+    default: 'true',
+    description:
+      'A wanted validator pod whose node started before its key was seen in the keys Secret (it may hold an older key) is not staked; true: the manager deletes it (once per pod) so that its StatefulSet starts it again with the current key (needs delete on pods); false: only report it (status, log, Event).',
+  }),
   pacing: oneOf(['bft', 'off'] as const, {
     env: 'CM_PACING',
     flag: 'pacing',

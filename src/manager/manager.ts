@@ -20,6 +20,7 @@ import type { HookRunnerPorts } from './hooks/hook-runner.ts';
 import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
 import type { LeaderElector } from './kube/leader-election.ts';
+import { KeyObservations } from './keys/key-observations.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
@@ -86,6 +87,8 @@ export class Manager {
   readonly chainPort: ChainPort;
   readonly adapter: ChainAdapter;
   readonly keys: KeyStore;
+  /** When each id's current key was first seen (in the journal too): a node started before it is stale. */
+  readonly keyObservations: KeyObservations;
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
   /** What the chain can do (CM_CHAIN_PROFILE). */
   readonly capabilities: ChainCapabilities;
@@ -167,6 +170,7 @@ export class Manager {
     const hooks = options.hooks;
     this.#journal = Journal.open(config.journalPath, this.clock);
     this.book = new ActionBook(this.#journal);
+    this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
     this.capabilities = this.chainPort.capabilities;
     this.adapter = this.chainPort.sender;
@@ -227,6 +231,7 @@ export class Manager {
       nodeHeightMaxAgeMs: Math.max(2_000, config.chainPollIntervalMs * 4),
       votingWindow: VOTING_WINDOW,
       capabilities: this.capabilities,
+      restartStalePods: config.restartStalePods,
     };
     const world: WorldView = {
       desired: () => this.desired(),
@@ -239,6 +244,7 @@ export class Manager {
       trust: () => this.trust,
       minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
+      keysSeen: this.keyObservations.observed,
     };
     this.#reconciler = new Reconciler({
       world,
@@ -255,6 +261,7 @@ export class Manager {
       enqueue: (id, afterMs) =>
         afterMs === undefined ? this.#queue.add(id) : this.#queue.addAfter(id, afterMs),
       hooks: this.#hooks,
+      restartPod: this.discovery.restartPod?.bind(this.discovery),
     });
     this.#queue = new WorkQueue({
       concurrency: config.concurrency,
@@ -539,6 +546,7 @@ export class Manager {
   #onKeysChange(): void {
     const { changed, newProblems } = this.keys.update(this.discovery.keys());
     for (const id of changed) this.#queue.add(id);
+    this.#observeKeys();
     this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
     for (const problem of newProblems) {
       const duplicate = problem.code === 'KEY_DUPLICATE';
@@ -560,6 +568,15 @@ export class Manager {
       }
     }
     this.#checkSynced();
+  }
+
+  /** Records when each key was first seen; a failed write leaves the memory right (logged). */
+  #observeKeys(): void {
+    try {
+      for (const id of this.keyObservations.observe(this.keys.entries())) this.#queue.add(id);
+    } catch (error: unknown) {
+      this.logger.warn({ err: error }, 'could not record when the keys were seen');
+    }
   }
 
   #onHeight(height: number, changed: ReadonlySet<string>): void {
@@ -613,6 +630,12 @@ export class Manager {
       // The highest height seen was the other chain's (the new journal has none): this chain
       // is judged afresh.
       this.chain.resetHighWater();
+      // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
+      try {
+        this.keyObservations.rewrite();
+      } catch (error: unknown) {
+        this.logger.warn({ err: error }, 'could not record when the keys were seen');
+      }
       const paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
       if (paused !== this.#paused) {
         this.#paused = paused;

@@ -87,6 +87,12 @@ export class Metrics {
     labelNames: ['state'] as const,
     registers: [this.registry],
   });
+  readonly staleKeyPods = new Counter({
+    name: 'cluster_manager_stale_key_pods_total',
+    help: 'Validator pods whose node started before their key was seen (it may hold an older key), by what was done: restarted (deleted, for their StatefulSet to start them again), or reported (CM_RESTART_STALE_PODS=false). Once per pod uid.',
+    labelNames: ['action'] as const,
+    registers: [this.registry],
+  });
   readonly hookRuns = new Counter({
     name: 'cluster_manager_hook_runs_total',
     help: 'Hook runs by phase (pre-stake, post-stake, pre-unstake, post-unstake, readiness), hook name and result (succeeded, failed, cancelled).',

@@ -63,6 +63,13 @@ export interface PodView {
   readonly nodeRpcUrl: string | undefined;
   /** The service URL this validator would stake with. */
   readonly serviceUrl: string | undefined;
+  /**
+   * Epoch ms (whole seconds, as Kubernetes writes times) when the validator's node started: the
+   * earlier of the pod's start and its validator container's current run (pod-view.ts). The key
+   * its node holds was read no earlier. Undefined while that container is not running, or from a
+   * source without pods (static discovery).
+   */
+  readonly startedAt?: number | undefined;
 }
 
 /** The owner of a validator pod. */

@@ -38,8 +38,14 @@ describe('loadConfig', () => {
       rpcHost: '0.0.0.0',
       leaderElection: false,
       namespace: undefined,
+      restartStalePods: true,
     });
     expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('CM_RESTART_STALE_PODS=false: a pod started before its key is only reported', () => {
+    const config = loadConfig({ env: { ...base, CM_RESTART_STALE_PODS: 'false' }, ...noFiles });
+    expect(config.restartStalePods).toBe(false);
   });
 
   it('reports every problem at once, each by its variable', () => {

@@ -105,6 +105,28 @@ describe('the lean CoreV1 client', () => {
     expect(apiStatus(missing)).toBe(404);
   });
 
+  it('deletes a pod only while it has the uid asked for (the stale-key restart)', async () => {
+    await core.createNamespacedPod({
+      namespace,
+      body: { metadata: { name: 'doomed' }, spec: { containers: [{ name: 'c', image: 'x' }] } },
+    });
+    const uid = (await core.readNamespacedPod({ name: 'doomed', namespace })).metadata?.uid;
+    const wrong = await lean.core
+      .deleteNamespacedPod({ name: 'doomed', namespace, body: { preconditions: { uid: 'other' } } })
+      .catch((e: unknown) => e);
+    expect(apiStatus(wrong)).toBe(409);
+    await lean.core.deleteNamespacedPod({
+      name: 'doomed',
+      namespace,
+      gracePeriodSeconds: 0,
+      body: { preconditions: { uid: uid ?? '' } },
+    });
+    const gone = await core
+      .readNamespacedPod({ name: 'doomed', namespace })
+      .catch((e: unknown) => e);
+    expect(apiStatus(gone)).toBe(404);
+  });
+
   it('creates and patches an Event', async () => {
     await lean.core.createNamespacedEvent({
       namespace,

@@ -19,8 +19,54 @@ function fullPod(
     restarts?: number;
     annotations?: Record<string, string>;
     podIP?: string | null;
+    /** The node container's state: running since `started` (default), or waiting. */
+    state?: 'running' | 'waiting';
+    /** Times as a watch sends them (RFC 3339 text) rather than as a list's Dates. */
+    textTimes?: boolean;
+    /** The node's RPC port is declared on the second container (the first is a sidecar). */
+    sidecarFirst?: boolean;
   } = {},
 ): V1Pod {
+  const time = (iso: string): Date => (patch.textTimes === true ? iso : new Date(iso)) as Date;
+  const node = {
+    name: 'node',
+    image: 'localnet-node:dev',
+    ports: [
+      { name: 'rpc', containerPort: 50832, protocol: 'TCP' },
+      { name: 'p2p', containerPort: 42069, protocol: 'TCP' },
+    ],
+    env: [{ name: 'A', value: 'b' }],
+    resources: {},
+    terminationMessagePath: '/dev/termination-log',
+  };
+  const sidecar = { name: 'sidecar', image: 'busybox' };
+  const nodeStatus = {
+    name: 'node',
+    ready: patch.ready !== false,
+    restartCount: patch.restarts ?? 0,
+    image: 'localnet-node:dev',
+    imageID: 'sha256:1',
+    state:
+      patch.state === 'waiting'
+        ? { waiting: { reason: 'CrashLoopBackOff', message: 'back-off' } }
+        : { running: { startedAt: time('2026-12-02T09:01:07Z') } },
+    lastState: {
+      terminated: {
+        exitCode: 1,
+        reason: 'Error',
+        startedAt: time('2026-12-02T09:00:30Z'),
+        finishedAt: time('2026-12-02T09:01:00Z'),
+      },
+    },
+  };
+  const sidecarStatus = {
+    name: 'sidecar',
+    ready: true,
+    restartCount: 0,
+    image: 'busybox',
+    imageID: 'sha256:2',
+    state: { running: { startedAt: time('2026-12-02T09:00:05Z') } },
+  };
   return {
     apiVersion: 'v1',
     kind: 'Pod',
@@ -55,20 +101,7 @@ function fullPod(
       ],
     },
     spec: {
-      containers: [
-        {
-          name: 'node',
-          image: 'localnet-node:dev',
-          ports: [
-            { name: 'rpc', containerPort: 50832, protocol: 'TCP' },
-            { name: 'p2p', containerPort: 42069, protocol: 'TCP' },
-          ],
-          env: [{ name: 'A', value: 'b' }],
-          resources: {},
-          terminationMessagePath: '/dev/termination-log',
-        },
-        { name: 'sidecar', image: 'busybox' },
-      ],
+      containers: patch.sidecarFirst === true ? [sidecar, node] : [node, sidecar],
       hostname: 'validator-3',
       subdomain: 'validators',
       nodeName: 'node-a',
@@ -79,6 +112,7 @@ function fullPod(
       ...(patch.podIP === null ? {} : { podIP: patch.podIP ?? '10.1.0.3' }),
       hostIP: '10.0.0.1',
       qosClass: 'BestEffort',
+      startTime: time('2026-12-02T09:00:02Z'),
       conditions: [
         { type: 'Initialized', status: 'True', lastTransitionTime: new Date() },
         {
@@ -87,16 +121,7 @@ function fullPod(
           lastTransitionTime: new Date(),
         },
       ],
-      containerStatuses: [
-        {
-          name: 'node',
-          ready: patch.ready !== false,
-          restartCount: patch.restarts ?? 0,
-          image: 'localnet-node:dev',
-          imageID: 'sha256:1',
-          state: { running: { startedAt: new Date() } },
-        },
-      ],
+      containerStatuses: patch.sidecarFirst === true ? [sidecarStatus, nodeStatus] : [nodeStatus],
     },
   };
 }
@@ -134,6 +159,9 @@ const PODS: [string, V1Pod][] = [
     fullPod({ annotations: { [Annotations.hostPorts]: '{"rpc":31001,"p2p":31002}' } }),
   ],
   ['without an IP', fullPod({ podIP: null })],
+  ['its node container waiting (not running)', fullPod({ state: 'waiting' })],
+  ['times as a watch sends them (text)', fullPod({ textTimes: true })],
+  ['a sidecar before the node container', fullPod({ sidecarFirst: true })],
 ];
 
 describe('leanPod', () => {
@@ -144,6 +172,24 @@ describe('leanPod', () => {
       expect(resolvePort(lean, port)).toEqual(resolvePort(pod, port));
     for (const template of TEMPLATES)
       expect(toPodView(lean, context(template))).toEqual(toPodView(pod, context(template)));
+  });
+
+  it("reads when the validator's node started: the pod's start or its container's run, whichever is earlier", () => {
+    const view = (pod: V1Pod) => toPodView(leanPod(pod), context(TEMPLATES[0] ?? ''));
+    // The pod started at 09:00:02 (a key file is written then); its node container runs since
+    // 09:01:07 (an environment is read then): the earlier counts.
+    expect(view(fullPod()).startedAt).toBe(Date.parse('2026-12-02T09:00:02Z'));
+    expect(view(fullPod({ textTimes: true })).startedAt).toBe(Date.parse('2026-12-02T09:00:02Z'));
+    const noStart = fullPod();
+    delete noStart.status?.startTime;
+    expect(view(noStart).startedAt).toBe(Date.parse('2026-12-02T09:01:07Z'));
+    // The container that declares the node's RPC port is the validator's, wherever it is listed;
+    // a sidecar's earlier start is not the node's.
+    const sidecarFirst = fullPod({ sidecarFirst: true });
+    delete sidecarFirst.status?.startTime;
+    expect(view(sidecarFirst).startedAt).toBe(Date.parse('2026-12-02T09:01:07Z'));
+    // A node container that is not running holds no key.
+    expect(view(fullPod({ state: 'waiting' })).startedAt).toBeUndefined();
   });
 
   it('keeps what names and owns the pod, and drops the rest', () => {
@@ -165,6 +211,7 @@ describe('leanPod', () => {
     expect(lean.status).toEqual({
       phase: 'Running',
       podIP: '10.1.0.3',
+      startTime: pod.status?.startTime,
       conditions: [
         { type: 'Initialized', status: 'True' },
         { type: 'Ready', status: 'True' },
@@ -176,9 +223,14 @@ describe('leanPod', () => {
           restartCount: 0,
           image: 'localnet-node:dev',
           imageID: 'sha256:1',
+          // Of its states, only a running one's start (lastState, waiting, terminated: dropped).
+          state: { running: { startedAt: new Date('2026-12-02T09:01:07Z') } },
         },
       ],
     });
+    expect(
+      leanPod(fullPod({ state: 'waiting' })).status?.containerStatuses?.[0],
+    ).not.toHaveProperty('state');
     expect(Object.keys(lean)).toEqual(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
   });
 

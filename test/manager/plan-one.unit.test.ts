@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { capabilitiesOf } from '../../src/manager/chain/pocket/capabilities.ts';
 import { describe, expect, it } from 'vitest';
 import { ActionKind, ChainStatus, type DesiredValidator } from '../../src/manager/model.ts';
-import { plan, planOne } from '../../src/manager/planner/plan.ts';
+import { plan, planOne, type StaleRestart } from '../../src/manager/planner/plan.ts';
 import { action, input, KEYS, NOW, row, unwanted, wanted } from '../support/plan-fixture.ts';
 
 const IDS = [...KEYS.keys()].slice(0, 12);
@@ -17,6 +17,9 @@ const podFields = fc.oneof(
   fc.constant({ draining: true }),
   fc.constant({ readySince: NOW - 500 }),
   fc.constant({ serviceUrl: undefined }),
+  // Started before its key was seen (stale), or in the key's own second with another uid.
+  fc.constant({ startedAt: NOW - 10_000 }),
+  fc.constant({ startedAt: NOW - 5_000, uid: 'uid-new' }),
 );
 
 const validator = fc.record({
@@ -30,6 +33,9 @@ const validator = fc.record({
   node: fc.constantFrom('synced', 'lagging', 'unknown'),
   stakeHeight: fc.option(fc.integer({ min: 90, max: 110 }), { nil: undefined }),
   terminal: fc.boolean(),
+  // Its key seen at NOW − 5 s; the manager deleted its pod (uid-old, or the uid the fixture gives).
+  seen: fc.boolean(),
+  restarted: fc.constantFrom('none', 'uid-old', 'same'),
 });
 
 const scenario = fc.record({
@@ -58,6 +64,8 @@ describe('planOne', () => {
         const stakeHeights: Record<string, number> = {};
         const nodeHeights: Record<string, number> = {};
         const extraSecretData: Record<string, string> = {};
+        const keysSeen: Record<string, number> = {};
+        const staleRestarts: Record<string, StaleRestart> = {};
         for (const [i, v] of s.validators.entries()) {
           const id = IDS[i] as string;
           if (v.desired === 'wanted') desired.push(wanted(id, v.pod));
@@ -78,6 +86,13 @@ describe('planOne', () => {
           if (v.mempool !== 'none') mempool.push({ id, kind: v.mempool });
           if (v.stakeHeight !== undefined) stakeHeights[id] = v.stakeHeight;
           if (v.node !== 'unknown') nodeHeights[id] = v.node === 'synced' ? 100 : 90;
+          if (v.seen) keysSeen[id] = NOW - 5_000;
+          if (v.restarted !== 'none')
+            staleRestarts[id] = {
+              podName: `validator-${Number(id) - 1}`,
+              uid: v.restarted === 'same' ? `uid-${id}` : 'uid-old',
+              observedAt: NOW - 5_000,
+            };
         }
         const planInput = input({
           desired,
@@ -93,6 +108,8 @@ describe('planOne', () => {
           paused: s.paused,
           unresolvedWanted: s.unresolved ? ['validator-99'] : [],
           extraSecretData,
+          keysSeen,
+          staleRestarts,
           trust: { trusted: s.trusted, reason: s.trusted ? undefined : 'went back' },
           minimumSet: s.minimum === undefined ? undefined : { size: s.minimum, source: 'test' },
           settings: {

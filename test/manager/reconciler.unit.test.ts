@@ -14,7 +14,9 @@ import { Journal } from '../../src/manager/journal/journal.ts';
 import { EventRecorder } from '../../src/manager/kube/event-recorder.ts';
 import { createLogger, type Logger } from '../../src/manager/logger.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
+import type { PodRef } from '../../src/manager/discovery/port.ts';
 import type { DesiredValidator, ValidatorId } from '../../src/manager/model.ts';
+import type { PlanSettings } from '../../src/manager/planner/plan.ts';
 import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
 import { Reconciler } from '../../src/manager/reconcile/reconciler.ts';
 import { V1Code } from '../../src/pocket/index.ts';
@@ -22,7 +24,7 @@ import { actor, FakeChain } from '../support/fake-chain.ts';
 import { FakeKubeApi } from '../support/fake-kube-api.ts';
 import { FakeLedger } from '../support/fake-ledger.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { keyOf, keyStore, SETTINGS, unwanted, wanted } from '../support/plan-fixture.ts';
+import { keyOf, keyStore, NOW, SETTINGS, unwanted, wanted } from '../support/plan-fixture.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
 const POLL_MS = 500;
@@ -33,6 +35,12 @@ interface Options {
   journal?: Journal;
   ledger?: FakeLedger;
   logger?: Logger;
+  /** When each id's current key was first seen (the address is its key's). */
+  keysSeen?: Record<ValidatorId, number>;
+  /** Discovery's pod delete (a fake); absent: a source without pods. */
+  restartPod?: (pod: PodRef) => Promise<'deleted' | 'gone'>;
+  settings?: Partial<PlanSettings>;
+  paused?: boolean;
 }
 
 /** A chain of four genesis validators at height 20, and a manager's middle around it. */
@@ -59,14 +67,15 @@ function setup(options: Options = {}) {
     pollIntervalMs: POLL_MS,
     listener: { onBlocks: (txs) => late.reconciler?.onBlocks(txs), onHeight: () => undefined },
   });
+  const keys = keyStore(['001', '002', '003', '004', '005', '006']);
   const world = {
     desired: () => ({ validators: desired, unresolvedWanted: [], problems: [] }),
-    keys: keyStore(['001', '002', '003', '004', '005', '006']),
+    keys,
     chain: view,
     book,
     nodeHeights: new Map<ValidatorId, { height: number; at: number }>(),
     isSynced: () => view.synced,
-    isPaused: () => false,
+    isPaused: () => options.paused === true,
     trust: () => ({ trusted: view.trusted, reason: view.untrustedReason }),
     minimumSet: () => ({ size: 0, source: 'test' }),
     eventTarget: (id: ValidatorId) => ({
@@ -76,14 +85,25 @@ function setup(options: Options = {}) {
       namespace: 'ns',
       uid: `uid-${id}`,
     }),
+    ...(options.keysSeen === undefined
+      ? {}
+      : {
+          keysSeen: new Map(
+            Object.entries(options.keysSeen).map(([id, observedAt]) => [
+              id,
+              { address: keys.addressOf(id) ?? '', observedAt },
+            ]),
+          ),
+        }),
   };
+  const metrics = new Metrics();
   const reconciler = new Reconciler({
     world,
     adapter: ledger,
     reads: pocketReads(ledger.chain),
     rules: pocketRules,
     probeNode: () => Promise.resolve(ledger.chain.top), // every node is in sync
-    settings: SETTINGS,
+    settings: { ...SETTINGS, ...options.settings },
     clock,
     logger,
     recorder: new EventRecorder({
@@ -93,9 +113,10 @@ function setup(options: Options = {}) {
       logger,
       clock,
     }),
-    metrics: new Metrics(),
+    metrics,
     pollIntervalMs: POLL_MS,
     enqueue: (id) => enqueued.push(id),
+    restartPod: options.restartPod,
   });
   late.reconciler = reconciler;
   const r = reconciler;
@@ -108,6 +129,8 @@ function setup(options: Options = {}) {
     reconciler: r,
     enqueued,
     clock,
+    desired,
+    metrics,
     events: () =>
       kube
         .list('/api/v1/namespaces/ns/events')
@@ -382,5 +405,162 @@ describe('the queue’s line about a failed pass', () => {
     expect(t.reconciler.passOf('005')).toBe(2);
     expect(t.reconciler.passOf('004')).toBe(1);
     expect(t.reconciler.passOf('006')).toBeUndefined();
+  });
+});
+
+describe('a pod whose node started before its key was seen', () => {
+  /** 005's key was seen at 12:00:00.400; its pod's node started 3 s before. */
+  const stale = {
+    desired: [wanted('005', { startedAt: NOW - 3_000 })],
+    keysSeen: { '005': NOW + 400 },
+  };
+
+  function deletes(answer: 'deleted' | 'gone' = 'deleted') {
+    const calls: PodRef[] = [];
+    return {
+      calls,
+      restartPod: (pod: PodRef) => {
+        calls.push(pod);
+        return Promise.resolve(answer);
+      },
+    };
+  }
+
+  function lines() {
+    const out: Record<string, unknown>[] = [];
+    const logger = createLogger({
+      level: 'debug',
+      destination: {
+        write: (line: string) => out.push(JSON.parse(line) as Record<string, unknown>),
+      },
+    });
+    return { logger, out };
+  }
+
+  it('is deleted once per uid (uid as the precondition), with a log line, an Event and a metric; nothing is sent', async () => {
+    const pods = deletes();
+    const log = lines();
+    const t = setup({ ...stale, restartPod: pods.restartPod, logger: log.logger });
+    await t.view.tick();
+    await t.reconcile('005');
+    await t.reconcile('005');
+    expect(pods.calls).toEqual([{ name: 'validator-4', namespace: 'default', uid: 'uid-005' }]);
+    expect(t.ledger.sends).toHaveLength(0);
+    expect(t.book.open.size).toBe(0);
+    expect(t.events()).toEqual([
+      expect.stringMatching(
+        /^StaleKeyRestart: validator 005: pod validator-4 started before its current key was seen \(started 11:59:57Z, key seen 12:00:00\.400Z\): its node may hold an older key; deleted it \(uid uid-005\) for its StatefulSet to start it again with the current key$/,
+      ),
+    ]);
+    expect(log.out.filter((l) => String(l.msg).includes('deleted it (uid uid-005)'))).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        validator: '005',
+        pod: 'validator-4',
+        uid: 'uid-005',
+      }),
+    ]);
+    expect((await t.metrics.staleKeyPods.get()).values).toEqual([
+      expect.objectContaining({ labels: { action: 'restarted' }, value: 1 }),
+    ]);
+    // Until its replacement comes, it says so.
+    expect(t.reconciler.planOne('005')?.reason).toMatch(
+      /; restarted it, waiting for its replacement$/,
+    );
+  });
+
+  it('its replacement (another uid), started in the second the key was seen, is staked', async () => {
+    const pods = deletes();
+    const t = setup({ ...stale, restartPod: pods.restartPod });
+    await t.view.tick();
+    await t.reconcile('005');
+    t.desired.set('005', wanted('005', { uid: 'uid-new', startedAt: NOW }));
+    await t.reconcile('005');
+    expect(pods.calls).toHaveLength(1);
+    expect(t.ledger.sends).toHaveLength(1);
+    expect(t.book.open.get('005')).toMatchObject({ kind: 'stake', address: addr('005') });
+  });
+
+  it('a pod already gone or replaced is not counted as restarted: its replacement is judged by its own start', async () => {
+    const pods = deletes('gone');
+    const t = setup({ ...stale, restartPod: pods.restartPod });
+    await t.view.tick();
+    await t.reconcile('005');
+    expect((await t.metrics.staleKeyPods.get()).values).toEqual([]);
+    // The informer still shows a pod of 005 started in the key's second: judged, not trusted.
+    t.desired.set('005', wanted('005', { uid: 'uid-new', startedAt: NOW }));
+    await t.reconcile('005');
+    expect(pods.calls.map((p) => p.uid)).toEqual(['uid-005', 'uid-new']);
+    expect(t.ledger.sends).toHaveLength(0);
+  });
+
+  it('a failed delete is thrown (the queue retries it), and tried again on the next pass', async () => {
+    let fail = true;
+    const calls: string[] = [];
+    const t = setup({
+      ...stale,
+      restartPod: (pod) => {
+        calls.push(pod.uid);
+        return fail
+          ? Promise.reject(new ManagerError('KUBE_UNAVAILABLE', 'may not delete pod validator-4'))
+          : Promise.resolve('deleted');
+      },
+    });
+    await t.view.tick();
+    await expect(t.reconcile('005')).rejects.toMatchObject({ code: 'KUBE_UNAVAILABLE' });
+    fail = false;
+    await t.reconcile('005');
+    await t.reconcile('005');
+    expect(calls).toEqual(['uid-005', 'uid-005']);
+  });
+
+  it('CM_RESTART_STALE_PODS=false: reported once per uid (a Warning log line, an Event, a metric), never deleted', async () => {
+    const pods = deletes();
+    const log = lines();
+    const t = setup({
+      ...stale,
+      restartPod: pods.restartPod,
+      settings: { restartStalePods: false },
+      logger: log.logger,
+    });
+    await t.view.tick();
+    await t.reconcile('005');
+    await t.reconcile('005');
+    expect(pods.calls).toEqual([]);
+    expect(t.ledger.sends).toHaveLength(0);
+    expect(t.events()).toEqual([
+      expect.stringMatching(
+        /^StaleKey: validator 005: pod validator-4 started before .*CM_RESTART_STALE_PODS=false/,
+      ),
+    ]);
+    expect(log.out.filter((l) => l.level === 'warn' && l.validator === '005')).toHaveLength(1);
+    expect((await t.metrics.staleKeyPods.get()).values).toEqual([
+      expect.objectContaining({ labels: { action: 'reported' }, value: 1 }),
+    ]);
+    // Another pod (uid) of 005, also stale, is reported once more.
+    t.desired.set('005', wanted('005', { uid: 'uid-2', startedAt: NOW - 1_000 }));
+    await t.reconcile('005');
+    expect(t.events()).toHaveLength(2);
+  });
+
+  it('before the chain has answered, or while paused, nothing is deleted', async () => {
+    const unsynced = deletes();
+    const early = setup({ ...stale, restartPod: unsynced.restartPod });
+    await early.reconcile('005'); // the chain view has not polled yet
+    expect(unsynced.calls).toEqual([]);
+    const pods = deletes();
+    const t = setup({ ...stale, restartPod: pods.restartPod, paused: true });
+    await t.view.tick();
+    await t.reconcile('005');
+    expect(pods.calls).toEqual([]);
+    expect(t.reconciler.planOne('005')?.waitingFor).toBe('paused');
+  });
+
+  it('a source without pods (no restartPod): nothing is deleted or sent', async () => {
+    const t = setup(stale);
+    await t.view.tick();
+    await t.reconcile('005');
+    expect(t.ledger.sends).toHaveLength(0);
+    expect(t.events()).toEqual([]);
   });
 });

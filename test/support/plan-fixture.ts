@@ -11,7 +11,12 @@ import {
   type ValidatorId,
 } from '../../src/manager/model.ts';
 import type { MinimumSet } from '../../src/manager/planner/minimum-set.ts';
-import type { ChainTrust, PlanInput, PlanSettings } from '../../src/manager/planner/plan.ts';
+import type {
+  ChainTrust,
+  PlanInput,
+  PlanSettings,
+  StaleRestart,
+} from '../../src/manager/planner/plan.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 
@@ -146,6 +151,10 @@ export interface Scenario {
   trust?: ChainTrust;
   /** Default: size 0 (no minimum), so that rows of the rule table are seen alone. */
   minimumSet?: MinimumSet | undefined;
+  /** When each id's current key was first seen (its address is the key's in the Secret). */
+  keysSeen?: Record<ValidatorId, number>;
+  /** Pods the manager deleted for a stale key, by id. */
+  staleRestarts?: Record<ValidatorId, StaleRestart>;
 }
 
 export function input(s: Scenario): PlanInput {
@@ -158,6 +167,7 @@ export function input(s: Scenario): PlanInput {
         ...(s.chain ?? []).map((r) => idOfAddress(r.address)),
       ]),
     ].filter((id): id is string => id !== undefined);
+  const keys = keyStore(keyIds, s.extraSecretData);
   return {
     now: NOW,
     synced: s.synced ?? true,
@@ -170,7 +180,7 @@ export function input(s: Scenario): PlanInput {
       unresolvedWanted: s.unresolvedWanted ?? [],
       problems: [],
     },
-    keys: keyStore(keyIds, s.extraSecretData),
+    keys,
     chain: new Map((s.chain ?? []).map((r) => [r.address, r])),
     signers: new Map((s.signers ?? []).map((id) => [keyOf(id).address, 100])),
     mempool: new Map(
@@ -185,6 +195,19 @@ export function input(s: Scenario): PlanInput {
       ).map(([id, height]) => [id, { height, at: NOW - 100 }]),
     ),
     settings: { ...SETTINGS, ...s.settings },
+    ...(s.keysSeen === undefined
+      ? {}
+      : {
+          keysSeen: new Map(
+            Object.entries(s.keysSeen).map(([id, observedAt]) => [
+              id,
+              { address: keys.addressOf(id) ?? '', observedAt },
+            ]),
+          ),
+        }),
+    ...(s.staleRestarts === undefined
+      ? {}
+      : { staleRestarts: new Map(Object.entries(s.staleRestarts)) }),
   };
 }
 

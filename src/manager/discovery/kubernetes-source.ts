@@ -3,7 +3,8 @@
 // API; leader election through a Lease.
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import type { Config } from '../config.ts';
-import { apiStatus, type KubeClients } from '../kube/client.ts';
+import { ManagerError } from '../errors.ts';
+import { apiStatus, describeApiError, type KubeClients } from '../kube/client.ts';
 import { EventRecorder, type EventTarget } from '../kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from '../kube/label-selector.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
@@ -22,6 +23,7 @@ import {
   type DiscoveryDeps,
   type DiscoveryListener,
   type DiscoverySource,
+  type PodRef,
   type SourceStatus,
 } from './port.ts';
 
@@ -232,6 +234,32 @@ export class KubernetesDiscovery implements DiscoverySource {
       pods: this.#pods.list().length,
       statefulSets: this.#statefulSets.list().length,
     };
+  }
+
+  /**
+   * Deletes the pod with the uid as a precondition, so a replacement its StatefulSet already made
+   * is never deleted in its place; its grace period and preStop hook run as for any delete.
+   */
+  async restartPod(pod: PodRef): Promise<'deleted' | 'gone'> {
+    try {
+      await this.kube.core.deleteNamespacedPod({
+        name: pod.name,
+        namespace: pod.namespace,
+        body: { preconditions: { uid: pod.uid } },
+      });
+      return 'deleted';
+    } catch (error: unknown) {
+      const status = apiStatus(error);
+      // 404: gone; 409: the precondition failed, another pod (uid) has the name now.
+      if (status === 404 || status === 409) return 'gone';
+      throw new ManagerError(
+        'KUBE_UNAVAILABLE',
+        status === 403
+          ? `may not delete pod ${pod.name} (HTTP 403): grant the manager delete on pods, or set CM_RESTART_STALE_PODS=false`
+          : `could not delete pod ${pod.name}: ${describeApiError(error)}`,
+        { cause: error },
+      );
+    }
   }
 
   createElector(callbacks: {

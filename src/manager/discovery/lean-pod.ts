@@ -6,6 +6,7 @@
 // test/manager/lean-pod.unit.test.ts renders every pod view from the lean and the full pod alike.
 import type {
   V1Container,
+  V1ContainerState,
   V1ContainerStatus,
   V1Pod,
   V1ObjectMeta,
@@ -25,14 +26,21 @@ function leanCondition(condition: V1PodCondition): V1PodCondition {
   return { type: condition.type, status: condition.status };
 }
 
+/** Only a running state, and only its start: when the node read its key (pod-view.ts). */
+function leanState(state: V1ContainerState | undefined): V1ContainerState | undefined {
+  const startedAt = state?.running?.startedAt;
+  return startedAt === undefined ? undefined : { running: { startedAt } };
+}
+
 function leanContainerStatus(status: V1ContainerStatus): V1ContainerStatus {
-  return {
+  return defined<V1ContainerStatus>({
     name: status.name,
     ready: status.ready,
     restartCount: status.restartCount,
     image: status.image,
     imageID: status.imageID,
-  };
+    state: leanState(status.state),
+  });
 }
 
 /** The pod as the manager's cache keeps it. */
@@ -66,6 +74,7 @@ export function leanPod(pod: V1Pod): V1Pod {
         : defined<V1PodStatus>({
             phase: status.phase,
             podIP: status.podIP,
+            startTime: status.startTime,
             conditions: status.conditions?.map(leanCondition),
             containerStatuses: status.containerStatuses?.map(leanContainerStatus),
           }),

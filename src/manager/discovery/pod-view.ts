@@ -1,5 +1,5 @@
-// Reading a pod: readiness (and since when), holds and drains, the node's own RPC endpoint and
-// the service URL it would stake with.
+// Reading a pod: readiness (and since when), holds and drains, the node's own RPC endpoint, the
+// service URL it would stake with, and when its node started (the key it holds is no newer).
 import type { V1Pod } from '@kubernetes/client-node';
 import { Annotations, type PodView, type StatefulSetView, type ValidatorId } from '../model.ts';
 
@@ -98,6 +98,43 @@ export function renderServiceUrl(
   return gaps.length > 0 ? undefined : out;
 }
 
+/** Milliseconds of a Kubernetes time: a Date (client-node's list) or RFC 3339 text (a watch). */
+function timeOf(value: unknown): number | undefined {
+  if (!(value instanceof Date) && typeof value !== 'string') return undefined;
+  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/**
+ * The validator's container: the one that declares the node's RPC port (the port `resolvePort`
+ * finds the node's own RPC by), else the first one.
+ */
+export function validatorContainer(pod: V1Pod, nodeRpcPortName: string): string | undefined {
+  const containers = pod.spec?.containers ?? [];
+  const declares = containers.find((c) =>
+    (c.ports ?? []).some(
+      (p) => p.name === nodeRpcPortName || String(p.containerPort) === nodeRpcPortName,
+    ),
+  );
+  return (declares ?? containers[0])?.name;
+}
+
+/**
+ * When the validator's node started, as far as the key it holds goes: the earlier of the pod's
+ * start (a key mounted from the Secret as a file is written then, and a kubelet refreshes it only
+ * now and then) and its validator container's current run (a key from the environment is read
+ * then). Undefined while that container is not running. Whole seconds: Kubernetes writes its
+ * times to the second (apimachinery's metav1.Time), so the true start is up to a second later.
+ */
+export function nodeStartedAt(pod: V1Pod, nodeRpcPortName: string): number | undefined {
+  const name = validatorContainer(pod, nodeRpcPortName);
+  const status = pod.status?.containerStatuses?.find((c) => c.name === name);
+  const running = timeOf(status?.state?.running?.startedAt);
+  if (running === undefined) return undefined;
+  const podStart = timeOf(pod.status?.startTime);
+  return podStart === undefined ? running : Math.min(podStart, running);
+}
+
 export function toPodView(pod: V1Pod, context: PodViewContext): PodView {
   const ready = isPodReady(pod);
   const annotations = pod.metadata?.annotations ?? {};
@@ -119,5 +156,6 @@ export function toPodView(pod: V1Pod, context: PodViewContext): PodView {
         ? undefined
         : `http://${rpc.host.includes(':') ? `[${rpc.host}]` : rpc.host}:${rpc.port}`,
     serviceUrl: renderServiceUrl(context.serviceUrlTemplate, pod, context),
+    startedAt: nodeStartedAt(pod, context.nodeRpcPortName),
   };
 }

@@ -28,6 +28,13 @@ export interface DiscoveryListener {
   keysChanged(): void;
 }
 
+/** A validator pod by name, with the uid a request about it applies to. */
+export interface PodRef {
+  readonly name: string;
+  readonly namespace: string;
+  readonly uid: string;
+}
+
 /** One input of the source and its health, as `GET /readyz` lists it under `informers`. */
 export interface SourceStatus {
   name: string;
@@ -75,6 +82,12 @@ export interface DiscoverySource {
   /** For the start and sync log lines. */
   describe(): Record<string, unknown>;
   readonly events: EventSink;
+  /**
+   * Deletes a validator pod so that its controller starts it again (a node that started before
+   * its key was seen, docs/adr/0022), only while it still has `pod.uid`: `gone` when it is
+   * already gone or replaced. Absent where there are no pods (static discovery).
+   */
+  restartPod?(pod: PodRef): Promise<'deleted' | 'gone'>;
   /** A leader elector when the source offers one (a Lease in the cluster) and config asks. */
   createElector(callbacks: {
     onStartedLeading: () => void;

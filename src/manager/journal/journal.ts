@@ -1,6 +1,8 @@
 // The action journal (node:sqlite): every action is written before it is sent and updated as it
 // progresses, so a restarted manager resumes what was in flight instead of sending it again.
-// At most one open (prepared or sent) action per validator, enforced by a unique index.
+// At most one open (prepared or sent) action per validator, enforced by a unique index. It also
+// keeps the settings that outlive a restart, the hooks' runs, and when each validator's current
+// key was first seen (by its address; a key itself is never written here).
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
@@ -46,14 +48,20 @@ CREATE TABLE IF NOT EXISTS hook_runs (
   updated_at TEXT NOT NULL,
   PRIMARY KEY (action_key, hook)
 );
+CREATE TABLE IF NOT EXISTS key_observations (
+  validator_id TEXT PRIMARY KEY,
+  address TEXT NOT NULL,
+  observed_at TEXT NOT NULL
+);
 `;
 
 /**
  * The journal file's schema version (`PRAGMA user_version`). 0: the first files, which did not
  * say which chain they were written for; 1: the chain is recorded in `settings` (`chain.id`,
- * `chain.genesis-hash`). Opening migrates an older file in place; a newer one is refused.
+ * `chain.genesis-hash`); 2: the table `key_observations` (when each id's current key was first
+ * seen). Opening migrates an older file in place; a newer one is refused.
  */
-export const JOURNAL_SCHEMA_VERSION = 1;
+export const JOURNAL_SCHEMA_VERSION = 2;
 
 /** The chain a journal was written for. */
 export interface ChainIdentity {
@@ -163,6 +171,19 @@ function toHookRun(row: HookRunRow): HookRunRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
+}
+
+/** When the manager first saw a validator id's current key, named by its address. */
+export interface KeyObservation {
+  readonly address: string;
+  /** Manager-clock ms. */
+  readonly observedAt: number;
+}
+
+interface KeyObservationRow {
+  validator_id: string;
+  address: string;
+  observed_at: string;
 }
 
 export interface PrepareInput {
@@ -580,6 +601,40 @@ export class Journal {
     return this.hookRun(actionKey, hook) as HookRunRecord;
   }
 
+  /** Every recorded key observation, by validator id. */
+  keyObservations(): Map<ValidatorId, KeyObservation> {
+    const rows = this.#sql(
+      'SELECT validator_id, address, observed_at FROM key_observations',
+    ).all() as unknown as KeyObservationRow[];
+    const out = new Map<ValidatorId, KeyObservation>();
+    for (const row of rows) {
+      const observedAt = Date.parse(row.observed_at);
+      // An unreadable time is no record: the key counts as seen when it is next observed.
+      if (!Number.isNaN(observedAt))
+        out.set(row.validator_id, { address: row.address, observedAt });
+    }
+    return out;
+  }
+
+  /** Records key observations (replacing each id's earlier one), in one commit. */
+  recordKeyObservations(observations: ReadonlyMap<ValidatorId, KeyObservation>): void {
+    if (observations.size === 0) return;
+    this.flush();
+    this.#db.exec('BEGIN IMMEDIATE');
+    try {
+      const upsert = this.#sql(
+        `INSERT INTO key_observations (validator_id, address, observed_at) VALUES (?, ?, ?)
+           ON CONFLICT(validator_id) DO UPDATE SET address = excluded.address, observed_at = excluded.observed_at`,
+      );
+      for (const [id, observation] of observations)
+        upsert.run(id, observation.address, new Date(observation.observedAt).toISOString());
+      this.#db.exec('COMMIT');
+    } catch (error: unknown) {
+      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      throw error;
+    }
+  }
+
   getSetting(name: string): string | undefined {
     const row = this.#sql('SELECT value FROM settings WHERE name = ?').get(name) as
       { value: string } | undefined;
@@ -612,6 +667,8 @@ function openDatabase(path: string): DatabaseSync {
   db.exec(SCHEMA);
   // 0 → 1: the tables are unchanged; the chain is recorded in `settings` once known (a file of
   // version 0 has none, and is checked against the chain by its committed actions).
+  // 1 → 2: SCHEMA adds the empty table `key_observations`: every key is then first seen at the
+  // next start (the conservative answer; docs/adr/0022).
   if (version < JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
   return db;
 }

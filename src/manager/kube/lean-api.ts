@@ -33,6 +33,7 @@ export type CoreApi = Pick<
   | 'listNamespacedSecret'
   | 'readNamespacedPod'
   | 'patchNamespacedPod'
+  | 'deleteNamespacedPod'
   | 'createNamespacedEvent'
   | 'patchNamespacedEvent'
 >;
@@ -165,6 +166,30 @@ class LeanCoreV1Api implements CoreApi {
       options,
       (c) => this.#factory.patchNamespacedPod(...patchArgs(p), c),
       (r) => this.#processor.patchNamespacedPodWithHttpInfo(r),
+    );
+  }
+
+  deleteNamespacedPod(
+    p: CoreP<'deleteNamespacedPod'>,
+    options?: Options,
+  ): CoreR<'deleteNamespacedPod'> {
+    return send(
+      this.#config,
+      options,
+      (c) =>
+        this.#factory.deleteNamespacedPod(
+          p.name,
+          p.namespace,
+          p.pretty,
+          p.dryRun,
+          p.gracePeriodSeconds,
+          p.ignoreStoreReadErrorWithClusterBreakingPotential,
+          p.orphanDependents,
+          p.propagationPolicy,
+          p.body,
+          c,
+        ),
+      (r) => this.#processor.deleteNamespacedPodWithHttpInfo(r),
     );
   }
 

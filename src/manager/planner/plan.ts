@@ -15,6 +15,7 @@ import {
   type DesiredValidator,
   type KeyEntry,
   type Pacing,
+  type PodView,
   type ValidatorId,
 } from '../model.ts';
 import { splitByMinimumSet, type MinimumSet, type MinimumSetVerdict } from './minimum-set.ts';
@@ -59,6 +60,12 @@ export const Wait = {
   noStateSync: 'no-state-sync',
   /** A readiness or pre-* hook with failure policy `block` has not passed (hooks/hook-gate.ts). */
   hook: 'hook',
+  /**
+   * The pod's node started before its id's current key was seen: it may hold an older key, and a
+   * stake of the current one would make a member no node signs for. The reconciler deletes the
+   * pod (once per uid, unless CM_RESTART_STALE_PODS is false) so that it starts again with it.
+   */
+  staleKey: 'stale-key',
 } as const;
 export type Wait = (typeof Wait)[keyof typeof Wait];
 
@@ -107,6 +114,22 @@ export interface PlanSettings {
   votingWindow: number;
   /** What the chain can do; undefined: the intended chain (chain/capabilities.ts). */
   capabilities?: ChainCapabilities | undefined;
+  /** A pod whose node started before its key was seen is restarted (undefined: yes), or only reported. */
+  restartStalePods?: boolean | undefined;
+}
+
+/** When the manager first saw an id's current key (keys/key-observations.ts). */
+export interface KeySeen {
+  readonly address: string;
+  /** Manager-clock ms. */
+  readonly observedAt: number;
+}
+
+/** A pod the manager deleted because its node started before the key seen at `observedAt`. */
+export interface StaleRestart {
+  readonly podName: string;
+  readonly uid: string;
+  readonly observedAt: number;
 }
 
 /** The reason code and words of a validator that cannot vote on a chain without state sync. */
@@ -172,6 +195,13 @@ export interface PlanInput {
     ValidatorId,
     { readonly kind: ActionKind; readonly reason: string }
   >;
+  /**
+   * When each id's current key was first seen: a wanted pod whose node started before it is not
+   * staked (`Wait.staleKey`). Undefined: the rule is off (nothing records it).
+   */
+  readonly keysSeen?: ReadonlyMap<ValidatorId, KeySeen>;
+  /** The pod the manager last deleted for a stale key, by id (the reconciler's memory). */
+  readonly staleRestarts?: ReadonlyMap<ValidatorId, StaleRestart>;
 }
 
 /** The inputs of a stake: a terminal failure holds while these are unchanged. */
@@ -442,6 +472,9 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
         reason: 'staked but paused on chain; unpausing is not managed',
       };
     }
+    const stale = staleKeyReason(id, key, pod, input);
+    if (stale !== undefined)
+      return { ...draft, action: ActionKind.stake, waitingFor: Wait.staleKey, reason: stale };
     if (pod === undefined || !pod.ready) {
       return {
         ...draft,
@@ -560,8 +593,51 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   };
 }
 
+/** `hh:mm:ss` (UTC) of a time, with its milliseconds when asked. */
+function clockTime(ms: number | undefined, withMs = false): string {
+  if (ms === undefined) return '?';
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(11, withMs ? 23 : 19)}Z`;
+}
+
+/**
+ * Why the pod's node may hold an older key than its id's current one, or undefined (the rule of
+ * docs/adr/0022): its node started before the key was first seen. Kubernetes gives the start in
+ * whole seconds, so a node that started in the key's own second counts as before it — one
+ * harmless restart of a pod not yet staked, rather than a stake no node signs for. A pod that
+ * replaces one the manager deleted for this same key was created after the delete, hence after
+ * the key was seen, whatever its truncated start says: never judged stale again for that key.
+ */
+function staleKeyReason(
+  id: ValidatorId,
+  key: ChainKey,
+  pod: PodView | undefined,
+  input: PlanInput,
+): string | undefined {
+  const seen = input.keysSeen?.get(id);
+  if (pod === undefined || seen === undefined || seen.address !== key.address) return undefined;
+  const restart = input.staleRestarts?.get(id);
+  const forThisKey = restart !== undefined && restart.observedAt === seen.observedAt;
+  const restarting = forThisKey && restart.uid === pod.uid;
+  if (!restarting) {
+    if (pod.terminating || pod.startedAt === undefined || pod.startedAt >= seen.observedAt)
+      return undefined;
+    if (forThisKey && restart.podName === pod.name) return undefined; // its replacement
+  }
+  const what = `pod ${pod.name} started before its current key was seen (started ${clockTime(pod.startedAt)}, key seen ${clockTime(seen.observedAt, true)}): its node may hold an older key`;
+  if (restarting) return `${what}; restarted it, waiting for its replacement`;
+  if (input.settings.restartStalePods === false)
+    return `${what}; not restarted (CM_RESTART_STALE_PODS=false): delete the pod to start it with the current key`;
+  return `${what}; restarting it`;
+}
+
 /** Waits of one validator's own that the global gates (sync, trust, pause) report over. */
-const LOCAL_WAITS: ReadonlySet<Wait> = new Set([Wait.hook, Wait.nodeSync, Wait.debounce]);
+const LOCAL_WAITS: ReadonlySet<Wait> = new Set([
+  Wait.hook,
+  Wait.nodeSync,
+  Wait.debounce,
+  Wait.staleKey,
+]);
 
 /** A stake or unstake that would go now, unless a `block` hook holds it. */
 function heldByHook(d: Draft, input: PlanInput): Draft {
@@ -581,9 +657,10 @@ function applyGlobalWaits(
   decide: (id: ValidatorId) => Draft,
 ): void {
   const actionable = drafts.filter((d) => d.action !== 'none' && d.waitingFor === undefined);
-  // A hook's hold, a node's sync and a pod's Ready debounce are below sync, trust and pause:
-  // while those stop everything, no hook runs, no node is asked, and the validator reports the
-  // gate (with its own wait after it) rather than a wait that a new block makes come and go.
+  // A hook's hold, a node's sync, a pod's Ready debounce and a stale key's restart are below sync,
+  // trust and pause: while those stop everything, no hook runs, no node is asked, no pod is
+  // deleted, and the validator reports the gate (with its own wait after it) rather than a wait
+  // that a new block makes come and go.
   const gated = drafts.filter(
     (d) => d.action !== 'none' && (d.waitingFor === undefined || LOCAL_WAITS.has(d.waitingFor)),
   );
@@ -669,6 +746,7 @@ function isStakeWaitingOnItself(d: Draft | Decision): boolean {
     d.action === ActionKind.stake &&
     (d.waitingFor === undefined ||
       d.waitingFor === Wait.podReady ||
+      d.waitingFor === Wait.staleKey ||
       d.waitingFor === Wait.debounce ||
       d.waitingFor === Wait.nodeSync)
   );

@@ -7,7 +7,7 @@ import type { ChainReads, ChainRules, CommittedTx } from '../chain/port.ts';
 import type { Clock } from '../clock.ts';
 import { describeError, isManagerError, ManagerError } from '../errors.ts';
 import type { EventTarget } from '../kube/event-recorder.ts';
-import type { EventSink } from '../discovery/port.ts';
+import type { EventSink, PodRef } from '../discovery/port.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import {
@@ -26,8 +26,10 @@ import {
   type ChainTrust,
   type Decision,
   type KeyLookup,
+  type KeySeen,
   type PlanInput,
   type PlanSettings,
+  type StaleRestart,
 } from '../planner/plan.ts';
 import type { HookGate } from '../hooks/hook-gate.ts';
 import type { ActionBook } from './action-book.ts';
@@ -53,6 +55,8 @@ export interface WorldView {
   minimumSet(): MinimumSet | undefined;
   /** The Kubernetes object an Event about this validator should point at. */
   eventTarget(id: ValidatorId): EventTarget | undefined;
+  /** When each id's current key was first seen (keys/key-observations.ts); absent: not recorded. */
+  readonly keysSeen?: ReadonlyMap<ValidatorId, KeySeen>;
 }
 
 export interface ReconcilerOptions {
@@ -75,6 +79,12 @@ export interface ReconcilerOptions {
   enqueue: (id: ValidatorId, afterMs?: number) => void;
   /** Lifecycle hooks (none without a hooks file): run before an action is written. */
   hooks?: HookGate | undefined;
+  /**
+   * Deletes a pod whose node started before its key was seen, only while it has that uid
+   * (discovery's `restartPod`); undefined where there are no pods. Called only when
+   * `settings.restartStalePods` is not false.
+   */
+  restartPod?: ((pod: PodRef) => Promise<'deleted' | 'gone'>) | undefined;
 }
 
 export class Reconciler {
@@ -85,6 +95,10 @@ export class Reconciler {
   #passes = 0;
   /** The last pass of each validator (the work queue never runs two of one id at once). */
   readonly #lastPass = new Map<ValidatorId, number>();
+  /** The pod last deleted for a stale key, by id: never deleted twice, its replacement trusted. */
+  readonly #staleRestarts = new Map<ValidatorId, StaleRestart>();
+  /** With restarts off, the pod (uid) last reported for a stale key, by id: reported once. */
+  readonly #staleReported = new Map<ValidatorId, string>();
 
   constructor(options: ReconcilerOptions) {
     this.#o = options;
@@ -110,6 +124,8 @@ export class Reconciler {
       nodeHeights: world.nodeHeights,
       settings,
       ...(this.#o.hooks === undefined ? {} : { hookHolds: this.#o.hooks.holds }),
+      ...(world.keysSeen === undefined ? {} : { keysSeen: world.keysSeen }),
+      staleRestarts: this.#staleRestarts,
     };
   }
 
@@ -192,6 +208,9 @@ export class Reconciler {
         return {
           requeueAfterMs: decision.requeueAfterMs ?? Math.max(1_000, this.#o.pollIntervalMs),
         };
+      case Wait.staleKey: // deleted (once per uid): its replacement's events enqueue it again
+        this.waiting.add(id);
+        return this.#restartStale(decision, log);
       case Wait.sync:
       case Wait.paused:
       case Wait.podReady:
@@ -203,6 +222,43 @@ export class Reconciler {
         this.waiting.add(id);
         return undefined;
     }
+  }
+
+  /**
+   * A wanted pod whose node started before its key was seen: deleted, once per uid, so that its
+   * StatefulSet starts it again with the current key (docs/adr/0022); with restarts off, reported
+   * once per uid. A pod already gone or replaced is left to the next pass (its replacement is
+   * judged by its own start: the delete did not happen, so nothing vouches for it). A failed
+   * delete is thrown: the queue retries it with backoff.
+   */
+  async #restartStale(decision: Decision, log: Logger): Promise<Outcome> {
+    const { world, settings, restartPod, metrics } = this.#o;
+    const id = decision.id;
+    const pod = id === undefined ? undefined : world.desired().validators.get(id)?.pod;
+    const seen = id === undefined ? undefined : world.keysSeen?.get(id);
+    if (id === undefined || pod === undefined || seen === undefined || restartPod === undefined)
+      return undefined;
+    if (this.#staleRestarts.get(id)?.uid === pod.uid) return undefined; // deleted already
+    const about = { validator: id, pod: pod.name, uid: pod.uid };
+    if (settings.restartStalePods === false) {
+      if (this.#staleReported.get(id) === pod.uid) return undefined;
+      this.#staleReported.set(id, pod.uid);
+      metrics.staleKeyPods.inc({ action: 'reported' });
+      log.warn(about, decision.reason);
+      await this.#event(id, 'Warning', 'StaleKey', decision.reason);
+      return undefined;
+    }
+    const outcome = await restartPod({ name: pod.name, namespace: pod.namespace, uid: pod.uid });
+    if (outcome === 'gone') {
+      log.debug(about, 'the pod to restart is already gone or replaced');
+      return undefined;
+    }
+    this.#staleRestarts.set(id, { podName: pod.name, uid: pod.uid, observedAt: seen.observedAt });
+    metrics.staleKeyPods.inc({ action: 'restarted' });
+    const done = `${decision.reason.replace(/; restarting it$/, '')}; deleted it (uid ${pod.uid}) for its StatefulSet to start it again with the current key`;
+    log.info(about, done);
+    await this.#event(id, 'Warning', 'StaleKeyRestart', done);
+    return undefined;
   }
 
   async #probe(id: ValidatorId, signal: AbortSignal, log: Logger): Promise<void> {

@@ -1,0 +1,121 @@
+// The soak's duplicate-key race (test/soak/soak.ts, fault "duplicate key"), on a devnet with real
+// node processes and the manual pacemaker: 006 holds 005's key in the Secret while the
+// StatefulSet scales 4 → 6, so pod validator-5 starts and its node loads 005's key; then the key
+// is given back. The code before staked 006 with its own key once it was back, and no node ever
+// signed as 006 (the soak: "007: wanted but staked (Ready true)", scale waits timed out). Now the
+// manager sees that the pod started before 006's key, deletes it once, its StatefulSet starts it
+// again with 006's key, and 006 ends active under its own address, staked once (docs/adr/0022).
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { pending, waitFor } from '../../src/harness/index.ts';
+import { useDevnet } from './support.ts';
+
+// A deleted validator pod's node keeps voting for its drain; 2 s is enough here.
+const devnet = useDevnet('stale-key', { nodeShutdownDrainMs: 2_000 });
+const GENESIS = ['001', '002', '003', '004'];
+
+/** The address the node of validator `id`'s pod signs with (the stand-in's debug state). */
+async function nodeAddress(id: string): Promise<string | null> {
+  const response = await fetch(`${await devnet.h.nodeRpcUrl(id)}/v1/debug/state`);
+  return ((await response.json()) as { address: string | null }).address;
+}
+
+async function pod(id: string): Promise<{ uid: string; startedAt: number } | undefined> {
+  const found = await devnet.h.core
+    .readNamespacedPod({ name: devnet.h.podOf(id), namespace: devnet.h.info.namespace })
+    .catch(() => undefined);
+  const started = found?.status?.containerStatuses?.[0]?.state?.running?.startedAt;
+  if (found?.metadata?.uid === undefined || started === undefined) return undefined;
+  return { uid: found.metadata.uid, startedAt: new Date(started).getTime() };
+}
+
+async function metric(name: string): Promise<number | undefined> {
+  const text = await (await fetch(`${devnet.h.info.managerUrl ?? ''}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+}
+
+describe('a validator pod that started while its id held another key', { timeout: 180_000 }, () => {
+  it('is restarted once, and its validator ends active under its own address, staked once', async () => {
+    const { h } = devnet;
+    // Read once, before the Secret changes: the harness keeps them.
+    const addresses = await h.addresses();
+    const keys = await h.privateKeys();
+    for (const id of GENESIS)
+      await h.waitForValidator(id, (row) => row.phase === 'active', 'active', { drive: true });
+    const from = await h.height();
+    // The manager saw every key when it started, before this test began. A pod whose start shares
+    // that second counts as started before its key (Kubernetes gives whole seconds; ADR 0022):
+    // the rule's one harmless restart, of 005 here, which this test does not count. Its scale-up
+    // comes in a later second.
+    const nextSecond = (Math.floor(Date.now() / 1000) + 1) * 1000;
+    await waitFor(() => Date.now() >= nextSecond || pending('the same second'), {
+      what: 'the next whole second',
+      timeoutMs: 2_000,
+      intervalMs: 50,
+    });
+
+    // 006 := 005's key: both are KEY_DUPLICATE (neither is wanted yet, so neither has a status
+    // row: the key-problem gauge says it), and the manager has seen 006's key change.
+    await h.patchKeys({ '006': keys.get('005') ?? '' });
+    await waitFor(
+      async () =>
+        (await metric('cluster_manager_key_problems')) === 2 || pending('no key problem yet'),
+      { what: 'the manager to see 005 and 006 share a key', timeoutMs: 30_000, intervalMs: 100 },
+    );
+    // Scaled up inside that window: pod validator-5 starts, and its node loads 005's key.
+    await h.kubectlScale(6);
+    await h.waitForValidator('006', (row) => row.ready, 'Ready', { timeoutMs: 30_000 });
+    const stale = await pod('006');
+    expect(stale).toBeDefined();
+    expect(await nodeAddress('006')).toBe(addresses.get('005'));
+
+    // The key given back: 006's node still holds 005's key.
+    const restoredAt = Date.now();
+    await h.patchKeys({ '006': keys.get('006') ?? '' });
+    expect(stale?.startedAt).toBeLessThan(restoredAt);
+
+    // On the chain: 005 and 006 sign blocks, each under its own address. (The code before staked
+    // 006 while its node still signed as 005: this timed out with "006 is staked".)
+    const at = await h.height();
+    await h.expectActive('006', { since: at + 1, timeoutMs: 60_000 });
+    await h.expectActive('005', { since: at + 1 });
+
+    // Because the manager deleted that pod, and its StatefulSet started it again with 006's key.
+    const replaced = await pod('006');
+    expect(replaced?.uid).not.toBe(stale?.uid);
+    expect(replaced?.startedAt).toBeGreaterThanOrEqual(Math.floor(restoredAt / 1000) * 1000);
+    expect(await nodeAddress('006')).toBe(addresses.get('006'));
+
+    // Nothing doubled: one stake each, nothing unstaked, the set is what the cluster wants.
+    expect(await h.stakedValidators()).toEqual([...GENESIS, '005', '006']);
+    const txs = (await h.committedTransactions()).filter((t) => t.height > from);
+    expect(txs.map((t) => `${t.id} ${t.type}`).sort()).toEqual([
+      '005 MessageStake',
+      '006 MessageStake',
+    ]);
+    const row = await h.validator('006');
+    expect(row).toMatchObject({ phase: 'active', address: addresses.get('006') });
+    expect((await h.actions()).filter((a) => a.validatorId === '006')).toEqual([
+      expect.objectContaining({ kind: 'stake', state: 'committed', attempts: 1 }),
+    ]);
+
+    // Once: one delete, a log line, an Event on the pod, the metric.
+    expect(await metric('cluster_manager_stale_key_pods_total{action="restarted"}')).toBe(1);
+    const events = await h.core.listNamespacedEvent({ namespace: h.info.namespace });
+    const restarts = events.items.filter((e) => e.reason === 'StaleKeyRestart');
+    expect(restarts).toHaveLength(1);
+    expect(restarts[0]).toMatchObject({
+      type: 'Warning',
+      involvedObject: { kind: 'Pod', name: h.podOf('006'), uid: stale?.uid },
+    });
+    expect(restarts[0]?.message).toMatch(
+      /^validator 006: pod validator-5 started before its current key was seen \(started \d\d:\d\d:\d\dZ, key seen [\d:.]+Z\)/,
+    );
+    const log = await readFile(h.info.managerLog ?? '', 'utf8');
+    expect(
+      log.split('\n').filter((l) => l.includes('for its StatefulSet to start it again')),
+    ).toHaveLength(1);
+    await h.expectChainProgress(2, 20_000);
+  });
+});
