@@ -324,7 +324,9 @@ export class Rig {
     await this.stopObserver();
     await this.node.stop();
     await this.emulator.stop();
-    await rm(this.dir, { recursive: true, force: true });
+    // BENCH_KEEP=1 keeps the rig's folder (the manager's log, its journal) to look into a run.
+    if (process.env.BENCH_KEEP === '1') process.stderr.write(`bench: kept ${this.dir}\n`);
+    else await rm(this.dir, { recursive: true, force: true });
   }
 }
 

@@ -21,6 +21,7 @@ import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
 import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyObservations } from './keys/key-observations.ts';
+import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
@@ -573,7 +574,9 @@ export class Manager {
   /** Records when each key was first seen; a failed write leaves the memory right (logged). */
   #observeKeys(): void {
     try {
-      for (const id of this.keyObservations.observe(this.keys.entries())) this.#queue.add(id);
+      const writtenBy = secretWrittenBy(this.discovery.keys());
+      for (const id of this.keyObservations.observe(this.keys.entries(), writtenBy))
+        this.#queue.add(id);
     } catch (error: unknown) {
       this.logger.warn({ err: error }, 'could not record when the keys were seen');
     }

@@ -5,11 +5,13 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
+import type { V1Secret } from '@kubernetes/client-node';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 import { Journal, JOURNAL_SCHEMA_VERSION } from '../../src/manager/journal/journal.ts';
 import { KeyObservations } from '../../src/manager/keys/key-observations.ts';
+import { secretWrittenBy } from '../../src/manager/discovery/secret-written.ts';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { keyOf } from '../support/plan-fixture.ts';
 import { ManualClock } from '../support/manual-clock.ts';
@@ -181,5 +183,47 @@ describe('key observations', () => {
     observations.rewrite();
     expect(journal.keyObservations()).toEqual(observations.observed);
     journal.close();
+  });
+
+  it("dates a newly seen key by the Secret's last write when that is earlier than now, never later", async () => {
+    const path = journalPath();
+    const clock = new ManualClock();
+    const t0 = clock.now();
+    const journal = Journal.open(path, clock);
+    const observations = new KeyObservations({ store: journal, clock });
+    // A first start: the Secret was last written a minute before (the end of that second).
+    const written = t0 - 60_000 + 999;
+    observations.observe(keys({ '005': hex('005') }).entries(), written);
+    expect(observations.observed.get('005')?.observedAt).toBe(written);
+    // A bound past the manager's clock (a skewed server) is capped at now.
+    await clock.advance(1_000);
+    observations.observe(keys({ '005': hex('005'), '006': hex('006') }).entries(), t0 + 90_000);
+    expect(observations.observed.get('006')?.observedAt).toBe(t0 + 1_000);
+    // An unchanged key keeps its time whatever the bound says now.
+    observations.observe(keys({ '005': hex('005'), '006': hex('006') }).entries(), t0 + 500);
+    expect(observations.observed.get('005')?.observedAt).toBe(written);
+    expect(journal.keyObservations().get('005')?.observedAt).toBe(written);
+    journal.close();
+  });
+});
+
+describe('secretWrittenBy', () => {
+  const secret = (times: unknown[]): V1Secret =>
+    ({
+      metadata: { managedFields: times.map((time, i) => ({ manager: `m${i}`, time })) },
+    }) as V1Secret;
+
+  it('is the end of the second of the latest managedFields time, as Date (a list) or text (a watch)', () => {
+    const early = Date.parse('2026-12-02T10:00:00Z');
+    expect(
+      secretWrittenBy(secret([new Date(early), '2026-12-02T10:00:07Z', '2026-12-02T09:59:59Z'])),
+    ).toBe(early + 7_999);
+    expect(secretWrittenBy(secret([new Date(early)]))).toBe(early + 999);
+  });
+
+  it('is undefined when no entry has a usable time, or there is no Secret', () => {
+    expect(secretWrittenBy(undefined)).toBeUndefined();
+    expect(secretWrittenBy({ metadata: {} })).toBeUndefined();
+    expect(secretWrittenBy(secret([undefined, 'not a time', 42]))).toBeUndefined();
   });
 });

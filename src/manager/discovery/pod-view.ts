@@ -2,6 +2,7 @@
 // service URL it would stake with, and when its node started (the key it holds is no newer).
 import type { V1Pod } from '@kubernetes/client-node';
 import { Annotations, type PodView, type StatefulSetView, type ValidatorId } from '../model.ts';
+import { kubeTimeMs } from './kube-time.ts';
 
 export interface PodViewContext {
   namespace: string;
@@ -98,13 +99,6 @@ export function renderServiceUrl(
   return gaps.length > 0 ? undefined : out;
 }
 
-/** Milliseconds of a Kubernetes time: a Date (client-node's list) or RFC 3339 text (a watch). */
-function timeOf(value: unknown): number | undefined {
-  if (!(value instanceof Date) && typeof value !== 'string') return undefined;
-  const ms = value instanceof Date ? value.getTime() : Date.parse(value);
-  return Number.isNaN(ms) ? undefined : ms;
-}
-
 /**
  * The validator's container: the one that declares the node's RPC port (the port `resolvePort`
  * finds the node's own RPC by), else the first one.
@@ -129,9 +123,9 @@ export function validatorContainer(pod: V1Pod, nodeRpcPortName: string): string 
 export function nodeStartedAt(pod: V1Pod, nodeRpcPortName: string): number | undefined {
   const name = validatorContainer(pod, nodeRpcPortName);
   const status = pod.status?.containerStatuses?.find((c) => c.name === name);
-  const running = timeOf(status?.state?.running?.startedAt);
+  const running = kubeTimeMs(status?.state?.running?.startedAt);
   if (running === undefined) return undefined;
-  const podStart = timeOf(pod.status?.startTime);
+  const podStart = kubeTimeMs(pod.status?.startTime);
   return podStart === undefined ? running : Math.min(podStart, running);
 }
 

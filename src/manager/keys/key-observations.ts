@@ -2,7 +2,9 @@
 // key): a validator node that started before then may hold an older key, so its pod is not staked
 // but restarted (planner/plan.ts, docs/adr/0022). Kept in memory and in the journal, so a
 // restarted manager keeps the time of every key that did not change while it was down; a key it
-// finds changed, or has no record of, counts as seen now (the conservative answer).
+// finds changed, or has no record of, counts as seen at the keys source's last write when the
+// source tells it (the Secret's managedFields, discovery/secret-written.ts), else now (the
+// conservative answer).
 import type { Clock } from '../clock.ts';
 import type { KeyObservation } from '../journal/journal.ts';
 import type { KeyEntry, ValidatorId } from '../model.ts';
@@ -37,19 +39,22 @@ export class KeyObservations {
    * An id's key is named by its address — a duplicate's too (its node would load that key) — so a
    * key that goes A → B → A is seen anew at each step. A malformed or missing key names no key a
    * node could load: the id's last observation stands. The first call reads the store: a key
-   * recorded with the same address keeps its recorded time.
+   * recorded with the same address keeps its recorded time. `writtenBy` (epoch ms): no key in
+   * the source changed after it (the end of the Secret's last write second); a newly seen key
+   * counts as seen then, if that is before now.
    */
-  observe(entries: Iterable<KeyEntry>): ValidatorId[] {
+  observe(entries: Iterable<KeyEntry>, writtenBy?: number): ValidatorId[] {
     if (!this.#loaded) {
       for (const [id, recorded] of this.#store.keyObservations()) this.#observed.set(id, recorded);
       this.#loaded = true;
     }
     const now = this.#clock.now();
+    const seenAt = writtenBy === undefined ? now : Math.min(now, writtenBy);
     const fresh = new Map<ValidatorId, KeyObservation>();
     for (const entry of entries) {
       const address = entry.ok ? entry.key.address : entry.address;
       if (address === undefined || this.#observed.get(entry.id)?.address === address) continue;
-      const observation = { address, observedAt: now };
+      const observation = { address, observedAt: seenAt };
       this.#observed.set(entry.id, observation);
       fresh.set(entry.id, observation);
     }

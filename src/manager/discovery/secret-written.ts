@@ -1,0 +1,25 @@
+// When the keys Secret was last written, as far as its own record says: the latest `time` of its
+// managedFields entries. The API server sets an entry's time when its manager adds a field,
+// changes the value of one it owns, or removes one (the ManagedFieldsEntry `time` field's API
+// documentation; apimachinery's fieldmanager), so no key in the Secret changed after that
+// second. The key observations take this bound (keys/key-observations.ts): a key the manager
+// sees for the first time at its start was in the Secret no later than its last write, not
+// "just now" — otherwise every pod started in the manager's first second would look older than
+// its key and be restarted (a 4 → 999 scale right after a start restarted 261 of them).
+import type { V1Secret } from '@kubernetes/client-node';
+import { kubeTimeMs } from './kube-time.ts';
+
+/**
+ * The last moment the Secret's data may have changed: the end of the second of its latest
+ * managedFields time (Kubernetes writes whole seconds). Undefined when no entry carries a time
+ * (a server with field management off, a keys file): the caller then knows nothing better than
+ * "now".
+ */
+export function secretWrittenBy(secret: V1Secret | undefined): number | undefined {
+  let latest: number | undefined;
+  for (const entry of secret?.metadata?.managedFields ?? []) {
+    const ms = kubeTimeMs(entry.time);
+    if (ms !== undefined && (latest === undefined || ms > latest)) latest = ms;
+  }
+  return latest === undefined ? undefined : Math.floor(latest / 1000) * 1000 + 999;
+}
