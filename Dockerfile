@@ -69,7 +69,7 @@ ENTRYPOINT ["/usr/bin/tini", "--", "node", "/app/dist/localnet-node.mjs"]
 FROM runtime AS cluster-manager
 # A young generation of 4 MiB semi-spaces instead of V8's default (16 MiB), with the old
 # generation's growth held to 20 % (the ENTRYPOINT's flag, below): the 4 → 999 scale's peak 171–177
-# → 138–151 MiB, the idle peak about 8 MiB lower, for 15–40 % more CPU in such a burst
+# → 138–151 MiB, for 5–40 % more CPU in such a burst and a longer reaction tail
 # (docs/adr/0009, amended 2026-12-02).
 ENV NODE_OPTIONS="--max-semi-space-size=4"
 # glibc's allocator gives memory back instead of keeping it for later: at most two arenas, blocks of

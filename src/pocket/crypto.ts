@@ -1,9 +1,9 @@
 // The primitives Pocket V1 uses: Ed25519 (pure, RFC 8032), SHA-256 for addresses, SHA3-256 for
 // transaction hashes. Signing, the pure-JS verifier and key generation from the audited noble
 // implementations; public keys, the fast verifier and the two digests on the platform's OpenSSL
-// (a transaction's SHA3-256 on noble cost about 0.07 ms, a quarter of its signature, in the
-// manager's 999-validator burst; OpenSSL's is a few microseconds. Tests check both digests
-// against noble's and against published vectors).
+// (a stake's SHA3-256: 16.5 µs on noble, 3.3 µs on OpenSSL, against about 250 µs to build and
+// sign it; measured alone on this machine. Tests check both digests against noble's and against
+// published vectors).
 import {
   createHash,
   createPrivateKey,

@@ -5,7 +5,7 @@ const MAX = 2n ** 64n - 1n;
 
 /**
  * CSPRNG output drawn 256 values at a time: one call into OpenSSL per 256 nonces instead of one
- * per nonce (about 20 µs each through `getRandomValues` in the 999-validator burst). A nonce is
+ * per nonce (5.7 µs each through `getRandomValues`, 0.06 µs from the pool, measured alone). A nonce is
  * public (it is in the signed transaction), so holding the next ones in memory reveals nothing.
  */
 const pool = new BigUint64Array(256);

@@ -9,6 +9,7 @@ import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor } from '../../src/harness/index.ts';
+import { generateKeys } from '../../src/pocket/key-generation.ts';
 import { useDevnet } from './support.ts';
 
 // A deleted validator pod's node keeps voting for its drain; 2 s is enough here.
@@ -141,5 +142,33 @@ describe('a validator pod that started while its id held another key', { timeout
       ),
     ).toEqual([]);
     expect(await h.stakedValidators()).toEqual([...GENESIS, '005', '006', '007']);
+  });
+
+  it('keys of staked voters rotated in the Secret: no pod is deleted, the chain keeps committing', async () => {
+    // Three of the seven members given fresh keys: their pods' nodes still vote with the old ones.
+    // Deleting them (as the first version of the rule did) takes three of seven voters away and
+    // the chain halts; the manager must only report them (docs/adr/0022, "never a voter's pod").
+    const { h } = devnet;
+    const rotated = ['001', '002', '003'];
+    const uids = new Map<string, string | undefined>();
+    for (const id of rotated) uids.set(id, (await pod(id))?.uid);
+    const fresh = generateKeys({ count: rotated.length, seed: `rotation-${Date.now()}` });
+    await h.patchKeys(
+      Object.fromEntries(
+        rotated.map((id, i) => [id, [...fresh.values()][i]?.exportPrivateKeyHex() ?? '']),
+      ),
+    );
+    for (const id of rotated)
+      await h.waitForValidator(
+        id,
+        (row) => /not restarted while chain member [0-9a-f]{40} has no key/.test(row.reason),
+        'reported, not restarted',
+        { timeoutMs: 30_000, drive: true },
+      );
+    await h.expectChainProgress(3, 30_000);
+    for (const id of rotated) expect((await pod(id))?.uid).toBe(uids.get(id));
+    expect([undefined, 0]).toContain(
+      await metric('cluster_manager_stale_key_pods_total{action="restarted"}'),
+    );
   });
 });

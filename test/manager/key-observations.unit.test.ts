@@ -221,6 +221,17 @@ describe('secretWrittenBy', () => {
     expect(secretWrittenBy(secret([new Date(early)]))).toBe(early + 999);
   });
 
+  it("a Secret not written since the second it was created gives that second's start: its keys came with it", () => {
+    const created = Date.parse('2026-12-02T10:00:07Z');
+    const fresh = { ...secret([new Date(created)]) };
+    fresh.metadata = { ...fresh.metadata, creationTimestamp: new Date(created) };
+    expect(secretWrittenBy(fresh)).toBe(created);
+    // Written in a later second: the end of that second.
+    const later = secret([new Date(created), '2026-12-02T10:00:09Z']);
+    later.metadata = { ...later.metadata, creationTimestamp: new Date(created) };
+    expect(secretWrittenBy(later)).toBe(created + 2_999);
+  });
+
   it('is undefined when no entry has a usable time, or there is no Secret', () => {
     expect(secretWrittenBy(undefined)).toBeUndefined();
     expect(secretWrittenBy({ metadata: {} })).toBeUndefined();

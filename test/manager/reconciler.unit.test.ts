@@ -38,7 +38,7 @@ interface Options {
   /** When each id's current key was first seen (the address is its key's). */
   keysSeen?: Record<ValidatorId, number>;
   /** Discovery's pod delete (a fake); absent: a source without pods. */
-  restartPod?: (pod: PodRef) => Promise<'deleted' | 'gone'>;
+  restartPod?: (pod: PodRef) => Promise<'deleted' | 'gone' | 'forbidden'>;
   settings?: Partial<PlanSettings>;
   paused?: boolean;
 }
@@ -411,11 +411,12 @@ describe('the queue’s line about a failed pass', () => {
 describe('a pod whose node started before its key was seen', () => {
   /** 005's key was seen at 12:00:00.400; its pod's node started 3 s before. */
   const stale = {
-    desired: [wanted('005', { startedAt: NOW - 3_000 })],
+    // The genesis members each have a Ready pod of their own: deleting 005's takes no voter away.
+    desired: [...GENESIS.map((id) => wanted(id)), wanted('005', { startedAt: NOW - 3_000 })],
     keysSeen: { '005': NOW + 400 },
   };
 
-  function deletes(answer: 'deleted' | 'gone' = 'deleted') {
+  function deletes(answer: 'deleted' | 'gone' | 'forbidden' = 'deleted') {
     const calls: PodRef[] = [];
     return {
       calls,
@@ -494,6 +495,58 @@ describe('a pod whose node started before its key was seen', () => {
     expect(t.ledger.sends).toHaveLength(0);
   });
 
+  it('never deleted while a chain member has no Ready pod of its own or no key (its node may be the voter): reported once, deleted once that is settled', async () => {
+    const pods = deletes();
+    const log = lines();
+    // 004 is staked, but its pod is not Ready: 005's stale node may be the one signing as 004.
+    const t = setup({
+      ...stale,
+      desired: [
+        ...['001', '002', '003'].map((id) => wanted(id)),
+        wanted('004', { ready: false }),
+        wanted('005', { startedAt: NOW - 3_000 }),
+      ],
+      restartPod: pods.restartPod,
+      logger: log.logger,
+    });
+    await t.view.tick();
+    await t.reconcile('005');
+    await t.reconcile('005');
+    expect(pods.calls).toEqual([]);
+    expect(t.ledger.sends).toHaveLength(0);
+    expect(t.reconciler.planOne('005')).toMatchObject({ waitingFor: 'stale-key' });
+    expect(t.reconciler.planOne('005')?.reason).toMatch(
+      /; not restarted while chain member 004 has no Ready pod of its own: this pod's node may be signing with its key$/,
+    );
+    expect(t.events()).toEqual([
+      expect.stringMatching(/^StaleKey: validator 005: .*chain member 004/),
+    ]);
+    expect((await t.metrics.staleKeyPods.get()).values).toEqual([
+      expect.objectContaining({ labels: { action: 'reported' }, value: 1 }),
+    ]);
+    // 004's pod Ready again: the next pass deletes 005's.
+    t.desired.set('004', wanted('004'));
+    await t.reconcile('005');
+    expect(pods.calls.map((p) => p.uid)).toEqual(['uid-005']);
+  });
+
+  it('a delete the Role forbids (403) is reported once, with the fix, not retried for that pod', async () => {
+    const pods = deletes('forbidden');
+    const log = lines();
+    const t = setup({ ...stale, restartPod: pods.restartPod, logger: log.logger });
+    await t.view.tick();
+    await t.reconcile('005');
+    await t.reconcile('005');
+    expect(pods.calls).toHaveLength(2);
+    expect(t.events()).toEqual([
+      expect.stringMatching(
+        /^StaleKey: validator 005: .*may not delete it \(HTTP 403\): grant the manager delete on pods, or set CM_RESTART_STALE_PODS=false$/,
+      ),
+    ]);
+    expect(log.out.filter((l) => l.level === 'warn' && l.validator === '005')).toHaveLength(1);
+    expect(t.ledger.sends).toHaveLength(0);
+  });
+
   it('a failed delete is thrown (the queue retries it), and tried again on the next pass', async () => {
     let fail = true;
     const calls: string[] = [];
@@ -508,6 +561,8 @@ describe('a pod whose node started before its key was seen', () => {
     });
     await t.view.tick();
     await expect(t.reconcile('005')).rejects.toMatchObject({ code: 'KUBE_UNAVAILABLE' });
+    // Not waiting: a new block does not re-queue it; the queue's backoff paces the retry.
+    expect(t.reconciler.waiting.has('005')).toBe(false);
     fail = false;
     await t.reconcile('005');
     await t.reconcile('005');

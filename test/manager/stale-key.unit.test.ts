@@ -3,6 +3,7 @@
 // 006's key, and 007 was staked with a key no node signed with). The rule of docs/adr/0022, row by
 // row, with its edges: whole-second starts, a replacement pod, a staked validator, the gates.
 import { describe, expect, it } from 'vitest';
+import { ChainStatus } from '../../src/manager/model.ts';
 import { plan, planOne, Wait, type Decision } from '../../src/manager/planner/plan.ts';
 import {
   GENESIS,
@@ -50,6 +51,15 @@ describe('a pod that started before its key was seen', () => {
     expect(d.reason).toBe(
       'pod validator-4 started before its current key was seen (started 11:59:57Z, key seen 12:00:00.400Z): its node may hold an older key; restarting it',
     );
+  });
+
+  it('a start on another day than the key is shown with its date', () => {
+    const d = decide(
+      { ...proven, desired: [...genesisPods, wanted('005', { startedAt: NOW - 23 * 3_600_000 })] },
+      '005',
+    );
+    const day = new Date(NOW - 23 * 3_600_000).toISOString().slice(0, 10);
+    expect(d.reason).toContain(`(started ${day}T13:00:00Z, key seen 2026-11-29T12:00:00.400Z)`);
   });
 
   it('a pod that started after its key was seen is staked as before', () => {
@@ -201,6 +211,12 @@ describe('what the rule leaves alone', () => {
       action: 'stake',
       waitingFor: Wait.staleKey,
     });
+    // Its node may be the voter of the old row: not restarted, only reported.
+    expect(d005?.reason).toMatch(
+      new RegExp(
+        `; not restarted while chain member ${keyOf('005').address} has no key in the Secret`,
+      ),
+    );
     // The old row: unmanaged, as any row no key in the Secret has — reported, never touched.
     expect(before.find((d) => d.key === keyOf('005').address)).toMatchObject({
       phase: 'unmanaged',
@@ -216,6 +232,41 @@ describe('what the rule leaves alone', () => {
       waitingFor: undefined,
     });
     expect(after.filter((d) => d.action === 'unstake')).toEqual([]);
+  });
+
+  it('the genesis keys rotated: every voter waits, reported, none is restarted (a rotation must not halt the chain)', () => {
+    // The reviewer's case: 001–004 staked and signing, each given a fresh key in the Secret.
+    const fresh = ['011', '012', '013', '014'];
+    const rotated = {
+      signers: GENESIS,
+      chain: GENESIS.map((id) => row(id)),
+      keys: [],
+      extraSecretData: Object.fromEntries(
+        GENESIS.map((id, i) => [
+          id,
+          Buffer.from(keyOf(fresh[i] ?? '').exportPrivateKeyHex()).toString('base64'),
+        ]),
+      ),
+      keysSeen: Object.fromEntries(GENESIS.map((id) => [id, SEEN])),
+      desired: GENESIS.map((id) => wanted(id, { startedAt: NOW - 60_000 })),
+    };
+    for (const id of GENESIS) {
+      const d = decide(rotated, id);
+      expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.staleKey });
+      expect(d.reason).toMatch(/; not restarted while chain member [0-9a-f]{40} has no key/);
+    }
+  });
+
+  it('its own address leaving the set (unstaking): never judged, its node may still vote', () => {
+    const d = decide(
+      {
+        ...proven,
+        chain: [...proven.chain, row('005', ChainStatus.unstaking)],
+        desired: [...genesisPods, wanted('005', { startedAt: NOW - 3_000 })],
+      },
+      '005',
+    );
+    expect(d.waitingFor).not.toBe(Wait.staleKey);
   });
 
   it('a pod not wanted, held, terminating (not deleted by the manager), not running, or with no record of its key', () => {

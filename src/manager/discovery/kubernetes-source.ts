@@ -240,7 +240,7 @@ export class KubernetesDiscovery implements DiscoverySource {
    * Deletes the pod with the uid as a precondition, so a replacement its StatefulSet already made
    * is never deleted in its place; its grace period and preStop hook run as for any delete.
    */
-  async restartPod(pod: PodRef): Promise<'deleted' | 'gone'> {
+  async restartPod(pod: PodRef): Promise<'deleted' | 'gone' | 'forbidden'> {
     try {
       await this.kube.core.deleteNamespacedPod({
         name: pod.name,
@@ -252,11 +252,11 @@ export class KubernetesDiscovery implements DiscoverySource {
       const status = apiStatus(error);
       // 404: gone; 409: the precondition failed, another pod (uid) has the name now.
       if (status === 404 || status === 409) return 'gone';
+      // 403: the Role lacks delete on pods; retrying cannot help (the caller reports it once).
+      if (status === 403) return 'forbidden';
       throw new ManagerError(
         'KUBE_UNAVAILABLE',
-        status === 403
-          ? `may not delete pod ${pod.name} (HTTP 403): grant the manager delete on pods, or set CM_RESTART_STALE_PODS=false`
-          : `could not delete pod ${pod.name}: ${describeApiError(error)}`,
+        `could not delete pod ${pod.name}: ${describeApiError(error)}`,
         { cause: error },
       );
     }

@@ -85,9 +85,10 @@ export interface DiscoverySource {
   /**
    * Deletes a validator pod so that its controller starts it again (a node that started before
    * its key was seen, docs/adr/0022), only while it still has `pod.uid`: `gone` when it is
-   * already gone or replaced. Absent where there are no pods (static discovery).
+   * already gone or replaced, `forbidden` when the manager may not delete pods (403). Absent
+   * where there are no pods (static discovery).
    */
-  restartPod?(pod: PodRef): Promise<'deleted' | 'gone'>;
+  restartPod?(pod: PodRef): Promise<'deleted' | 'gone' | 'forbidden'>;
   /** A leader elector when the source offers one (a Lease in the cluster) and config asks. */
   createElector(callbacks: {
     onStartedLeading: () => void;

@@ -11,9 +11,12 @@ import { kubeTimeMs } from './kube-time.ts';
 
 /**
  * The last moment the Secret's data may have changed: the end of the second of its latest
- * managedFields time (Kubernetes writes whole seconds). Undefined when no entry carries a time
- * (a server with field management off, a keys file): the caller then knows nothing better than
- * "now".
+ * managedFields time (Kubernetes writes whole seconds). A Secret not written since the second it
+ * was created gives that second's start instead: its keys came with it, and no pod can have read
+ * a key of it before it existed (a secret volume or `secretKeyRef` holds the container until the
+ * Secret is there), so a pod that started in that second holds them — a devnet applies its
+ * Secret and its StatefulSet together. Undefined when no entry carries a time (a server with
+ * field management off, a keys file): the caller then knows nothing better than "now".
  */
 export function secretWrittenBy(secret: V1Secret | undefined): number | undefined {
   let latest: number | undefined;
@@ -21,5 +24,9 @@ export function secretWrittenBy(secret: V1Secret | undefined): number | undefine
     const ms = kubeTimeMs(entry.time);
     if (ms !== undefined && (latest === undefined || ms > latest)) latest = ms;
   }
-  return latest === undefined ? undefined : Math.floor(latest / 1000) * 1000 + 999;
+  if (latest === undefined) return undefined;
+  const second = Math.floor(latest / 1000) * 1000;
+  const created = kubeTimeMs(secret?.metadata?.creationTimestamp);
+  if (created !== undefined && second <= Math.floor(created / 1000) * 1000) return second;
+  return second + 999;
 }

@@ -593,11 +593,16 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   };
 }
 
-/** `hh:mm:ss` (UTC) of a time, with its milliseconds when asked. */
-function clockTime(ms: number | undefined, withMs = false): string {
+/**
+ * `hh:mm:ss` (UTC) of a time, with its milliseconds when asked, and with its date when it is not
+ * on the day of `day` (a pod started yesterday at 13:00 is not "13:00" against a key seen at 12:00).
+ */
+function clockTime(ms: number | undefined, day: number | undefined, withMs = false): string {
   if (ms === undefined) return '?';
   const iso = new Date(ms).toISOString();
-  return `${iso.slice(11, withMs ? 23 : 19)}Z`;
+  const sameDay =
+    day !== undefined && new Date(day).toISOString().slice(0, 10) === iso.slice(0, 10);
+  return `${sameDay ? '' : `${iso.slice(0, 10)}T`}${iso.slice(11, withMs ? 23 : 19)}Z`;
 }
 
 /**
@@ -616,6 +621,9 @@ function staleKeyReason(
 ): string | undefined {
   const seen = input.keysSeen?.get(id);
   if (pod === undefined || seen === undefined || seen.address !== key.address) return undefined;
+  // Its own address leaving the set: its node may still vote with it (V1 counts it until it is
+  // gone), so it is never judged.
+  if (input.chain.get(key.address)?.status === ChainStatus.unstaking) return undefined;
   const restart = input.staleRestarts?.get(id);
   const forThisKey = restart !== undefined && restart.observedAt === seen.observedAt;
   const restarting = forThisKey && restart.uid === pod.uid;
@@ -624,11 +632,41 @@ function staleKeyReason(
       return undefined;
     if (forThisKey && restart.podName === pod.name) return undefined; // its replacement
   }
-  const what = `pod ${pod.name} started before its current key was seen (started ${clockTime(pod.startedAt)}, key seen ${clockTime(seen.observedAt, true)}): its node may hold an older key`;
+  const what = `pod ${pod.name} started before its current key was seen (started ${clockTime(pod.startedAt, seen.observedAt)}, key seen ${clockTime(seen.observedAt, pod.startedAt, true)}): its node may hold an older key`;
   if (restarting) return `${what}; restarted it, waiting for its replacement`;
   if (input.settings.restartStalePods === false)
     return `${what}; not restarted (CM_RESTART_STALE_PODS=false): delete the pod to start it with the current key`;
+  const blocker = staleRestartBlocker(id, input);
+  if (blocker !== undefined) return `${what}; not restarted while ${blocker}`;
   return `${what}; restarting it`;
+}
+
+/**
+ * Why deleting `id`'s stale pod could take a voter off the chain, or undefined when it cannot.
+ * The pod's node holds some earlier key, and the chain does not say which: if a member of the set
+ * (staked, paused or leaving) has no key in the Secret (the old address of a rotated key), or its
+ * key's own id has no Ready pod (a key this pod borrowed), this pod may be the node that signs
+ * for it, and deleting a voter's pod can halt the chain (a rotation of a third of the keys
+ * would). The stale pod then waits, reported, until every member has a Ready pod of its own, or
+ * someone deletes it. Walks the chain's rows: called only for a pod already judged stale.
+ */
+export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string | undefined {
+  for (const row of input.chain.values()) {
+    if (
+      row.status !== ChainStatus.staked &&
+      row.status !== ChainStatus.paused &&
+      row.status !== ChainStatus.unstaking
+    )
+      continue;
+    const owner = input.keys.idOfAddress(row.address);
+    if (owner === undefined)
+      return `chain member ${row.address} has no key in the Secret (a rotated key's old address?): this pod's node may be the one signing for it; delete the pod yourself once that is settled`;
+    if (owner === id) continue;
+    const pod = input.desired.validators.get(owner)?.pod;
+    if (pod === undefined || !pod.ready)
+      return `chain member ${owner} has no Ready pod of its own: this pod's node may be signing with its key`;
+  }
+  return undefined;
 }
 
 /** Waits of one validator's own that the global gates (sync, trust, pause) report over. */

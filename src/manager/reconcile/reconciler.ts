@@ -22,6 +22,7 @@ import type { MinimumSet } from '../planner/minimum-set.ts';
 import {
   plan,
   planOne,
+  staleRestartBlocker,
   Wait,
   type ChainTrust,
   type Decision,
@@ -84,7 +85,7 @@ export interface ReconcilerOptions {
    * (discovery's `restartPod`); undefined where there are no pods. Called only when
    * `settings.restartStalePods` is not false.
    */
-  restartPod?: ((pod: PodRef) => Promise<'deleted' | 'gone'>) | undefined;
+  restartPod?: ((pod: PodRef) => Promise<'deleted' | 'gone' | 'forbidden'>) | undefined;
 }
 
 export class Reconciler {
@@ -208,9 +209,13 @@ export class Reconciler {
         return {
           requeueAfterMs: decision.requeueAfterMs ?? Math.max(1_000, this.#o.pollIntervalMs),
         };
-      case Wait.staleKey: // deleted (once per uid): its replacement's events enqueue it again
+      case Wait.staleKey: {
+        // Deleted (once per uid): its replacement's events enqueue it again. A failed delete
+        // throws before the id is waiting, so the queue's backoff paces the retry, not each block.
+        const outcome = await this.#restartStale(decision, log);
         this.waiting.add(id);
-        return this.#restartStale(decision, log);
+        return outcome;
+      }
       case Wait.sync:
       case Wait.paused:
       case Wait.podReady:
@@ -227,9 +232,11 @@ export class Reconciler {
   /**
    * A wanted pod whose node started before its key was seen: deleted, once per uid, so that its
    * StatefulSet starts it again with the current key (docs/adr/0022); with restarts off, reported
-   * once per uid. A pod already gone or replaced is left to the next pass (its replacement is
-   * judged by its own start: the delete did not happen, so nothing vouches for it). A failed
-   * delete is thrown: the queue retries it with backoff.
+   * once per uid, as it is while deleting it could take a voter off the chain
+   * (`staleRestartBlocker`) or when the Role forbids the delete (403). A pod already gone or
+   * replaced is left to the next pass (its replacement is judged by its own start: the delete did
+   * not happen, so nothing vouches for it). Any other failed delete is thrown: the queue retries
+   * it with backoff.
    */
   async #restartStale(decision: Decision, log: Logger): Promise<Outcome> {
     const { world, settings, restartPod, metrics } = this.#o;
@@ -240,19 +247,26 @@ export class Reconciler {
       return undefined;
     if (this.#staleRestarts.get(id)?.uid === pod.uid) return undefined; // deleted already
     const about = { validator: id, pod: pod.name, uid: pod.uid };
-    if (settings.restartStalePods === false) {
+    const report = async (reason: string): Promise<undefined> => {
       if (this.#staleReported.get(id) === pod.uid) return undefined;
       this.#staleReported.set(id, pod.uid);
       metrics.staleKeyPods.inc({ action: 'reported' });
-      log.warn(about, decision.reason);
-      await this.#event(id, 'Warning', 'StaleKey', decision.reason);
+      log.warn(about, reason);
+      await this.#event(id, 'Warning', 'StaleKey', reason);
       return undefined;
-    }
+    };
+    if (settings.restartStalePods === false) return report(decision.reason);
+    // A voter's pod is never deleted (planner/plan.ts): reported, judged again at each block.
+    if (staleRestartBlocker(id, this.planInput()) !== undefined) return report(decision.reason);
     const outcome = await restartPod({ name: pod.name, namespace: pod.namespace, uid: pod.uid });
     if (outcome === 'gone') {
       log.debug(about, 'the pod to restart is already gone or replaced');
       return undefined;
     }
+    if (outcome === 'forbidden')
+      return report(
+        `${decision.reason.replace(/; restarting it$/, '')}; may not delete it (HTTP 403): grant the manager delete on pods, or set CM_RESTART_STALE_PODS=false`,
+      );
     this.#staleRestarts.set(id, { podName: pod.name, uid: pod.uid, observedAt: seen.observedAt });
     metrics.staleKeyPods.inc({ action: 'restarted' });
     const done = `${decision.reason.replace(/; restarting it$/, '')}; deleted it (uid ${pod.uid}) for its StatefulSet to start it again with the current key`;
