@@ -24,7 +24,15 @@ import { actor, FakeChain } from '../support/fake-chain.ts';
 import { FakeKubeApi } from '../support/fake-kube-api.ts';
 import { FakeLedger } from '../support/fake-ledger.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { keyOf, keyStore, NOW, SETTINGS, unwanted, wanted } from '../support/plan-fixture.ts';
+import {
+  keyOf,
+  keysSeenOf,
+  keyStore,
+  NOW,
+  SETTINGS,
+  unwanted,
+  wanted,
+} from '../support/plan-fixture.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
 const POLL_MS = 500;
@@ -85,16 +93,7 @@ function setup(options: Options = {}) {
       namespace: 'ns',
       uid: `uid-${id}`,
     }),
-    ...(options.keysSeen === undefined
-      ? {}
-      : {
-          keysSeen: new Map(
-            Object.entries(options.keysSeen).map(([id, observedAt]) => [
-              id,
-              { address: keys.addressOf(id) ?? '', observedAt },
-            ]),
-          ),
-        }),
+    ...(options.keysSeen === undefined ? {} : { keysSeen: keysSeenOf(options.keysSeen, keys) }),
   };
   const metrics = new Metrics();
   const reconciler = new Reconciler({
@@ -142,6 +141,18 @@ function setup(options: Options = {}) {
       await view.tick();
     },
   };
+}
+
+/** The real root logger (redaction, `err` serializer), writing JSON lines into an array. */
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const logger = createLogger({
+    level: 'debug',
+    destination: {
+      write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
+    },
+  });
+  return { logger, lines };
 }
 
 describe('Reconciler', () => {
@@ -352,18 +363,6 @@ describe('Reconciler', () => {
 });
 
 describe('the reconciler’s log lines', () => {
-  /** The real root logger (redaction, `err` serializer), writing JSON lines into an array. */
-  function capture() {
-    const lines: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: 'debug',
-      destination: {
-        write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>),
-      },
-    });
-    return { logger, lines };
-  }
-
   it('every line of one pass carries that pass’s reconcile id, and failures go under err with key-length hex cut out', async () => {
     const { logger, lines } = capture();
     const t = setup({ desired: [wanted('005'), unwanted('004')], logger });
@@ -427,20 +426,9 @@ describe('a pod whose node started before its key was seen', () => {
     };
   }
 
-  function lines() {
-    const out: Record<string, unknown>[] = [];
-    const logger = createLogger({
-      level: 'debug',
-      destination: {
-        write: (line: string) => out.push(JSON.parse(line) as Record<string, unknown>),
-      },
-    });
-    return { logger, out };
-  }
-
   it('is deleted once per uid (uid as the precondition), with a log line, an Event and a metric; nothing is sent', async () => {
     const pods = deletes();
-    const log = lines();
+    const log = capture();
     const t = setup({ ...stale, restartPod: pods.restartPod, logger: log.logger });
     await t.view.tick();
     await t.reconcile('005');
@@ -453,7 +441,7 @@ describe('a pod whose node started before its key was seen', () => {
         /^StaleKeyRestart: validator 005: pod validator-4 started before its current key was seen \(started 11:59:57Z, key seen 12:00:00\.400Z\): its node may hold an older key; deleted it \(uid uid-005\) for its StatefulSet to start it again with the current key$/,
       ),
     ]);
-    expect(log.out.filter((l) => String(l.msg).includes('deleted it (uid uid-005)'))).toEqual([
+    expect(log.lines.filter((l) => String(l.msg).includes('deleted it (uid uid-005)'))).toEqual([
       expect.objectContaining({
         level: 'info',
         validator: '005',
@@ -497,7 +485,7 @@ describe('a pod whose node started before its key was seen', () => {
 
   it('never deleted while a chain member has no Ready pod of its own or no key (its node may be the voter): reported once, deleted once that is settled', async () => {
     const pods = deletes();
-    const log = lines();
+    const log = capture();
     // 004 is staked, but its pod is not Ready: 005's stale node may be the one signing as 004.
     const t = setup({
       ...stale,
@@ -532,7 +520,7 @@ describe('a pod whose node started before its key was seen', () => {
 
   it('a delete the Role forbids (403) is reported once, with the fix, not retried for that pod', async () => {
     const pods = deletes('forbidden');
-    const log = lines();
+    const log = capture();
     const t = setup({ ...stale, restartPod: pods.restartPod, logger: log.logger });
     await t.view.tick();
     await t.reconcile('005');
@@ -543,7 +531,7 @@ describe('a pod whose node started before its key was seen', () => {
         /^StaleKey: validator 005: .*may not delete it \(HTTP 403\): grant the manager delete on pods, or set CM_RESTART_STALE_PODS=false$/,
       ),
     ]);
-    expect(log.out.filter((l) => l.level === 'warn' && l.validator === '005')).toHaveLength(1);
+    expect(log.lines.filter((l) => l.level === 'warn' && l.validator === '005')).toHaveLength(1);
     expect(t.ledger.sends).toHaveLength(0);
   });
 
@@ -571,7 +559,7 @@ describe('a pod whose node started before its key was seen', () => {
 
   it('CM_RESTART_STALE_PODS=false: reported once per uid (a Warning log line, an Event, a metric), never deleted', async () => {
     const pods = deletes();
-    const log = lines();
+    const log = capture();
     const t = setup({
       ...stale,
       restartPod: pods.restartPod,
@@ -588,7 +576,7 @@ describe('a pod whose node started before its key was seen', () => {
         /^StaleKey: validator 005: pod validator-4 started before .*CM_RESTART_STALE_PODS=false/,
       ),
     ]);
-    expect(log.out.filter((l) => l.level === 'warn' && l.validator === '005')).toHaveLength(1);
+    expect(log.lines.filter((l) => l.level === 'warn' && l.validator === '005')).toHaveLength(1);
     expect((await t.metrics.staleKeyPods.get()).values).toEqual([
       expect.objectContaining({ labels: { action: 'reported' }, value: 1 }),
     ]);

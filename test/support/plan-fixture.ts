@@ -13,6 +13,7 @@ import {
 import type { MinimumSet } from '../../src/manager/planner/minimum-set.ts';
 import type {
   ChainTrust,
+  KeySeen,
   PlanInput,
   PlanSettings,
   StaleRestart,
@@ -195,20 +196,24 @@ export function input(s: Scenario): PlanInput {
       ).map(([id, height]) => [id, { height, at: NOW - 100 }]),
     ),
     settings: { ...SETTINGS, ...s.settings },
-    ...(s.keysSeen === undefined
-      ? {}
-      : {
-          keysSeen: new Map(
-            Object.entries(s.keysSeen).map(([id, observedAt]) => [
-              id,
-              { address: keys.addressOf(id) ?? '', observedAt },
-            ]),
-          ),
-        }),
+    ...(s.keysSeen === undefined ? {} : { keysSeen: keysSeenOf(s.keysSeen, keys) }),
     ...(s.staleRestarts === undefined
       ? {}
       : { staleRestarts: new Map(Object.entries(s.staleRestarts)) }),
   };
+}
+
+/** When each id's current key was seen (id → epoch ms), named by its address in `keys`. */
+export function keysSeenOf(
+  seen: Record<ValidatorId, number>,
+  keys: { addressOf(id: ValidatorId): string | undefined },
+): Map<ValidatorId, KeySeen> {
+  return new Map(
+    Object.entries(seen).map(([id, observedAt]) => [
+      id,
+      { address: keys.addressOf(id) ?? '', observedAt },
+    ]),
+  );
 }
 
 function idOfAddress(address: string): ValidatorId | undefined {
