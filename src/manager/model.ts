@@ -243,3 +243,13 @@ export interface ActionRecord {
  * port maps pods to ids). An id that matches no validator answers an empty page.
  */
 export const VALIDATOR_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$';
+
+/**
+ * When the manager first saw a validator id's current key, named by its address (never the key):
+ * kept by keys/key-observations.ts and the journal, read by the planner's stale-key rule.
+ */
+export interface KeyObservation {
+  readonly address: string;
+  /** Manager-clock ms. */
+  readonly observedAt: number;
+}

@@ -7,13 +7,13 @@ import {
   type ActionRecord,
   type ChainValidator,
   type DesiredValidator,
+  type KeyObservation,
   type PodView,
   type ValidatorId,
 } from '../../src/manager/model.ts';
 import type { MinimumSet } from '../../src/manager/planner/minimum-set.ts';
 import type {
   ChainTrust,
-  KeySeen,
   PlanInput,
   PlanSettings,
   StaleRestart,
@@ -207,7 +207,7 @@ export function input(s: Scenario): PlanInput {
 export function keysSeenOf(
   seen: Record<ValidatorId, number>,
   keys: { addressOf(id: ValidatorId): string | undefined },
-): Map<ValidatorId, KeySeen> {
+): Map<ValidatorId, KeyObservation> {
   return new Map(
     Object.entries(seen).map(([id, observedAt]) => [
       id,

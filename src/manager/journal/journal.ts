@@ -7,7 +7,13 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } fro
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Clock } from '../clock.ts';
-import { ActionState, type ActionKind, type ActionRecord, type ValidatorId } from '../model.ts';
+import {
+  ActionState,
+  type ActionKind,
+  type ActionRecord,
+  type KeyObservation,
+  type ValidatorId,
+} from '../model.ts';
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS actions (
@@ -171,13 +177,6 @@ function toHookRun(row: HookRunRow): HookRunRecord {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/** When the manager first saw a validator id's current key, named by its address. */
-export interface KeyObservation {
-  readonly address: string;
-  /** Manager-clock ms. */
-  readonly observedAt: number;
 }
 
 interface KeyObservationRow {

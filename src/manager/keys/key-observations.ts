@@ -6,10 +6,9 @@
 // source tells it (the Secret's managedFields, discovery/secret-written.ts), else now (the
 // conservative answer).
 import type { Clock } from '../clock.ts';
-import type { KeyObservation } from '../journal/journal.ts';
-import type { KeyEntry, ValidatorId } from '../model.ts';
+import type { KeyEntry, KeyObservation, ValidatorId } from '../model.ts';
 
-export type { KeyObservation } from '../journal/journal.ts';
+export type { KeyObservation } from '../model.ts';
 
 /** Where observations outlive the process (the journal satisfies it). */
 export interface KeyObservationStore {

@@ -14,6 +14,7 @@ import {
   type DesiredState,
   type DesiredValidator,
   type KeyEntry,
+  type KeyObservation,
   type Pacing,
   type PodView,
   type ValidatorId,
@@ -118,13 +119,6 @@ export interface PlanSettings {
   restartStalePods?: boolean | undefined;
 }
 
-/** When the manager first saw an id's current key (keys/key-observations.ts). */
-export interface KeySeen {
-  readonly address: string;
-  /** Manager-clock ms. */
-  readonly observedAt: number;
-}
-
 /** A pod the manager deleted because its node started before the key seen at `observedAt`. */
 export interface StaleRestart {
   readonly podName: string;
@@ -199,7 +193,7 @@ export interface PlanInput {
    * When each id's current key was first seen: a wanted pod whose node started before it is not
    * staked (`Wait.staleKey`). Undefined: the rule is off (nothing records it).
    */
-  readonly keysSeen?: ReadonlyMap<ValidatorId, KeySeen>;
+  readonly keysSeen?: ReadonlyMap<ValidatorId, KeyObservation>;
   /** The pod the manager last deleted for a stale key, by id (the reconciler's memory). */
   readonly staleRestarts?: ReadonlyMap<ValidatorId, StaleRestart>;
 }

@@ -16,6 +16,7 @@ import {
   ChainStatus,
   type ActionRecord,
   type DesiredState,
+  type KeyObservation,
   type ValidatorId,
 } from '../model.ts';
 import type { MinimumSet } from '../planner/minimum-set.ts';
@@ -27,7 +28,6 @@ import {
   type ChainTrust,
   type Decision,
   type KeyLookup,
-  type KeySeen,
   type PlanInput,
   type PlanSettings,
   type StaleRestart,
@@ -57,7 +57,7 @@ export interface WorldView {
   /** The Kubernetes object an Event about this validator should point at. */
   eventTarget(id: ValidatorId): EventTarget | undefined;
   /** When each id's current key was first seen (keys/key-observations.ts); absent: not recorded. */
-  readonly keysSeen?: ReadonlyMap<ValidatorId, KeySeen>;
+  readonly keysSeen?: ReadonlyMap<ValidatorId, KeyObservation>;
 }
 
 export interface ReconcilerOptions {
