@@ -747,7 +747,10 @@ export class Harness {
 
   /**
    * Sets the pacemaker of every node (`manual`: blocks only on `triggerView`; `auto`: one every
-   * block interval), through the chain RPC's debug endpoint.
+   * block interval), through the chain RPC's debug endpoint. The switch reaches the other nodes as
+   * messages, so a switch to manual while blocks are made may leave the height in progress to a
+   * round timeout (its leader had the switch and did not start it; the others had already
+   * started): a test that measures block gaps leaves that height out (scale-steps).
    */
   async setPacemaker(mode: 'manual' | 'auto'): Promise<void> {
     const response = await fetch(
