@@ -257,7 +257,10 @@ describe('what the rule leaves alone', () => {
     }
   });
 
-  it('its own address leaving the set (unstaking): never judged, its node may still vote', () => {
+  it('its own address leaving the set (unstaking), no longer signing: judged, not staked, and restarted', () => {
+    // The soak's halt: 008 drained (unstaking), scaled back while 008 held 003's key; its new
+    // pod's node loaded 003's key, and the stake that reactivated 008 gave the chain a member no
+    // node signed for. Its own address last signed long ago: no node votes with it.
     const d = decide(
       {
         ...proven,
@@ -266,7 +269,27 @@ describe('what the rule leaves alone', () => {
       },
       '005',
     );
-    expect(d.waitingFor).not.toBe(Wait.staleKey);
+    expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.staleKey });
+    expect(d.reason).toMatch(/: its node may hold an older key; restarting it$/);
+  });
+
+  it('its own address leaving the set but still signing (V1 counts every row): judged, not staked, not restarted', () => {
+    const s = {
+      ...proven,
+      chain: [...proven.chain, row('005', ChainStatus.unstaking)],
+      signers: [...GENESIS, '005'],
+      desired: [...genesisPods, wanted('005', { startedAt: NOW - 3_000 })],
+    };
+    const d = decide(s, '005');
+    expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.staleKey });
+    expect(d.reason).toMatch(
+      new RegExp(
+        `; not restarted while its own address ${keyOf('005').address} is leaving the set but signed block 100: this pod's node may be the one signing$`,
+      ),
+    );
+    // Three blocks on, it still signs as far as the chain says; four on, it no longer does.
+    expect(decide({ ...s, height: 103 }, '005').reason).toMatch(/not restarted while its own/);
+    expect(decide({ ...s, height: 104 }, '005').reason).toMatch(/; restarting it$/);
   });
 
   it('a pod not wanted, held, terminating (not deleted by the manager), not running, or with no record of its key', () => {

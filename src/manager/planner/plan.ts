@@ -615,9 +615,10 @@ function staleKeyReason(
 ): string | undefined {
   const seen = input.keysSeen?.get(id);
   if (pod === undefined || seen === undefined || seen.address !== key.address) return undefined;
-  // Its own address leaving the set: its node may still vote with it (V1 counts it until it is
-  // gone), so it is never judged.
-  if (input.chain.get(key.address)?.status === ChainStatus.unstaking) return undefined;
+  // Its own address leaving the set (unstaking) is judged too: a drained validator scaled back
+  // while its key flapped has a new pod that may hold another id's key, and staking it again (the
+  // stake reactivates the row) gave the chain a member no node signs for, and the soak's chain
+  // halted (docs/adr/0022). Whether its pod may be deleted is `staleRestartBlocker`'s question.
   const restart = input.staleRestarts?.get(id);
   const forThisKey = restart !== undefined && restart.observedAt === seen.observedAt;
   const restarting = forThisKey && restart.uid === pod.uid;
@@ -655,13 +656,28 @@ export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string |
     const owner = input.keys.idOfAddress(row.address);
     if (owner === undefined)
       return `chain member ${row.address} has no key in the Secret (a rotated key's old address?): this pod's node may be the one signing for it; delete the pod yourself once that is settled`;
-    if (owner === id) continue;
+    if (owner === id) {
+      // Its own row, leaving (the only member status a validator judged stale can have): a chain
+      // that still counts a leaving validator in its set (V1 counts every row) may be taking this
+      // very pod's votes. While the address still signs blocks, the pod stays.
+      const last = input.signers.get(row.address);
+      if (last !== undefined && last >= input.height - STILL_SIGNING_BLOCKS)
+        return `its own address ${row.address} is leaving the set but signed block ${last}: this pod's node may be the one signing`;
+      continue;
+    }
     const pod = input.desired.validators.get(owner)?.pod;
     if (pod === undefined || !pod.ready)
       return `chain member ${owner} has no Ready pod of its own: this pod's node may be signing with its key`;
   }
   return undefined;
 }
+
+/**
+ * A leaving address whose last signature is this many blocks below the chain's height, or closer,
+ * still signs: the certificate of a block is read with the block after it, and a node one block
+ * behind signs one lower (staleRestartBlocker).
+ */
+const STILL_SIGNING_BLOCKS = 3;
 
 /** Waits of one validator's own that the global gates (sync, trust, pause) report over. */
 const LOCAL_WAITS: ReadonlySet<Wait> = new Set([
