@@ -138,6 +138,35 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
     expect(validators.filter((v) => v.id === null)).toEqual([]);
   });
 
+  it("`scale 7` to an id holding a staked validator's key is refused before anything changes (its node would sign as 002 a second time)", async () => {
+    const keys = await net.privateKeys();
+    await net.patchKeys({ '007': keys.get('002') ?? '' });
+    try {
+      // The manager has read the Secret once its problem gauge counts 002 and 007.
+      await waitFor(
+        async () => {
+          const text = await (await fetch(`${net.info.managerUrl ?? ''}/metrics`)).text();
+          return /^cluster_manager_key_problems 2$/m.test(text) || pending('not seen yet');
+        },
+        { what: "the manager to see 007 share 002's key", timeoutMs: 20_000, intervalMs: 100 },
+      );
+      const refused = await runCli(['scale', '7', '--wait', 'active'], at());
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain(
+        'error: KEY_DUPLICATE: cannot scale to 7: no usable key in the keys Secret for 007 (KEY_DUPLICATE: is the same key as "002";',
+      );
+      const sts = await net.apps.readNamespacedStatefulSet({
+        name: net.info.statefulSet,
+        namespace: net.info.namespace,
+      });
+      expect(sts.spec?.replicas).toBe(6);
+      const pods = await net.core.listNamespacedPod({ namespace: net.info.namespace });
+      expect(pods.items.map((p) => p.metadata?.name)).not.toContain('validator-6');
+    } finally {
+      await net.patchKeys({ '007': null });
+    }
+  });
+
   it('`scale 7 --wait active` fails at once naming 007 and its missing key, not after its timeout', async () => {
     // Asked plainly, a scale to an id with no key is refused before anything changes.
     const refused = await runCli(['scale', '7', '--wait', 'active'], at());

@@ -136,16 +136,54 @@ describe('which scales are refused', () => {
   });
 
   it('up to ids with no key in the Secret: KEY_MISSING naming the first of them, unless forced (scale 999 with 32 keys)', () => {
-    const keyless = Array.from({ length: 967 }, (_, i) => String(33 + i).padStart(3, '0'));
-    const refused = refusal({ ...base, previous: 4, replicas: 999, keyless });
+    const newKeyProblems = Array.from({ length: 967 }, (_, i) => ({
+      id: String(33 + i).padStart(3, '0'),
+      code: 'KEY_MISSING' as const,
+    }));
+    const refused = refusal({ ...base, previous: 4, replicas: 999, newKeyProblems });
     expect(refused?.code).toBe('KEY_MISSING');
     expect(refused?.message).toMatch(
       /^cannot scale to 999: no key .* for 033, 034, 035, 036, 037, … \(967\)/,
     );
-    expect(refusal({ ...base, previous: 4, replicas: 999, keyless, force: true })).toBeUndefined();
+    expect(
+      refusal({ ...base, previous: 4, replicas: 999, newKeyProblems, force: true }),
+    ).toBeUndefined();
     // Every id it adds has a key: no refusal; a scale-down is judged by its leaving validators.
-    expect(refusal({ ...base, previous: 4, replicas: 8, keyless: [] })).toBeUndefined();
-    expect(refusal({ ...base, previous: 6, replicas: 4, keyless: ['007'] })).toBeUndefined();
+    expect(refusal({ ...base, previous: 4, replicas: 8, newKeyProblems: [] })).toBeUndefined();
+    expect(
+      refusal({ ...base, previous: 6, replicas: 4, newKeyProblems: newKeyProblems.slice(0, 1) }),
+    ).toBeUndefined();
+  });
+
+  it("up to an id whose key is another validator's (its pod would sign for it twice) or malformed: refused with its code, unless forced", () => {
+    const newKeyProblems = [
+      {
+        id: '006',
+        code: 'KEY_DUPLICATE' as const,
+        message: 'the same key as "002"; none of them is acted on until each id has its own key',
+      },
+      { id: '007', code: 'KEY_MISSING' as const },
+      { id: '008', code: 'KEY_INVALID' as const, message: 'not a hex private key' },
+    ];
+    const refused = refusal({ ...base, previous: 5, replicas: 8, newKeyProblems });
+    expect(refused?.code).toBe('KEY_DUPLICATE');
+    expect(refused?.status).toBe(409);
+    expect(refused?.message).toBe(
+      'cannot scale to 8: no usable key in the keys Secret for 006 (KEY_DUPLICATE: is the same key as "002"; none of them is acted on until each id has its own key), 007 (KEY_MISSING), 008 (KEY_INVALID: not a hex private key); their pods would run nodes that can never be validators; a shared key\'s pod would run a node with another validator\'s key, signing for it twice. Fix the keys first, or send force: true to scale anyway',
+    );
+    expect(refused?.details).toEqual({
+      validators: [
+        { id: '006', code: 'KEY_DUPLICATE' },
+        { id: '007', code: 'KEY_MISSING' },
+        { id: '008', code: 'KEY_INVALID' },
+      ],
+    });
+    expect(
+      refusal({ ...base, previous: 5, replicas: 8, newKeyProblems, force: true }),
+    ).toBeUndefined();
+    expect(
+      refusal({ ...base, previous: 5, replicas: 9, newKeyProblems: newKeyProblems.slice(2) })?.code,
+    ).toBe('KEY_INVALID');
   });
 
   it('reads the drain recorded on the StatefulSet', () => {

@@ -88,10 +88,19 @@ export interface ScaleCheck {
   /** The validators a scale-down would remove, with where they stand. */
   readonly leaving: readonly { id: ValidatorId; state: LeaveState }[];
   /**
-   * The ids a scale-up would add that have no key in the keys Secret (empty when the ids of
-   * pods not yet created cannot be told from their names).
+   * The ids a scale-up would add whose key in the keys Secret is missing, malformed or shared
+   * with another id, in ordinal order (empty when the ids of pods not yet created cannot be told
+   * from their names).
    */
-  readonly keyless?: readonly ValidatorId[];
+  readonly newKeyProblems?: readonly NewKeyProblem[];
+}
+
+/** An id a scale-up would add, and why its key is not one a validator can use. */
+export interface NewKeyProblem {
+  readonly id: ValidatorId;
+  readonly code: KeyProblemCode;
+  /** The key store's words for a malformed or shared key ("the same key as "002"; …"). */
+  readonly message?: string | undefined;
 }
 
 /**
@@ -120,16 +129,10 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       `${replicas} is below the minimum validator set of ${minimum.size} (${minimum.source}); the manager keeps that many validators staked so the chain survives. Send force: true to go below it anyway`,
       { details: { minimum: minimum.size } },
     );
-  const keyless = check.keyless ?? [];
-  if (replicas > check.previous && keyless.length > 0) {
-    const shown =
-      keyless.slice(0, 5).join(', ') + (keyless.length > 5 ? `, … (${keyless.length})` : '');
-    return new ManagerError(
-      'KEY_MISSING',
-      `cannot scale to ${replicas}: no key in the keys Secret for ${shown}; their pods would run nodes that can never be validators. Add the keys first, or send force: true to scale anyway`,
-      { details: { validators: keyless.slice(0, 100).map((id) => ({ id, code: 'KEY_MISSING' })) } },
-    );
-  }
+  const problems = check.newKeyProblems ?? [];
+  const [firstProblem] = problems;
+  if (replicas > check.previous && firstProblem !== undefined)
+    return newKeyRefusal(replicas, problems, firstProblem);
   const blocked = check.leaving.filter(
     (l): l is { id: ValidatorId; state: Extract<LeaveState, { left: false }> } =>
       !l.state.left && l.state.keyProblem !== undefined,
@@ -142,6 +145,50 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       { details: { validators: blocked.map((b) => ({ id: b.id, code: b.state.keyProblem })) } },
     );
   return undefined;
+}
+
+/**
+ * A scale-up to ids without a usable key: their pods would run nodes that can never be
+ * validators, and a shared key's pod would run a node with another validator's key — one that
+ * signs for it a second time (a double sign, on a chain that punishes it). The code is the first
+ * id's; the message names the first five, each with its problem unless every one is missing.
+ */
+function newKeyRefusal(
+  replicas: number,
+  problems: readonly NewKeyProblem[],
+  first: NewKeyProblem,
+): ManagerError {
+  const more = problems.length > 5 ? `, … (${problems.length})` : '';
+  const details = {
+    validators: problems.slice(0, 100).map(({ id, code }) => ({ id, code })),
+  };
+  if (problems.every((p) => p.code === 'KEY_MISSING'))
+    return new ManagerError(
+      'KEY_MISSING',
+      `cannot scale to ${replicas}: no key in the keys Secret for ${problems
+        .slice(0, 5)
+        .map((p) => p.id)
+        .join(
+          ', ',
+        )}${more}; their pods would run nodes that can never be validators. Add the keys first, or send force: true to scale anyway`,
+      { details },
+    );
+  const shown = problems
+    .slice(0, 5)
+    .map((p) =>
+      p.code === 'KEY_MISSING'
+        ? `${p.id} (KEY_MISSING)`
+        : `${p.id} (${p.code}: ${p.code === 'KEY_DUPLICATE' ? 'is ' : ''}${p.message ?? 'malformed'})`,
+    )
+    .join(', ');
+  const shared = problems.some((p) => p.code === 'KEY_DUPLICATE')
+    ? "; a shared key's pod would run a node with another validator's key, signing for it twice"
+    : '';
+  return new ManagerError(
+    first.code,
+    `cannot scale to ${replicas}: no usable key in the keys Secret for ${shown}${more}; their pods would run nodes that can never be validators${shared}. Fix the keys first, or send force: true to scale anyway`,
+    { details },
+  );
 }
 
 /** Parses the drain recorded on a StatefulSet's annotations. */

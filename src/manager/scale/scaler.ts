@@ -24,10 +24,12 @@ import type { ManagerControl, ReadModel, ViewDriver } from '../read-model.ts';
 import type { ReplicaTarget } from './replica-target.ts';
 import { BlockerWatch } from './scale-blockers.ts';
 import {
+  keyProblemOf,
   leaveState,
   recordedDrain,
   refusal,
   type LeaveView,
+  type NewKeyProblem,
   type RecordedDrain,
 } from './scale-rules.ts';
 
@@ -173,7 +175,7 @@ export class Scaler {
         drain,
         minimum: this.#read.minimumSet(),
         leaving: request.replicas < previous ? leaving : [],
-        keyless: this.#keyless(name, previous, request.replicas),
+        newKeyProblems: this.#newKeyProblems(name, previous, request.replicas),
       });
       if (refused !== undefined) {
         log.info({ code: refused.code, to: request.replicas }, 'scale refused');
@@ -300,14 +302,21 @@ export class Scaler {
     }
   }
 
-  /** The ids of ordinals `from`…`to − 1` with no key in the Secret (a scale-up would add them). */
-  #keyless(name: string, from: number, to: number): ValidatorId[] {
-    const missing: ValidatorId[] = [];
+  /**
+   * The ids of ordinals `from`…`to − 1` (a scale-up would add them) whose key in the Secret is
+   * missing, malformed or shared with another id.
+   */
+  #newKeyProblems(name: string, from: number, to: number): NewKeyProblem[] {
+    const problems: NewKeyProblem[] = [];
     for (let ordinal = Math.max(0, from); ordinal < to; ordinal++) {
       const id = this.#p.replicas.idOfNewPod(name, ordinal);
-      if (id !== undefined && this.#read.keys.get(id) === undefined) missing.push(id);
+      if (id === undefined) continue;
+      const entry = this.#read.keys.get(id);
+      const code = keyProblemOf(entry);
+      if (code !== undefined)
+        problems.push({ id, code, message: entry?.ok === false ? entry.message : undefined });
     }
-    return missing;
+    return problems;
   }
 
   #leaveView(): LeaveView {
