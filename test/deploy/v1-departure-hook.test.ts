@@ -59,8 +59,8 @@ async function manager(answers: Answer[]): Promise<{ url: string; seen: Incoming
   return { url: `http://127.0.0.1:${(created.address() as AddressInfo).port}`, seen };
 }
 
-function departure(code: string, final: boolean, departed = false): object {
-  return { pod: 'validator-3', validatorId: '004', departed, final, code, reason: code, height: 9 };
+function departure(code: string, final: boolean, departed = false, reason = code): object {
+  return { pod: 'validator-3', validatorId: '004', departed, final, code, reason, height: 9 };
 }
 
 function runScript(env: Record<string, string>): Promise<{ code: number; stdout: string }> {
@@ -77,7 +77,10 @@ function runScript(env: Record<string, string>): Promise<{ code: number; stdout:
   });
 }
 
-async function runCli(env: Record<string, string>, timeout: string): Promise<number> {
+async function runCli(
+  env: Record<string, string>,
+  timeout: string,
+): Promise<{ code: number; output: string }> {
   const result = await runBin('cluster-manager', ['await-departure', '--timeout', timeout], {
     env: {
       PATH: process.env.PATH ?? '',
@@ -86,7 +89,7 @@ async function runCli(env: Record<string, string>, timeout: string): Promise<num
       ...env,
     },
   });
-  return result.code ?? -1;
+  return { code: result.code ?? -1, output: `${result.stdout}${result.stderr}` };
 }
 
 describe.skipIf(noKubectl)('the V1 validators’ bash departure hook', { timeout: 90_000 }, () => {
@@ -111,22 +114,28 @@ describe.skipIf(noKubectl)('the V1 validators’ bash departure hook', { timeout
       expect(request.headers.authorization).toBe('Bearer tok');
     }
     seen.length = 0;
-    expect(await runCli(env, '30')).toBe(0);
+    expect((await runCli(env, '30')).code).toBe(0);
     expect(seen).toHaveLength(3);
   });
 
   it('exits 0 when the manager says the pod may go although it stays staked', async () => {
-    const { url } = await manager([{ status: 200, body: departure('BELOW_MINIMUM_SET', true) }]);
+    const reason = 'BELOW_MINIMUM_SET: below the minimum set: kept staked';
+    const { url } = await manager([
+      { status: 200, body: departure('BELOW_MINIMUM_SET', true, false, reason) },
+    ]);
     const env = { CLUSTER_MANAGER_URL: url, CLUSTER_MANAGER_TOKEN: 'tok' };
     expect((await runScript({ ...env, DEPARTURE_TIMEOUT_SECONDS: '30' })).code).toBe(0);
-    expect(await runCli(env, '30')).toBe(0);
+    const cli = await runCli(env, '30');
+    expect(cli.code).toBe(0);
+    // The reason starts with its code (as the planner's does): said once, not twice.
+    expect(cli.output).toContain(`validator-3 (004): ${reason} (height 9)`);
   });
 
   it('exits 1 on a refusal retrying cannot fix (a wrong token)', async () => {
     const { url } = await manager([{ status: 401, body: { code: 'UNAUTHORIZED' } }]);
     const env = { CLUSTER_MANAGER_URL: url, CLUSTER_MANAGER_TOKEN: 'wrong' };
     expect((await runScript({ ...env, DEPARTURE_TIMEOUT_SECONDS: '30' })).code).toBe(1);
-    expect(await runCli(env, '30')).toBe(1);
+    expect((await runCli(env, '30')).code).toBe(1);
   });
 
   it('keeps trying while nothing answers, and exits 3 at its timeout', async () => {
@@ -136,7 +145,7 @@ describe.skipIf(noKubectl)('the V1 validators’ bash departure hook', { timeout
     const started = Date.now();
     expect((await runScript({ ...env, DEPARTURE_TIMEOUT_SECONDS: '3' })).code).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_500);
-    expect(await runCli(env, '3')).toBe(3);
+    expect((await runCli(env, '3')).code).toBe(3);
   });
 
   it('is what post-render.sh adds to Helm’s output (a Helm post-renderer)', async () => {

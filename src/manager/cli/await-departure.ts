@@ -98,7 +98,10 @@ async function awaitDeparture(api: ControlClient, pod: string, deadline: number)
       first = false;
       const d = answer.body;
       const who = d.validatorId === null ? pod : `${pod} (${d.validatorId})`;
-      show(`${who}: ${d.code}: ${d.reason} (height ${d.height})`);
+      // A reason that starts with its code already (the planner's BELOW_MINIMUM_SET, KEY_…) is
+      // shown once: "BELOW_MINIMUM_SET: BELOW_MINIMUM_SET: …" read as two problems.
+      const said = d.reason.startsWith(`${d.code}:`) ? d.reason : `${d.code}: ${d.reason}`;
+      show(`${who}: ${said} (height ${d.height})`);
       if (d.final) return;
       continue;
     }
