@@ -356,6 +356,23 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
     for (let h = removal + 1; h <= latest; h++)
       expect(await net.activeValidators(h), `height ${h}`).toEqual(['001', '002', '003']);
     expect(await net.stakedValidators()).toEqual(['001', '002', '003']);
+
+    // `logs 005` now: its pod is gone, and the error says so, with where its log stayed.
+    await waitFor(
+      async () =>
+        (await net.core
+          .readNamespacedPod({ name: 'validator-4', namespace: net.info.namespace })
+          .then(() => false)
+          .catch(() => true)) || pending('pod validator-4 still there'),
+      { what: 'pod validator-4 to be gone' },
+    );
+    const gone = await runCli(['logs', '005'], at());
+    expect(gone.code).toBe(1);
+    expect(lines(gone.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: cannot read the log of pod validator-4 in namespace devnet: .*not found \(validator 005 has no pod now; its node's last log is in \/.*\/emulator\/logs\/devnet_validator-4\.log\)$/,
+      ),
+    ]);
   });
 
   it.skipIf(protobufKubectl === undefined)(

@@ -2,6 +2,8 @@
 // Kubernetes API (`GET /api/v1/namespaces/{ns}/pods/{pod}/log`, the `pods/log` subresource
 // kubectl logs uses), so it works on a real cluster as on the devnet. The validator's pod comes
 // from the manager's status; the kubeconfig and namespace from the devnet or the flags.
+import { access } from 'node:fs/promises';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
@@ -71,13 +73,35 @@ export function registerLogsCommand(program: Command): void {
         target.devnet?.info.namespace ??
         kc.getContextObject(kc.getCurrentContext())?.namespace ??
         'default';
-      const pod = await podOf(validator, target);
-      await printLog(kc, { namespace, pod, ...options });
+      const { pod, gone } = await podOf(validator, target);
+      // The manager said the validator has no pod (a scale-down removed it): said with the API's
+      // "not found", with where a devnet keeps the log of a pod that is gone.
+      let hint: string | undefined;
+      if (gone !== undefined) {
+        const file =
+          target.devnet === undefined
+            ? undefined
+            : join(target.devnet.dir, 'emulator', 'logs', `${namespace}_${pod}.log`);
+        const kept =
+          file !== undefined &&
+          (await access(file).then(
+            () => true,
+            () => false,
+          ));
+        hint = kept ? `${gone}; its node's last log is in ${file}` : gone;
+      }
+      await printLog(kc, { namespace, pod, ...options, hint });
     });
 }
 
-/** The pod of a validator id (asked of the manager; by ordinal on a devnet) or a pod name. */
-export async function podOf(validator: string, target: ServerTarget): Promise<string> {
+/**
+ * The pod of a validator id (asked of the manager; by ordinal on a devnet) or a pod name, and why
+ * it may be gone: the manager's word that the validator has no pod now.
+ */
+export async function podOf(
+  validator: string,
+  target: ServerTarget,
+): Promise<{ pod: string; gone?: string }> {
   // The manager's ids are Pocket V1's (the chain port's id format); a pod name otherwise.
   const id = pocketIds.fromText(validator) ?? (pocketIds.isId(validator) ? validator : undefined);
   if (id === undefined) {
@@ -86,7 +110,7 @@ export async function podOf(validator: string, target: ServerTarget): Promise<st
         `${JSON.stringify(validator)} is neither a validator id (005) nor a pod name`,
         ExitCode.usage,
       );
-    return validator;
+    return { pod: validator };
   }
   let reason: string;
   try {
@@ -94,7 +118,7 @@ export async function podOf(validator: string, target: ServerTarget): Promise<st
       '/v1/validators',
     );
     const row = answer.body.validators.find((v) => v.id === id);
-    if (answer.status === 200 && row?.pod != null) return row.pod;
+    if (answer.status === 200 && row?.pod != null) return { pod: row.pod };
     reason =
       answer.status !== 200
         ? `the manager answered HTTP ${answer.status}`
@@ -106,13 +130,14 @@ export async function podOf(validator: string, target: ServerTarget): Promise<st
   }
   // On a devnet the pod of id N is <statefulSet>-(N-1), whatever the manager says.
   const devnet = target.devnet?.info;
-  if (devnet !== undefined && Number(id) >= 1) return `${devnet.statefulSet}-${Number(id) - 1}`;
+  if (devnet !== undefined && Number(id) >= 1)
+    return { pod: `${devnet.statefulSet}-${Number(id) - 1}`, gone: reason };
   throw new CliError(`cannot tell the pod of validator ${id} (${reason}); pass the pod name`);
 }
 
 async function printLog(
   kc: import('@kubernetes/client-node').KubeConfig,
-  options: LogsFlags & { namespace: string; pod: string },
+  options: LogsFlags & { namespace: string; pod: string; hint?: string | undefined },
 ): Promise<void> {
   const { ApiException, CoreV1Api, Log } = await import('@kubernetes/client-node');
   const core = kc.makeApiClient(CoreV1Api);
@@ -126,7 +151,10 @@ async function printLog(
           : typeof (body as { message?: unknown } | null)?.message === 'string'
             ? (body as { message: string }).message
             : `HTTP ${error.code}`;
-      return new CliError(`cannot read the log of ${where}: ${message.replace(/\s*\n\s*/g, ' ')}`);
+      const hint = error.code === 404 && options.hint !== undefined ? ` (${options.hint})` : '';
+      return new CliError(
+        `cannot read the log of ${where}: ${message.replace(/\s*\n\s*/g, ' ')}${hint}`,
+      );
     }
     const reason =
       error instanceof Error && error.cause instanceof Error ? error.cause.message : String(error);
