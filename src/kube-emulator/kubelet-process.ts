@@ -1,6 +1,7 @@
 // The process kubelet: each container of a pod runs as a local child process, with its env
-// resolved from the store, its volumes written to a private folder, its ports mapped to free
-// loopback ports, readiness from its HTTP readiness probe, and restarts with backoff.
+// resolved from the store, its volumes written to a private folder (and rewritten when their
+// Secret or ConfigMap changes), its ports mapped to free loopback ports, readiness from its HTTP
+// readiness probe, and restarts with backoff.
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import type { Cancel, Clock } from './clock.ts';
@@ -29,7 +30,15 @@ import { ClaimFolders } from './pod-claims.ts';
 import { EnvError, expand, resolveEnv, type EnvSources } from './pod-env.ts';
 import type { PodEvents } from './pod-events.ts';
 import { podStatus, type ContainerReport, type ContainerState } from './pod-status.ts';
-import { mountsOf, rewriteMountPath, writeVolumes, type Mount } from './pod-volumes.ts';
+import {
+  MountError,
+  mountsObject,
+  mountsOf,
+  refreshVolumes,
+  rewriteMountPath,
+  writeVolumes,
+  type Mount,
+} from './pod-volumes.ts';
 import type { ResourceApi } from './resource-api.ts';
 import type { KubeObject } from './types.ts';
 import { WorkQueue } from './work-queue.ts';
@@ -83,6 +92,14 @@ export interface ProcessKubeletOptions {
   env?: Record<string, string>;
   /** How long `stop()` waits after SIGTERM before SIGKILL (default 3 s). */
   stopGraceMs?: number;
+  /**
+   * How long after a Secret or ConfigMap changes the volume files of the running pods that mount
+   * it are rewritten (default 1 s; they are also rewritten before each container restart). A real
+   * kubelet rewrites them at its next periodic sync of the pod (`--sync-frequency`, 1 min by
+   * default) from its cache of the object (kept by a watch: `configMapAndSecretChangeDetection
+   * Strategy: Watch`, the default), so about a minute at most.
+   */
+  volumeRefreshDelayMs?: number;
 }
 
 /** The annotation publishing a pod's host ports: `{"rpc":53001,"9000":53002}`. */
@@ -133,8 +150,10 @@ interface PodRun {
   terminating: boolean;
   probing: boolean;
   probeTimer: Cancel | undefined;
-  /** Volumes being written for a start; teardown waits for it so nothing writes after removal. */
+  /** Volumes being written; teardown waits for it so nothing writes after removal. */
   preparing: Promise<unknown> | undefined;
+  /** A rewrite of the volumes is due (a Secret or ConfigMap they mount changed). */
+  refreshTimer: Cancel | undefined;
   startTime: number;
   /** While the pod terminates: the end of its grace period (a shorter delete moves it). */
   deadline: Deadline | undefined;
@@ -231,6 +250,11 @@ export class ProcessKubelet implements KubeletBase {
         this.#queue.add(
           podKey(event.object.metadata.namespace ?? '', event.object.metadata.name ?? ''),
         );
+      } else if (event.storage === secrets.storage || event.storage === configMaps.storage) {
+        this.#sourceChanged(
+          event.storage === secrets.storage ? 'secrets' : 'configmaps',
+          event.object,
+        );
       }
     });
     for (const pod of this.#api.store.list(podInfo.storage)) {
@@ -314,9 +338,14 @@ export class ProcessKubelet implements KubeletBase {
   /** Runs the sync of one pod after its previous sync, so a pod's steps never overlap. */
   #schedule(key: string): void {
     this.#shortenGrace(key);
+    this.#chain(key, () => this.#sync(key));
+  }
+
+  /** Runs a step of one pod after its previous one; a failed step retries the pod's sync. */
+  #chain(key: string, step: () => Promise<void>): void {
     const previous = this.#chains.get(key) ?? Promise.resolve();
     const next = previous
-      .then(() => this.#sync(key))
+      .then(step)
       .catch(() => {
         if (!this.#stopped) this.#queue.addAfter(key, 500);
       })
@@ -443,6 +472,7 @@ export class ProcessKubelet implements KubeletBase {
       probing: false,
       probeTimer: undefined,
       preparing: undefined,
+      refreshTimer: undefined,
       startTime: this.#clock.now(),
       deadline: undefined,
     };
@@ -457,11 +487,17 @@ export class ProcessKubelet implements KubeletBase {
     return run.terminating || this.#stopped;
   }
 
-  /** Writes the pod's volumes and, for a ServiceAccount, its kubeconfig into its folder. */
+  /**
+   * Writes the pod's volumes (rewrites them if written before) and, for a ServiceAccount, its
+   * kubeconfig into its folder.
+   */
   async #prepareFolder(run: PodRun, pod: KubeObject, sources: EnvSources): Promise<void> {
     if (run.volumes === undefined) {
       const written = await writeVolumes({ pod, folder: run.folder, sources });
       run.volumes = new Map([...written, ...(await this.#mountClaims(run, pod))]);
+    } else {
+      for (const failure of await refreshVolumes({ pod, folder: run.folder, sources }))
+        this.#events?.failedMount(pod, failure.volume, failure.message);
     }
     const spec = isObject(pod.spec) ? pod.spec : {};
     if (typeof spec.serviceAccountName === 'string' && spec.serviceAccountName !== '') {
@@ -519,12 +555,15 @@ export class ProcessKubelet implements KubeletBase {
       for (const container of pending) this.#spawn(run, pod, container);
     } catch (error: unknown) {
       if (!(error instanceof EnvError)) throw error;
+      // A volume that cannot be set up holds the containers in ContainerCreating with a
+      // FailedMount Event (kubelet.go syncPod: WaitForAttachAndMount fails before any container
+      // starts); a reference of the env, in CreateContainerConfigError (kuberuntime).
+      if (error instanceof MountError) this.#events?.failedMount(pod, error.volume, error.message);
       for (const container of pending)
-        container.state = {
-          type: 'waiting',
-          reason: 'CreateContainerConfigError',
-          message: error.message,
-        };
+        container.state =
+          error instanceof MountError
+            ? { type: 'waiting', reason: 'ContainerCreating' }
+            : { type: 'waiting', reason: 'CreateContainerConfigError', message: error.message };
       this.#queue.addAfter(run.key, this.#settings.restartBackoffMs ?? 500);
     }
     this.#writeStatus(run);
@@ -716,21 +755,83 @@ export class ProcessKubelet implements KubeletBase {
       );
       container.restartTimer = this.#clock.setTimeout(() => {
         container.restartTimer = undefined;
-        if (run.terminating || this.#stopped) return;
-        const current = this.#api.peek(podInfo, run.namespace, run.name);
-        if (current === undefined || current.metadata.uid !== run.uid) return;
-        try {
-          this.#spawn(run, current, container);
-        } catch (error: unknown) {
-          // A reference that went missing (or a start failure): wait and let a sync retry it.
-          const message = error instanceof Error ? error.message : String(error);
-          container.state = { type: 'waiting', reason: 'CreateContainerConfigError', message };
-          this.#queue.addAfter(run.key, this.#settings.restartBackoffMs ?? 500);
-        }
-        this.#writeStatus(run);
+        this.#chain(run.key, () => this.#restart(run, container));
       }, delay);
     }
     this.#writeStatus(run);
+  }
+
+  /**
+   * Starts a container again after its backoff. Its volumes are rewritten first, so a process
+   * that crashed on a key missing from the Secret finds the key once it is back (a real kubelet
+   * has rewritten them by then if its last sync came after the change; see
+   * `volumeRefreshDelayMs`), without the pod being deleted.
+   */
+  async #restart(run: PodRun, container: ContainerRun): Promise<void> {
+    if (this.#isGone(run)) return;
+    const pod = this.#api.peek(podInfo, run.namespace, run.name);
+    if (pod === undefined || pod.metadata.uid !== run.uid) return;
+    await this.#refreshVolumes(run, pod);
+    if (this.#isGone(run)) return;
+    const current = this.#api.peek(podInfo, run.namespace, run.name);
+    if (current === undefined || current.metadata.uid !== run.uid) return;
+    try {
+      this.#spawn(run, current, container);
+    } catch (error: unknown) {
+      // A reference that went missing (or a start failure): wait and let a sync retry it.
+      const message = error instanceof Error ? error.message : String(error);
+      container.state = { type: 'waiting', reason: 'CreateContainerConfigError', message };
+      this.#queue.addAfter(run.key, this.#settings.restartBackoffMs ?? 500);
+    }
+    this.#writeStatus(run);
+  }
+
+  /** A Secret or ConfigMap was written: the running pods that mount it are rewritten soon. */
+  #sourceChanged(resource: 'secrets' | 'configmaps', object: KubeObject): void {
+    if (this.#stopped) return;
+    const namespace = object.metadata.namespace ?? '';
+    const name = object.metadata.name ?? '';
+    for (const run of this.#runs.values()) {
+      if (run.namespace !== namespace || run.volumes === undefined || run.terminating) continue;
+      const pod = this.#api.peek(podInfo, run.namespace, run.name);
+      if (pod === undefined || pod.metadata.uid !== run.uid) continue;
+      if (mountsObject(pod, resource, name)) this.#refreshLater(run);
+    }
+  }
+
+  /** One rewrite per delay, whatever the number of changes in it: it reads their last state. */
+  #refreshLater(run: PodRun): void {
+    if (run.refreshTimer !== undefined) return;
+    run.refreshTimer = this.#clock.setTimeout(() => {
+      run.refreshTimer = undefined;
+      this.#chain(run.key, async () => {
+        const pod = this.#api.peek(podInfo, run.namespace, run.name);
+        if (pod !== undefined && pod.metadata.uid === run.uid) await this.#refreshVolumes(run, pod);
+      });
+    }, this.#settings.volumeRefreshDelayMs ?? 1000);
+  }
+
+  /**
+   * Rewrites the configMap and secret volumes of a running pod (pod-volumes.ts `refreshVolumes`).
+   * A volume that cannot be set up keeps its files and gets a FailedMount Event; a write that
+   * fails is tried again after the delay. Runs in the pod's chain, and teardown waits for it.
+   */
+  async #refreshVolumes(run: PodRun, pod: KubeObject): Promise<void> {
+    if (this.#isGone(run) || run.volumes === undefined) return;
+    const writing = refreshVolumes({
+      pod,
+      folder: run.folder,
+      sources: this.#sources(run.namespace),
+    });
+    run.preparing = writing;
+    try {
+      for (const failure of await writing)
+        this.#events?.failedMount(pod, failure.volume, failure.message);
+    } catch {
+      if (!this.#isGone(run)) this.#refreshLater(run);
+    } finally {
+      if (run.preparing === writing) run.preparing = undefined;
+    }
   }
 
   #scheduleProbe(run: PodRun): void {
@@ -875,6 +976,8 @@ export class ProcessKubelet implements KubeletBase {
   async #terminatePod(run: PodRun, pod: KubeObject): Promise<void> {
     run.terminating = true;
     run.probeTimer?.();
+    run.refreshTimer?.();
+    run.refreshTimer = undefined;
     await run.preparing?.catch(() => undefined);
     const deadline = new Deadline(this.#clock, graceDeadline(pod, this.#clock.now()));
     run.deadline = deadline;
@@ -961,6 +1064,8 @@ export class ProcessKubelet implements KubeletBase {
   async #teardown(run: PodRun, graceMs: number): Promise<void> {
     run.terminating = true;
     run.probeTimer?.();
+    run.refreshTimer?.();
+    run.refreshTimer = undefined;
     await run.preparing?.catch(() => undefined);
     for (const container of run.containers) {
       container.restartTimer?.();

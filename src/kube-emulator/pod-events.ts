@@ -2,7 +2,7 @@
 // (pkg/scheduler/schedule_one.go: `Scheduled`, "Successfully assigned %v/%v to %v", through the
 // events.k8s.io API) and the kubelet (pkg/kubelet/events/event.go reasons; messages of
 // images/image_manager.go and kuberuntime_container.go): Pulled, Created, Started, Killing,
-// BackOff, Unhealthy, Failed. The fake kubelets call these at the matching transitions.
+// BackOff, Unhealthy, Failed, FailedMount. The fake kubelets call these at the matching transitions.
 import type { EventRecorder } from './event-recorder.ts';
 import { podInfo, NODE_NAME } from './kubelet.ts';
 import type { KubeObject } from './types.ts';
@@ -101,6 +101,22 @@ export class PodEvents {
       type: 'Warning',
       reason: 'Unhealthy',
       message: `Readiness probe failed: ${why}`,
+    });
+  }
+
+  /**
+   * A volume's setup failed: reason `FailedMount` (pkg/kubelet/events/event.go), with the message
+   * of pkg/volume/util/operationexecutor/operation_generator.go (`MountVolume.SetUp failed for
+   * volume "<name>" : <error>`). About the pod, not a container; a repeat bumps its count.
+   */
+  failedMount(pod: KubeObject, volume: string, why: string): void {
+    this.#recorder.record({
+      object: pod,
+      info: podInfo,
+      source: kubelet,
+      type: 'Warning',
+      reason: 'FailedMount',
+      message: `MountVolume.SetUp failed for volume "${volume}" : ${why}`,
     });
   }
 
