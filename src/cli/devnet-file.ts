@@ -2,6 +2,7 @@
 // its shape, and how a client finds it (`--devnet DIR`, else `.devnet` in the current folder).
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
+import { devnetStateOf, notRunningReason, type DevnetState } from './devnet-lock-file.ts';
 import { CliError, ExitCode } from './program.ts';
 
 /** The folder a devnet uses when none is given (relative to the current folder). */
@@ -41,6 +42,11 @@ export interface DevnetInfo {
   /** The devnet's process and when it started (absent in files of older devnets). */
   pid?: number;
   startedAt?: string;
+  /**
+   * When the devnet stopped cleanly; its `token` is then null (a stopped devnet's token is
+   * nobody's to send). Absent while it runs, and in a file a killed devnet left.
+   */
+  stoppedAt?: string;
 }
 
 /** A devnet found for a client command: its info and the folder it came from. */
@@ -49,6 +55,18 @@ export interface FoundDevnet {
   dir: string;
   /** Given explicitly (`--devnet`), rather than found in the current folder. */
   explicit: boolean;
+  /** As the user named the folder (`--devnet`'s value); undefined for ./.devnet found by itself. */
+  given: string | undefined;
+  /** Whether the devnet that wrote the file still runs (its lock): only then is its token used. */
+  state: DevnetState;
+}
+
+/** The error for a devnet found but not running: nothing is sent to the URL its file names. */
+export function notRunning(found: FoundDevnet): CliError {
+  return new CliError(
+    `${notRunningReason(found.dir, found.state, found.given)}; pass --server to ask another manager`,
+    ExitCode.failed,
+  );
 }
 
 /**
@@ -100,11 +118,13 @@ export async function findDevnet(options: {
         `no devnet in ${dir} (no devnet.json): start one with \`cluster-manager devnet --dir ${options.devnet}\``,
         ExitCode.failed,
       );
-    return { info, dir, explicit: true };
+    return { info, dir, explicit: true, given: options.devnet, state: devnetStateOf(dir, info) };
   }
   const dir = resolve(options.cwd ?? process.cwd(), DEFAULT_DEVNET_DIR);
   const info = await readDevnetInfo(dir);
-  return info === undefined ? undefined : { info, dir, explicit: false };
+  return info === undefined
+    ? undefined
+    : { info, dir, explicit: false, given: undefined, state: devnetStateOf(dir, info) };
 }
 
 /** The control RPC of a devnet's manager (its own, or one started from its manager.env). */

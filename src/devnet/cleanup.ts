@@ -5,7 +5,7 @@ import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireDevnetLock, type LockHolder } from './lock.ts';
 import { processesInside, PROCESSES_FILE, recordedProcesses } from './process-record.ts';
-import { isSameProcess, stampOf, type ProcessStamp } from './process-stamp.ts';
+import { isSameProcess, stampOf, type ProcessStamp } from '../cli/process-stamp.ts';
 
 /** Everything a devnet writes in its folder (the lock aside); nothing else there is touched. */
 export const DEVNET_FILES = [

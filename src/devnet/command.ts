@@ -3,8 +3,10 @@
 import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
 import { DEFAULT_DEVNET_DIR, readDevnetInfo } from '../cli/devnet-file.ts';
+import { devnetStateOf, notRunningReason } from '../cli/devnet-lock-file.ts';
 import { CliError, examples, ExitCode } from '../cli/program.ts';
 import type { Devnet } from './devnet.ts';
+import type { StatusBoard } from './status-board.ts';
 import { devnetEnv, envLines, readyHints } from './hints.ts';
 import { acquireDevnetLock, DevnetBusyError, type DevnetLock } from './lock.ts';
 
@@ -125,6 +127,7 @@ export function registerDevnetCommand(program: Command): void {
         // Loaded on use: the devnet pulls in the emulator, the node and client-node.
         const { BIN, startDevnet } = await import('./devnet.ts');
         const { StatusBoard } = await import('./status-board.ts');
+        let board: StatusBoard | undefined = undefined;
         let devnet: Devnet;
         try {
           devnet = await startDevnet({
@@ -138,7 +141,13 @@ export function registerDevnetCommand(program: Command): void {
             txMode: flags.txMode,
             fidelity: flags.fidelity,
             manager: flags.manager,
-            log: (line) => process.stderr.write(`${line}\n`),
+            // A manager that exits by itself is restarted, as its Deployment's pod would be.
+            restartManagerOnExit: true,
+            log: (line) => {
+              process.stderr.write(`${line}\n`);
+              // The board redraws below the line instead of over it.
+              board?.lineWritten();
+            },
             signal: starting.signal,
             lock,
             resume: flags.resume === true,
@@ -166,7 +175,7 @@ export function registerDevnetCommand(program: Command): void {
         process.stderr.write(
           hints.map((line, i) => `  ${i === 0 ? 'try:' : '    '} ${line}\n`).join(''),
         );
-        const board =
+        board =
           info.managerUrl === null
             ? undefined
             : new StatusBoard({
@@ -228,6 +237,13 @@ function folderOf(command: Command): string {
   return resolve(own ?? command.parent?.opts<{ dir?: string }>().dir ?? DEFAULT_DEVNET_DIR);
 }
 
+/** The folder as the user named it with --dir, for a hint; undefined for the default. */
+function givenDir(command: Command): string | undefined {
+  const given =
+    command.opts<{ dir?: string }>().dir ?? command.parent?.opts<{ dir?: string }>().dir;
+  return given === DEFAULT_DEVNET_DIR ? undefined : given;
+}
+
 function registerEnvCommand(devnet: Command): void {
   devnet
     .command('env')
@@ -251,6 +267,11 @@ function registerEnvCommand(devnet: Command): void {
           `no devnet in ${dir}: start one with \`npm start\` (or \`cluster-manager devnet --dir …\`)`,
           ExitCode.failed,
         );
+      // The token of a devnet that no longer runs is printed for nobody: its port may be
+      // another server's by now.
+      const state = devnetStateOf(dir, info);
+      if (state.kind !== 'running')
+        throw new CliError(notRunningReason(dir, state, givenDir(command)), ExitCode.failed);
       if (options.json === true) {
         process.stdout.write(`${JSON.stringify(devnetEnv(info), null, 2)}\n`);
         return;

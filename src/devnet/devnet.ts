@@ -4,7 +4,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { chmod, mkdir, rm, symlink, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { DevnetInfo } from '../cli/devnet-file.ts';
@@ -35,6 +35,7 @@ import {
 import { checkEntryPoints, entryPoints } from '../cli/entry-points.ts';
 import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
+import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
 
@@ -57,6 +58,13 @@ export interface DevnetOptions {
    */
   fidelity?: 'intended' | 'v1';
   manager: boolean;
+  /**
+   * Restart the manager when it exits by itself (crashes, or is killed by someone else), with a
+   * back-off and a bound (manager-restarts.ts), saying so through `log` — what `cluster-manager
+   * devnet` does. Off by default: a test that kills the manager means it to stay down (and
+   * `killManager`/`stop` never count as exiting by itself).
+   */
+  restartManagerOnExit?: boolean;
   /** Extra env for the manager (tests: faster polling, debounce). */
   managerEnv?: Record<string, string>;
   /** `validator_unstaking_blocks` of the genesis (default 2016, V1's). */
@@ -94,11 +102,14 @@ export interface Devnet {
   readonly emulator: Emulator;
   /** The manager's child process (undefined with `manager: false` or after it stopped). */
   readonly manager: ChildProcess | undefined;
-  /** Starts the manager again (after a kill), with the same env. */
+  /** Starts the manager again (after a kill), with the same env; a pending restart is dropped. */
   restartManager(): Promise<void>;
   /** Sends a signal to the manager and waits for it to exit. */
   killManager(signal?: NodeJS.Signals): Promise<void>;
-  /** Stops the manager, every node and the emulator; removes nothing but the secrets folder. */
+  /**
+   * Stops the manager, every node and the emulator; removes nothing but the secrets folder.
+   * devnet.json stays, marked stopped (`stoppedAt`) and without the token.
+   */
   stop(): Promise<void>;
 }
 
@@ -291,6 +302,12 @@ async function startLocked(
   let manager: ChildProcess | undefined;
   /** The start failed: a manager not spawned yet is not spawned any more. */
   let abandoned = false;
+  /** Set once the devnet is ready and until it stops: a manager exiting by itself is restarted. */
+  let supervising = false;
+  /** Managers whose exit was asked for (killManager, stop): never restarted. */
+  const meant = new WeakSet<ChildProcess>();
+  const restarts = new ManagerRestarts();
+  let restartTimer: NodeJS.Timeout | undefined;
   // Every process the devnet starts is recorded, so a devnet killed with SIGKILL can be cleaned up.
   const recorder = new ProcessRecorder(dir);
   recorder.start();
@@ -407,11 +424,48 @@ async function startLocked(
         },
         stdio: ['ignore', out, out],
       });
-      manager.once('exit', () => out.end());
+      const child = manager;
+      const spawnedAt = Date.now();
+      child.once('exit', (code, exitSignal) => {
+        out.end();
+        if (supervising && child === manager && !meant.has(child))
+          onManagerExit(child, Date.now() - spawnedAt, exitText(code, exitSignal));
+      });
       // In the record at once: a devnet killed (SIGKILL) while it starts leaves no manager that
       // `devnet reset` cannot name.
       void recorder.poke();
       await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
+    };
+    /** A manager that exited by itself: a line saying so and where its log is, then a restart. */
+    const onManagerExit = (child: ChildProcess, ranMs: number, how: string): void => {
+      const what = `the manager (pid ${child.pid ?? '?'}) exited by itself (${how}); its log: ${info.managerLog ?? ''}`;
+      const decision = restarts.onExit(ranMs);
+      if (!decision.restart) {
+        log(
+          `${what}; it exited ${decision.attempts} times in a row, so it is not restarted again: read its log, then stop the devnet (Ctrl-C) and start it again`,
+        );
+        return;
+      }
+      log(
+        `${what}; restarting it in ${decision.delayMs / 1000} s (restart ${decision.attempt} of at most ${MAX_RESTARTS} in a row)`,
+      );
+      restartTimer = setTimeout(() => {
+        restartTimer = undefined;
+        if (!supervising || (manager !== undefined && isRunning(manager))) return;
+        startManager().then(
+          () =>
+            log(
+              `manager ${info.managerUrl ?? ''} restarted (pid ${manager?.pid ?? '?'}), resuming from its journal`,
+            ),
+          (error: unknown) => {
+            // One that exited while starting was reported by its exit; one still starting is not.
+            if (manager !== undefined && isRunning(manager))
+              log(
+                `the restarted manager: ${error instanceof Error ? error.message : String(error)}`,
+              );
+          },
+        );
+      }, decision.delayMs);
     };
     // The manager starts with the pods: its own start (loading, listing, reading the chain once it
     // answers) overlaps theirs instead of following it — about two seconds of every devnet start.
@@ -445,7 +499,8 @@ async function startLocked(
 
     const killManager = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
       const child = manager;
-      if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
+      if (child === undefined || !isRunning(child)) return;
+      meant.add(child);
       const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
       child.kill(signal);
       const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
@@ -453,18 +508,26 @@ async function startLocked(
       clearTimeout(timer);
       manager = undefined;
     };
+    supervising = options.restartManagerOnExit === true;
     return {
       info,
       emulator,
       get manager() {
         return manager;
       },
-      restartManager: startManager,
+      restartManager: async () => {
+        clearTimeout(restartTimer);
+        restartTimer = undefined;
+        await startManager();
+      },
       killManager,
       stop: async () => {
+        supervising = false;
+        clearTimeout(restartTimer);
         // Controllers first: under load they would go on creating pods while the manager stops.
         emulator.stopControllers();
         await killManager('SIGTERM');
+        await markStopped(dir, info);
         await stopChainState();
         unsubscribe();
         await emulator.stop();
@@ -487,6 +550,24 @@ async function startLocked(
     await recorder.stop();
     throw error;
   }
+}
+
+function isRunning(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
+}
+
+/**
+ * Rewrites devnet.json of a devnet that stopped: `stoppedAt`, and no token — a stopped devnet's
+ * port may be another server's soon, and its token is nobody's to send. (The CLIs also check the
+ * lock: a devnet killed with SIGKILL cannot do this.) `--resume` and `devnet reset` need nothing
+ * of this file: the chain is kept in chain/, and a start writes a new devnet.json.
+ */
+async function markStopped(dir: string, info: DevnetInfo): Promise<void> {
+  const path = join(dir, 'devnet.json');
+  const aside = `${path}.${randomBytes(4).toString('hex')}`;
+  const stopped: DevnetInfo = { ...info, token: null, stoppedAt: new Date().toISOString() };
+  await writeFile(aside, `${JSON.stringify(stopped, null, 2)}\n`, { mode: 0o600 });
+  await rename(aside, path);
 }
 
 /**

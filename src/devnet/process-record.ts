@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { readFile, readlink, rename, writeFile } from 'node:fs/promises';
 import { join, sep } from 'node:path';
-import { asStamp, isSameProcess, stampOf, type ProcessStamp } from './process-stamp.ts';
+import { asStamp, isSameProcess, stampOf, type ProcessStamp } from '../cli/process-stamp.ts';
 
 export const PROCESSES_FILE = 'processes.json';
 

@@ -29,6 +29,12 @@ export class StatusBoard {
     this.#timer = setTimeout(() => void tick(), 0);
   }
 
+  /** Something else wrote a line below the board: the next draw starts there, in full. */
+  lineWritten(): void {
+    this.#drawn = 0;
+    this.#last = '';
+  }
+
   stop(): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;

@@ -12,18 +12,28 @@ import { commandPrefix, stillHappening } from '../../src/manager/cli/scale-comma
 import { DEFAULT_SERVER, resolveTarget } from '../../src/manager/cli/server-target.ts';
 import { WatchPrinter } from '../../src/manager/cli/watch-printer.ts';
 import type { ValidatorStatus } from '../../src/manager/status.ts';
+import { writeDevnetLock } from '../support/devnet-lock-fixture.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A folder holding `.devnet/devnet.json` of a devnet whose manager is at `managerUrl`. */
-function withDevnet(managerUrl: string | null, extra: Partial<DevnetInfo> = {}): string {
+/**
+ * A folder holding `.devnet/devnet.json` of a devnet whose manager is at `managerUrl`, and its
+ * lock: held by a devnet that runs (this process), left by one that was killed, or none (stopped).
+ */
+function withDevnet(
+  managerUrl: string | null,
+  extra: Partial<DevnetInfo> = {},
+  holder: 'running' | 'gone' | 'stopped' = 'running',
+): string {
   const cwd = mkdtempSync(join(tmpdir(), 'cli-target-'));
   dirs.push(cwd);
   mkdirSync(join(cwd, '.devnet'));
+  const written = holder === 'stopped' ? {} : writeDevnetLock(join(cwd, '.devnet'), holder);
   const info = {
+    ...written,
     kubeApi: 'http://127.0.0.1:1',
     kubeconfig: join(cwd, '.devnet', 'kubeconfig'),
     namespace: 'devnet',
@@ -78,6 +88,22 @@ describe('which manager the CLI asks', () => {
   it('uses the URL a --no-manager devnet wrote for a manager of your own', async () => {
     const cwd = withDevnet(null, { managerRpcUrl: 'http://127.0.0.1:8124' });
     expect((await resolveTarget({}, {}, cwd)).server).toBe('http://127.0.0.1:8124');
+  });
+
+  it('never sends the token of a devnet that does not run: one stopped, one killed, or another one starting there', async () => {
+    const stopped = withDevnet('http://127.0.0.1:8123', {}, 'stopped');
+    await expect(resolveTarget({}, {}, stopped)).rejects.toThrow(
+      `the devnet in ${join(stopped, '.devnet')} is not running (it was stopped); \`npm start\` starts one (\`--resume\` tries to bring its chain back); pass --server to ask another manager`,
+    );
+    const killed = withDevnet('http://127.0.0.1:8123', {}, 'gone');
+    await expect(resolveTarget({ devnet: join(killed, '.devnet') }, {}, '/')).rejects.toThrow(
+      `the devnet in ${join(killed, '.devnet')} is not running: its process (pid ${process.pid}) was killed; \`npx cluster-manager devnet --dir ${join(killed, '.devnet')}\` starts a new one (and stops what the killed one left)`,
+    );
+    // A devnet runs there, but the file is an earlier one's: it is starting, not ready.
+    const starting = withDevnet('http://127.0.0.1:8123', { startedAt: 'earlier' });
+    await expect(resolveTarget({}, {}, starting)).rejects.toThrow(/is starting \(pid \d+\)/);
+    // --server and CLUSTER_MANAGER_URL do not look at the devnet at all.
+    expect((await resolveTarget({ server: 'http://flag:1' }, {}, stopped)).token).toBeUndefined();
   });
 
   it('names a --devnet folder that holds no devnet', async () => {

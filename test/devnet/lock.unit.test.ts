@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { acquireDevnetLock, DevnetBusyError, LOCK_FILE, readLock } from '../../src/devnet/lock.ts';
-import { isSameProcess, stampOf } from '../../src/devnet/process-stamp.ts';
+import { isSameProcess, stampOf } from '../../src/cli/process-stamp.ts';
 
 const dirs: string[] = [];
 afterEach(() => {

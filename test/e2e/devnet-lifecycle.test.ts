@@ -3,6 +3,7 @@
 // after SIGINT, after SIGTERM, when interrupted while starting, and when it cannot start.
 import { spawn } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -235,6 +236,33 @@ describe('a devnet owns its folder', () => {
     expect(view.code, view.stderr).toBe(0);
   });
 
+  it('restarts a manager killed with SIGKILL, saying so with its log, and the CLI reaches the new one', async () => {
+    // As the review found it: the manager's pid from processes.json, kill -9.
+    const record = JSON.parse(await readFile(join(dir, 'processes.json'), 'utf8')) as {
+      processes: { pid: number; command: string }[];
+    };
+    const manager = record.processes.find(
+      (p) => / run$/.test(p.command) && p.command.includes('cluster-manager'),
+    );
+    expect(manager, JSON.stringify(record)).toBeDefined();
+    process.kill(manager!.pid, 'SIGKILL');
+    const restarted = await waitFor(
+      () =>
+        lines(first.cli.stderr).find(
+          (l) => l.startsWith('manager ') && l.includes(' restarted (pid '),
+        ) ?? pending(`stderr so far: ${first.cli.stderr}`),
+      { what: 'the devnet to restart its manager', timeoutMs: 60_000 },
+    );
+    expect(first.cli.stderr).toContain(
+      `the manager (pid ${manager!.pid}) exited by itself (signal SIGKILL); its log: ${join(dir, 'manager.log')}; restarting it in 1 s (restart 1 of at most 5 in a row)`,
+    );
+    expect(restarted).toMatch(/ restarted \(pid \d+\), resuming from its journal$/);
+    const status = await runCli(['--devnet', dir, 'status']);
+    expect(status.code, status.stderr).toBe(0);
+    // From its journal: the pause of the first test is still there.
+    expect(lines(status.stdout)[0]).toMatch(/ · PAUSED: /);
+  });
+
   it('a start on the folder of a devnet killed with SIGKILL stops what it left and begins fresh (no pause carried over)', async () => {
     first.cli.child.kill('SIGKILL');
     await first.cli.exited;
@@ -302,6 +330,7 @@ describe('--resume', () => {
     const rows = await new PocketRpcClient({ baseUrl: before.chainRpcUrl }).validators();
     expect((await runCli(['--devnet', dir, 'pause'])).code).toBe(0);
     await stopWithSigint(first);
+    await expectTokenNeverSent(dir, before);
 
     const again = startDevnetCli(dir, ['--resume'], shared, true);
     await untilReady(again.cli);
@@ -372,6 +401,37 @@ describe('a devnet without a manager', () => {
     for (const pid of [own.pid!, ...recorded.pids]) expect(isAlive(pid)).toBe(false);
   });
 });
+
+/**
+ * A stopped devnet's token goes nowhere: its devnet.json no longer holds it, and even the file a
+ * killed devnet leaves (token kept, put back here) is not used — a server now on the manager's
+ * port hears nothing from the CLI or `devnet env` prints it, which name the stopped folder.
+ */
+async function expectTokenNeverSent(dir: string, running: DevnetInfo): Promise<void> {
+  const stopped = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+  expect([stopped.token, typeof stopped.stoppedAt]).toEqual([null, 'string']);
+  await writeFile(join(dir, 'devnet.json'), JSON.stringify(running));
+  const heard: (string | undefined)[] = [];
+  const server = createHttpServer((req, res) => {
+    heard.push(req.headers.authorization);
+    res.writeHead(401).end('{"error":"UNAUTHORIZED"}');
+  });
+  const port = Number(new URL(running.managerUrl ?? '').port);
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  try {
+    const status = await runCli(['--devnet', dir, 'status']);
+    expect(status.code).toBe(1);
+    expect(lines(status.stderr)).toEqual([
+      `error: the devnet in ${dir} is not running (it was stopped); \`npx cluster-manager devnet --dir ${dir}\` starts one (\`--resume\` tries to bring its chain back); pass --server to ask another manager`,
+    ]);
+    const env = await runCli(['devnet', 'env', '--dir', dir]);
+    expect(env.code).toBe(1);
+    expect(env.stdout).toBe('');
+    expect(heard).toEqual([]);
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
+}
 
 /** Every file of a folder with its size and modification time. */
 async function snapshot(dir: string): Promise<Record<string, string>> {

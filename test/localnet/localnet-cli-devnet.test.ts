@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeDevnetLock } from '../support/devnet-lock-fixture.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,10 +48,16 @@ function run(
 const cli = (args: string[], cwd: string, env?: Record<string, string>) =>
   run(process.execPath, [CLI, ...args], { cwd, ...(env === undefined ? {} : { env }) });
 
-function devnetFolder(name: string, info: Record<string, unknown>): string {
+/** A folder with `.devnet/devnet.json`, of a devnet that runs (its lock: this process) or not. */
+function devnetFolder(
+  name: string,
+  info: Record<string, unknown>,
+  holder: 'running' | 'gone' | 'stopped' = 'running',
+): string {
   const folder = join(dir, name);
   mkdirSync(join(folder, '.devnet'), { recursive: true });
-  writeFileSync(join(folder, '.devnet', 'devnet.json'), JSON.stringify(info));
+  const written = holder === 'stopped' ? {} : writeDevnetLock(join(folder, '.devnet'), holder);
+  writeFileSync(join(folder, '.devnet', 'devnet.json'), JSON.stringify({ ...written, ...info }));
   return folder;
 }
 
@@ -122,6 +129,39 @@ describe('localnet-cli finds the devnet', () => {
       auth: 'Bearer devnet-token-0123456789',
       body: '{"replicas":5}',
     });
+  });
+
+  it('never sends the token of a devnet that does not run, nor to CLUSTER_MANAGER_URL', async () => {
+    const calls = scaleCalls.length;
+    // Killed (its lock left, its process gone); a stopped one is the same case (cli-views.unit).
+    for (const holder of ['gone'] as const) {
+      const folder = devnetFolder(
+        `not-${holder}`,
+        {
+          chainRpcUrl: chainUrl,
+          managerUrl: chainUrl,
+          token: 'old-token-0123456789',
+        },
+        holder,
+      );
+      const result = await cli(['Debug', 'ScaleActor', 'validators', '5'], folder);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(
+        new RegExp(`^Error: the devnet in ${join(folder, '.devnet')} is not running`),
+      );
+    }
+    expect(scaleCalls.length).toBe(calls);
+    // A running devnet's token goes to its own manager only: not to CLUSTER_MANAGER_URL.
+    const folder = devnetFolder('env-url', {
+      chainRpcUrl: chainUrl,
+      managerUrl: 'http://127.0.0.1:1',
+      token: 'own-token-0123456789',
+    });
+    const result = await cli(['Debug', 'ScaleActor', 'validators', '5'], folder, {
+      CLUSTER_MANAGER_URL: chainUrl,
+    });
+    expect(result.code).toBe(0);
+    expect(scaleCalls.at(-1)?.auth).toBeUndefined();
   });
 });
 

@@ -1,9 +1,11 @@
 // The devnet a localnet-cli is run next to: `<dir>/devnet.json` (written by `cluster-manager
 // devnet`, default dir `.devnet` in the current folder) gives the chain's RPC URL and the
 // manager's URL and token, so `npx localnet-cli …` in the project folder talks to the devnet
-// without flags or env.
+// without flags or env. The manager's URL and token are taken only while the devnet that wrote
+// the file runs (its devnet.lock): a stopped devnet's port may be another server's by now.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { devnetStateOf, notRunningReason } from '../../cli/devnet-lock-file.ts';
 import { P1Error } from './p1-io.ts';
 
 export const DEFAULT_DEVNET_DIR = '.devnet';
@@ -12,6 +14,8 @@ export interface DevnetEndpoints {
   chainRpcUrl: string | undefined;
   managerUrl: string | undefined;
   token: string | undefined;
+  /** Why the devnet's manager is not used: the devnet that wrote the file does not run. */
+  notRunning?: string;
 }
 
 const NONE: DevnetEndpoints = { chainRpcUrl: undefined, managerUrl: undefined, token: undefined };
@@ -24,7 +28,8 @@ const text = (value: unknown): string | undefined =>
  * (nothing is taken from it); with one, a missing or malformed file is a `P1Error` naming it.
  */
 export function readDevnetEndpoints(dir: string | undefined, cwd: string): DevnetEndpoints {
-  const file = join(resolve(cwd, dir ?? DEFAULT_DEVNET_DIR), 'devnet.json');
+  const folder = resolve(cwd, dir ?? DEFAULT_DEVNET_DIR);
+  const file = join(folder, 'devnet.json');
   let raw: string;
   try {
     raw = readFileSync(file, 'utf8');
@@ -42,6 +47,17 @@ export function readDevnetEndpoints(dir: string | undefined, cwd: string): Devne
   }
   if (typeof info !== 'object' || info === null) throw new P1Error(`${file} is not an object`);
   const fields = info as Record<string, unknown>;
+  const state = devnetStateOf(folder, {
+    ...(typeof fields.pid === 'number' ? { pid: fields.pid } : {}),
+    ...(typeof fields.startedAt === 'string' ? { startedAt: fields.startedAt } : {}),
+  });
+  if (state.kind !== 'running')
+    return {
+      chainRpcUrl: text(fields.chainRpcUrl),
+      managerUrl: undefined,
+      token: undefined,
+      notRunning: notRunningReason(folder, state, dir),
+    };
   return {
     chainRpcUrl: text(fields.chainRpcUrl),
     managerUrl: text(fields.managerUrl),

@@ -56,6 +56,25 @@ export function debugCommand(context: CommandContext): Command {
 }
 
 /**
+ * Where a ScaleActor goes: CLUSTER_MANAGER_URL (with CLUSTER_MANAGER_TOKEN), else the devnet's
+ * manager with its token — only while that devnet runs (a stopped one's port may be another
+ * server's) — else the default. The devnet's token never goes to another URL.
+ */
+function managerOf(
+  env: NodeJS.ProcessEnv,
+  devnet: DevnetEndpoints | undefined,
+): { base: string; token: string } {
+  const envUrl = env.CLUSTER_MANAGER_URL ?? '';
+  const envToken = env.CLUSTER_MANAGER_TOKEN;
+  if (envUrl !== '') return { base: envUrl, token: envToken ?? '' };
+  if (devnet?.notRunning !== undefined)
+    throw new P1Error(`${devnet.notRunning}; or set CLUSTER_MANAGER_URL`);
+  if (devnet?.managerUrl !== undefined)
+    return { base: devnet.managerUrl, token: envToken ?? devnet.token ?? '' };
+  return { base: 'http://127.0.0.1:8080', token: envToken ?? '' };
+}
+
+/**
  * `ScaleActor <actor> N` on a localnet: validators only, through the cluster-manager's control
  * RPC (`CLUSTER_MANAGER_URL`, `CLUSTER_MANAGER_TOKEN`, else the devnet's manager and token).
  * Prints its answer; a non-2xx is a `P1Error`.
@@ -76,11 +95,7 @@ export async function scaleValidators(
     throw new P1Error(`invalid number of validators: ${count}`);
   }
   const { env, output } = environment;
-  const base =
-    (env.CLUSTER_MANAGER_URL ?? '') === ''
-      ? (devnet?.managerUrl ?? 'http://127.0.0.1:8080')
-      : env.CLUSTER_MANAGER_URL;
-  const token = env.CLUSTER_MANAGER_TOKEN ?? devnet?.token ?? '';
+  const { base, token } = managerOf(env, devnet);
   const answer = await request('POST', `${base}/v1/scale`, {
     body: { replicas },
     headers: token === '' ? {} : { authorization: `Bearer ${token}` },

@@ -1,8 +1,10 @@
 // Which manager a debug command talks to, and with which token: `--server` > an explicit
 // `--devnet DIR` > CLUSTER_MANAGER_URL > the devnet in ./.devnet > http://127.0.0.1:8080. A
-// devnet's token is sent only to that devnet's manager.
+// devnet's token is sent only to that devnet's manager, and only while the devnet that wrote it
+// runs (its devnet.lock): a stopped or killed devnet's port may be another server's by now.
 import type { Command } from 'commander';
-import { findDevnet, managerUrlOf, type FoundDevnet } from '../../cli/devnet-file.ts';
+import { join } from 'node:path';
+import { findDevnet, managerUrlOf, notRunning, type FoundDevnet } from '../../cli/devnet-file.ts';
 import { CliError, ExitCode } from '../../cli/program.ts';
 import { ControlClient } from './control-client.ts';
 
@@ -49,6 +51,7 @@ export async function resolveTarget(
     };
   const devnet = explicit ?? (await findDevnet({ cwd }));
   if (devnet !== undefined) {
+    if (devnet.state.kind !== 'running') throw notRunning(devnet);
     const url = managerUrlOf(devnet.info);
     if (url === undefined)
       throw new CliError(
@@ -75,15 +78,19 @@ export async function targetOf(command: Command): Promise<ServerTarget> {
   return resolveTarget(command.optsWithGlobals<GlobalOptions>());
 }
 
-/** The client of a target; an unreachable devnet manager's error says what to check. */
+/**
+ * The client of a target; an unreachable devnet manager's error says what to check. The devnet
+ * was found running (resolveTarget): its manager, not the devnet, is what does not answer.
+ */
 export function clientOf(target: ServerTarget, timeoutMs = 30_000): ControlClient {
   const devnet = target.devnet;
+  const pid = devnet?.state.kind === 'running' ? ` (pid ${devnet.state.holder.process.pid})` : '';
   const hint =
     devnet === undefined
       ? undefined
       : devnet.info.managerUrl === null
         ? `the devnet in ${devnet.dir} runs without a manager (--no-manager): start one from its manager.env`
-        : `is the devnet in ${devnet.dir} running? (\`npm start\` starts one)`;
+        : `the devnet in ${devnet.dir} runs${pid} but its manager does not answer: the devnet restarts a manager that exits, and says so in its terminal (the manager's log: ${devnet.info.managerLog ?? join(devnet.dir, 'manager.log')})`;
   return new ControlClient({
     server: target.server,
     token: target.token,

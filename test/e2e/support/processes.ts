@@ -2,7 +2,7 @@
 // whether a PID still runs — so a test can prove it left nothing behind.
 import { readdirSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { startTimeOf } from '../../../src/devnet/process-stamp.ts';
+import { startTimeOf } from '../../../src/cli/process-stamp.ts';
 
 /** PID → parent PID of every process we can see. */
 function parents(): Map<number, number> {
