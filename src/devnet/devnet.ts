@@ -527,7 +527,12 @@ async function startLocked(
         // Controllers first: under load they would go on creating pods while the manager stops.
         emulator.stopControllers();
         await killManager('SIGTERM');
-        await markStopped(dir, info);
+        // A file that cannot be rewritten (its folder gone) must not leave the nodes running.
+        await markStopped(dir, info).catch((error: unknown) =>
+          log(
+            `could not mark devnet.json stopped: ${error instanceof Error ? error.message : String(error)}`,
+          ),
+        );
         await stopChainState();
         unsubscribe();
         await emulator.stop();
