@@ -292,6 +292,27 @@ describe('what the rule leaves alone', () => {
     expect(decide({ ...s, height: 104 }, '005').reason).toMatch(/; restarting it$/);
   });
 
+  it("another id's leaving row with no pod counts only while it still signs (a drained validator does not hold the restart for its whole unstaking)", () => {
+    // The soak's "006: wanted but pending": 008 drained (unstaking for 2016 blocks, no pod), and
+    // 006's stale pod was held while 008 had "no Ready pod of its own".
+    const s = {
+      ...proven,
+      chain: [...proven.chain, row('008', ChainStatus.unstaking)],
+      desired: [...genesisPods, wanted('005', { startedAt: NOW - 3_000 })],
+    };
+    expect(decide(s, '005').reason).toMatch(/: its node may hold an older key; restarting it$/);
+    // Still signing (a chain that keeps leaving rows in its set): this pod may be its voter.
+    const signing = { ...s, signers: [...GENESIS, '008'] };
+    expect(decide(signing, '005').reason).toMatch(
+      /; not restarted while chain member 008 has no Ready pod of its own: this pod's node may be signing with its key$/,
+    );
+    // A staked member with no pod holds it whether it signs or not.
+    const staked = { ...s, chain: [...proven.chain, row('008')] };
+    expect(decide(staked, '005').reason).toMatch(
+      /not restarted while chain member 008 has no Ready/,
+    );
+  });
+
   it('a pod not wanted, held, terminating (not deleted by the manager), not running, or with no record of its key', () => {
     const old = { startedAt: NOW - 3_000 };
     const cases: [string, Scenario][] = [

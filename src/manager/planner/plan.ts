@@ -639,11 +639,16 @@ function staleKeyReason(
 /**
  * Why deleting `id`'s stale pod could take a voter off the chain, or undefined when it cannot.
  * The pod's node holds some earlier key, and the chain does not say which: if a member of the set
- * (staked, paused or leaving) has no key in the Secret (the old address of a rotated key), or its
- * key's own id has no Ready pod (a key this pod borrowed), this pod may be the node that signs
- * for it, and deleting a voter's pod can halt the chain (a rotation of a third of the keys
- * would). The stale pod then waits, reported, until every member has a Ready pod of its own, or
- * someone deletes it. Walks the chain's rows: called only for a pod already judged stale.
+ * (staked, paused, or leaving and still signing) has no key in the Secret (the old address of a
+ * rotated key), or its key's own id has no Ready pod (a key this pod borrowed), this pod may be
+ * the node that signs for it, and deleting a voter's pod can halt the chain (a rotation of a third
+ * of the keys would). The stale pod then waits, reported, until every member has a Ready pod of
+ * its own, or someone deletes it. A leaving row (unstaking) counts only while its address still
+ * signs blocks: a chain that drops leaving rows from its set (ours) takes no vote of theirs, and
+ * one that keeps them (V1 counts every row) shows their votes in its certificates. Counting every
+ * leaving row held a stale pod for as long as a drained validator's unstaking lasts (2016 blocks)
+ * — the soak's "006: wanted but pending". Walks the chain's rows: called only for a pod already
+ * judged stale.
  */
 export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string | undefined {
   for (const row of input.chain.values()) {
@@ -653,17 +658,17 @@ export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string |
       row.status !== ChainStatus.unstaking
     )
       continue;
+    const last = input.signers.get(row.address);
+    const signing = last !== undefined && last >= input.height - STILL_SIGNING_BLOCKS;
+    if (row.status === ChainStatus.unstaking && !signing) continue;
     const owner = input.keys.idOfAddress(row.address);
     if (owner === undefined)
       return `chain member ${row.address} has no key in the Secret (a rotated key's old address?): this pod's node may be the one signing for it; delete the pod yourself once that is settled`;
     if (owner === id) {
-      // Its own row, leaving (the only member status a validator judged stale can have): a chain
-      // that still counts a leaving validator in its set (V1 counts every row) may be taking this
-      // very pod's votes. While the address still signs blocks, the pod stays.
-      const last = input.signers.get(row.address);
-      if (last !== undefined && last >= input.height - STILL_SIGNING_BLOCKS)
-        return `its own address ${row.address} is leaving the set but signed block ${last}: this pod's node may be the one signing`;
-      continue;
+      // Its own row, leaving (the only member status a validator judged stale can have) and
+      // still signing: this very pod's node may be the one.
+      if (row.status !== ChainStatus.unstaking) continue;
+      return `its own address ${row.address} is leaving the set but signed block ${last ?? '?'}: this pod's node may be the one signing`;
     }
     const pod = input.desired.validators.get(owner)?.pod;
     if (pod === undefined || !pod.ready)
@@ -675,7 +680,8 @@ export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string |
 /**
  * A leaving address whose last signature is this many blocks below the chain's height, or closer,
  * still signs: the certificate of a block is read with the block after it, and a node one block
- * behind signs one lower (staleRestartBlocker).
+ * behind signs one lower (staleRestartBlocker). Only leaving rows are read so: a staked member
+ * counts whether it signs or not.
  */
 const STILL_SIGNING_BLOCKS = 3;
 
