@@ -304,6 +304,8 @@ async function startLocked(
   let abandoned = false;
   /** Set once the devnet is ready and until it stops: a manager exiting by itself is restarted. */
   let supervising = false;
+  /** Set when stop() begins: no manager is spawned after it. */
+  let stopping = false;
   /** Managers whose exit was asked for (killManager, stop): never restarted. */
   const meant = new WeakSet<ChildProcess>();
   const restarts = new ManagerRestarts();
@@ -412,7 +414,9 @@ async function startLocked(
       if (info.managerLog === null || info.managerUrl === null) return;
       const out = createWriteStream(info.managerLog, { flags: 'a', mode: 0o600 });
       await new Promise((resolveOpen) => out.once('open', resolveOpen));
-      if (abandoned) {
+      // A restart whose timer fired just before the devnet stopped: not spawned (stop() would not
+      // see it, and it would outlive the devnet).
+      if (abandoned || stopping) {
         out.end();
         return;
       }
@@ -523,6 +527,7 @@ async function startLocked(
       killManager,
       stop: async () => {
         supervising = false;
+        stopping = true;
         clearTimeout(restartTimer);
         // Controllers first: under load they would go on creating pods while the manager stops.
         emulator.stopControllers();

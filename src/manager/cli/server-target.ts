@@ -90,7 +90,7 @@ export function clientOf(target: ServerTarget, timeoutMs = 30_000): ControlClien
       ? undefined
       : devnet.info.managerUrl === null
         ? `the devnet in ${devnet.dir} runs without a manager (--no-manager): start one from its manager.env`
-        : `the devnet in ${devnet.dir} runs${pid} but its manager does not answer: the devnet restarts a manager that exits, and says so in its terminal (the manager's log: ${devnet.info.managerLog ?? join(devnet.dir, 'manager.log')})`;
+        : `the devnet in ${devnet.dir} runs${pid} but its manager does not answer: the devnet restarts a manager that exits (up to 5 times in a row) and says so in its terminal, as it says when it gives up (the manager's log: ${devnet.info.managerLog ?? join(devnet.dir, 'manager.log')})`;
   return new ControlClient({
     server: target.server,
     token: target.token,
