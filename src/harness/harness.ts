@@ -249,6 +249,19 @@ export class Harness {
     return (await response.json()) as T;
   }
 
+  /**
+   * One sample of the manager's `/metrics` (its text exposition): the value on the line that
+   * starts with `series` (a name, with its labels as printed: `x_total{action="restarted"}`), or
+   * undefined when the manager has not written that series yet.
+   */
+  async metric(series: string): Promise<number | undefined> {
+    const response = await fetch(`${this.#managerUrl()}/metrics`, {
+      signal: AbortSignal.timeout(10_000),
+    });
+    const line = (await response.text()).split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? undefined : Number(line.split(' ')[1]);
+  }
+
   /** The manager's status rows (`GET /v1/validators`). */
   async validators(url?: string): Promise<ValidatorRow[]> {
     return (await this.manager<{ validators: ValidatorRow[] }>('/v1/validators', url)).validators;

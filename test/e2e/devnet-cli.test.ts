@@ -59,6 +59,15 @@ async function commitOne(): Promise<number> {
   return ((await response.json()) as { height: number }).height;
 }
 
+/** The validator StatefulSet's replicas as the API server holds them. */
+async function replicas(): Promise<number | undefined> {
+  const sts = await net.apps.readNamespacedStatefulSet({
+    name: net.info.statefulSet,
+    namespace: net.info.namespace,
+  });
+  return sts.spec?.replicas;
+}
+
 async function managerHeight(): Promise<number> {
   return (await net.manager<{ chain: { height: number } }>('/readyz')).chain.height;
 }
@@ -144,10 +153,8 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
     try {
       // The manager has read the Secret once its problem gauge counts 002 and 007.
       await waitFor(
-        async () => {
-          const text = await (await fetch(`${net.info.managerUrl ?? ''}/metrics`)).text();
-          return /^cluster_manager_key_problems 2$/m.test(text) || pending('not seen yet');
-        },
+        async () =>
+          (await net.metric('cluster_manager_key_problems')) === 2 || pending('not seen yet'),
         { what: "the manager to see 007 share 002's key", timeoutMs: 20_000, intervalMs: 100 },
       );
       const refused = await runCli(['scale', '7', '--wait', 'active'], at());
@@ -155,11 +162,7 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
       expect(refused.stderr).toContain(
         'error: KEY_DUPLICATE: cannot scale to 7: no usable key in the keys Secret for 007 (KEY_DUPLICATE: is the same key as "002";',
       );
-      const sts = await net.apps.readNamespacedStatefulSet({
-        name: net.info.statefulSet,
-        namespace: net.info.namespace,
-      });
-      expect(sts.spec?.replicas).toBe(6);
+      expect(await replicas()).toBe(6);
       const pods = await net.core.listNamespacedPod({ namespace: net.info.namespace });
       expect(pods.items.map((p) => p.metadata?.name)).not.toContain('validator-6');
     } finally {
@@ -174,11 +177,7 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
     expect(refused.stderr).toContain(
       'error: KEY_MISSING: cannot scale to 7: no key in the keys Secret for 007;',
     );
-    const sts = await net.apps.readNamespacedStatefulSet({
-      name: net.info.statefulSet,
-      namespace: net.info.namespace,
-    });
-    expect(sts.spec?.replicas).toBe(6);
+    expect(await replicas()).toBe(6);
     // Forced, the wait still ends at once, naming 007 and its missing key.
     const started = performance.now();
     const result = await runCli(

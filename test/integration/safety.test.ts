@@ -32,11 +32,7 @@ async function draining(): Promise<string[]> {
     .sort();
 }
 
-async function metric(name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${devnet.h.info.managerUrl ?? ''}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.split(' ')[1]);
-}
+const metric = (series: string): Promise<number | undefined> => devnet.h.metric(series);
 
 async function events(reason: string): Promise<string[]> {
   const list = await devnet.h.core.listNamespacedEvent({ namespace: ns() });

@@ -31,10 +31,23 @@ async function pod(id: string): Promise<{ uid: string; startedAt: number } | und
   return { uid: found.metadata.uid, startedAt: new Date(started).getTime() };
 }
 
-async function metric(name: string): Promise<number | undefined> {
-  const text = await (await fetch(`${devnet.h.info.managerUrl ?? ''}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith(`${name} `));
-  return line === undefined ? undefined : Number(line.split(' ')[1]);
+const metric = (series: string): Promise<number | undefined> => devnet.h.metric(series);
+
+/**
+ * Gives `id` the key of `owner` in the Secret, and waits until the manager counts both as key
+ * problems (KEY_DUPLICATE; neither is wanted yet, so neither has a status row to say it).
+ */
+async function shareKey(id: string, owner: string, keys: Map<string, string>): Promise<void> {
+  await devnet.h.patchKeys({ [id]: keys.get(owner) ?? '' });
+  await waitFor(
+    async () =>
+      (await metric('cluster_manager_key_problems')) === 2 || pending('no key problem yet'),
+    {
+      what: `the manager to see ${owner} and ${id} share a key`,
+      timeoutMs: 30_000,
+      intervalMs: 100,
+    },
+  );
 }
 
 describe('a validator pod that started while its id held another key', { timeout: 180_000 }, () => {
@@ -46,14 +59,8 @@ describe('a validator pod that started while its id held another key', { timeout
     for (const id of GENESIS)
       await h.waitForValidator(id, (row) => row.phase === 'active', 'active', { drive: true });
     const from = await h.height();
-    // 006 := 005's key: both are KEY_DUPLICATE (neither is wanted yet, so neither has a status
-    // row: the key-problem gauge says it), and the manager has seen 006's key change.
-    await h.patchKeys({ '006': keys.get('005') ?? '' });
-    await waitFor(
-      async () =>
-        (await metric('cluster_manager_key_problems')) === 2 || pending('no key problem yet'),
-      { what: 'the manager to see 005 and 006 share a key', timeoutMs: 30_000, intervalMs: 100 },
-    );
+    // 006 := 005's key, and the manager has seen 006's key change.
+    await shareKey('006', '005', keys);
     // Scaled up inside that window: pod validator-5 starts, and its node loads 005's key.
     await h.kubectlScale(6);
     await h.waitForValidator('006', (row) => row.ready, 'Ready', { timeoutMs: 30_000 });
@@ -160,12 +167,7 @@ describe('a validator pod that started while its id held another key', { timeout
       drained: ['006', '007'],
     });
     const from = await h.height();
-    await h.patchKeys({ '006': keys.get('005') ?? '' });
-    await waitFor(
-      async () =>
-        (await metric('cluster_manager_key_problems')) === 2 || pending('no key problem yet'),
-      { what: 'the manager to see 005 and 006 share a key', timeoutMs: 30_000, intervalMs: 100 },
-    );
+    await shareKey('006', '005', keys);
     const restartsBefore =
       (await metric('cluster_manager_stale_key_pods_total{action="restarted"}')) ?? 0;
     await h.kubectlScale(6);
