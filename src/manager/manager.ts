@@ -37,6 +37,7 @@ import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
+import { fencedSender, SendFence } from './reconcile/send-fence.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
 
 /**
@@ -99,6 +100,8 @@ export class Manager {
   readonly #queue: WorkQueue;
   readonly #reconciler: Reconciler;
   readonly #elector: LeaderElector | undefined;
+  /** Only the leader's passes, in its current term, send (reconcile/send-fence.ts). */
+  readonly #fence = new SendFence(() => this.#elector);
   readonly #journal: Journal;
   readonly #hooks: HookGate | undefined;
   #desired: DesiredState | undefined;
@@ -174,7 +177,7 @@ export class Manager {
     this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
     this.capabilities = this.chainPort.capabilities;
-    this.adapter = this.chainPort.sender;
+    this.adapter = fencedSender(this.chainPort.sender, this.#fence);
     this.chain = new ChainView({
       reads: this.chainPort.reads,
       clock: this.clock,
@@ -268,7 +271,7 @@ export class Manager {
       concurrency: config.concurrency,
       clock: this.clock,
       handler: async (id, signal) => {
-        const outcome = await this.#reconciler.reconcile(id, signal);
+        const outcome = await this.#fence.run(() => this.#reconciler.reconcile(id, signal));
         this.#schedulePhaseRefresh();
         return outcome;
       },

@@ -4,6 +4,7 @@
 // planner's mempool check). Also issue B's "leader change during scaling".
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { CoordinationV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness, type ManagerReplica } from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
@@ -32,6 +33,9 @@ async function freePort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return typeof address === 'object' && address !== null ? address.port : 0;
 }
+
+const ids = (n: number): string[] =>
+  Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
 
 async function stakeCounts(h: Harness): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -112,5 +116,61 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     expect(journal.map((x) => `${x.validatorId} ${x.kind} ${x.state}`)).toEqual([
       '008 stake committed',
     ]);
+  });
+
+  it('a Lease deleted again and again while a scale-up runs never makes two leaders: nothing is sent twice', async () => {
+    // Issue 30, item 4: with two managers, deleting the Lease made both lead (each created it again
+    // and the one that lost kept leading until its renew deadline); in that window both staked the
+    // same validators (block 278: four stakes, two failing with code 60).
+    const { h } = devnet;
+    await h.restartManager(); // manager-a again, now a follower of manager-b
+    await waitFor(
+      async () => {
+        const [ra, rb] = await Promise.all([
+          h.manager<Readiness>('/readyz', a()),
+          h.manager<Readiness>('/readyz', replica.url),
+        ]);
+        return (
+          (rb.leader && !ra.leader && ra.leaderIdentity === 'manager-b') ||
+          pending(`a: ${JSON.stringify(ra)}; b: ${JSON.stringify(rb)}`)
+        );
+      },
+      { what: 'manager-b to lead and manager-a to follow it', timeoutMs: 20_000 },
+    );
+    const coordination = h.kubeConfig.makeApiClient(CoordinationV1Api);
+    const both: string[] = [];
+    let deleted = 0;
+    // For 8 s around the scale-up the Lease is deleted every ~0.3 s (about as often as the
+    // managers read it); then it is left alone and a leader finishes the scale.
+    const until = Date.now() + 8_000;
+    const deleting = (async () => {
+      while (Date.now() < until) {
+        await coordination
+          .deleteNamespacedLease({ name: 'cluster-manager', namespace: h.info.namespace })
+          .then(() => deleted++)
+          .catch(() => undefined); // not there (yet again): nothing to delete
+        const [ra, rb] = await Promise.all([
+          h.manager<Readiness>('/readyz', a()),
+          h.manager<Readiness>('/readyz', replica.url),
+        ]);
+        if (ra.leader && rb.leader) both.push(`after ${deleted} deletions`);
+        await new Promise((resolve) => setTimeout(resolve, 150));
+      }
+    })();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      await h.kubectlScale(10);
+    } finally {
+      await deleting;
+    }
+    await h.expectStakedSet(ids(10), { timeoutMs: 60_000 });
+    // Read on the chain: each new validator staked once, and no transaction failed (code 60 was
+    // the second stake of a validator already staked).
+    const failed = (await h.committedTransactions()).filter((t) => t.resultCode !== 0);
+    expect(failed).toEqual([]);
+    expect(await stakeCounts(h)).toMatchObject({ '009': 1, '010': 1 });
+    expect(deleted).toBeGreaterThan(5);
+    expect(both).toEqual([]);
+    await h.expectChainProgress(2, 20_000);
   });
 });
