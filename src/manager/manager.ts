@@ -24,6 +24,7 @@ import { KeyObservations } from './keys/key-observations.ts';
 import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
+import { ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
 import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
@@ -36,6 +37,9 @@ import {
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
+import { pausedOn } from './kube/lease-pause-record.ts';
+import { journalPauseRecord } from './pause/journal-pause-record.ts';
+import { PauseState } from './pause/pause-state.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { fencedSender, SendFence } from './reconcile/send-fence.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -64,7 +68,6 @@ export type { PhaseChange } from './phase-tracker.ts';
 /** The events a manager emits: the read model's (read-model.ts). */
 export type ManagerEvents = ReadModelEvents;
 
-const PAUSED_SETTING = 'paused';
 /** The highest chain height seen and its block's state hash, kept across restarts. */
 const HIGH_WATER_SETTING = 'chain.highWater';
 /** The high-water mark is written at most this often (a restart may lose this much of it). */
@@ -123,7 +126,8 @@ export class Manager {
    * the CPU, and phase events come at most a few hundred ms late.
    */
   readonly #phaseRefreshes: PacedRun;
-  #paused: boolean;
+  /** Whether the managers are paused: on the Lease, or in the journal (pause/pause-state.ts). */
+  readonly #pause: PauseState;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
   #journalChecked = false;
   #journalChecking = false;
@@ -175,7 +179,12 @@ export class Manager {
     this.#journal = Journal.open(config.journalPath, this.clock);
     this.book = new ActionBook(this.#journal);
     this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
-    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
+    this.#pause = new PauseState({
+      record: this.discovery.pauseRecord?.() ?? journalPauseRecord(this.#journal),
+      clock: this.clock,
+      logger,
+      onChange: (paused) => this.#onPausedChange(paused),
+    });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = fencedSender(this.chainPort.sender, this.#fence);
     this.chain = new ChainView({
@@ -244,7 +253,7 @@ export class Manager {
       book: this.book,
       nodeHeights: this.nodeHeights,
       isSynced: () => this.isSynced(),
-      isPaused: () => this.#paused,
+      isPaused: () => this.#pause.paused,
       trust: () => this.trust,
       minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
@@ -289,6 +298,8 @@ export class Manager {
     this.#elector = this.discovery.createElector({
       onStartedLeading: () => this.#startWorkers(),
       onStoppedLeading: () => void this.#cancelWorkers(),
+      onLeaseRead: (lease, startedAt) => this.#pause.observe(pausedOn(lease), startedAt),
+      annotations: () => this.#pause.annotations(),
     });
   }
 
@@ -310,8 +321,11 @@ export class Manager {
     this.#recompute();
     this.logger.info({ ...this.discovery.describe(), keys: this.keys.size }, 'caches synced');
     this.#scheduleResync();
-    if (this.#elector === undefined) this.#startWorkers();
-    else this.#elector.start();
+    if (this.#elector === undefined) {
+      // Nobody reads the record for this manager: it is read once before any action.
+      await this.#pause.load();
+      this.#startWorkers();
+    } else this.#elector.start();
     this.#checkSynced();
   }
 
@@ -343,7 +357,7 @@ export class Manager {
     const now = {
       isLeader: (): boolean => this.isLeader,
       leaderIdentity: (): string | undefined => this.leaderIdentity,
-      paused: (): boolean => this.#paused,
+      paused: (): boolean => this.#pause.paused,
       trust: (): ChainTrust => this.trust,
       queueDepth: (): number => this.#queue.depth,
     };
@@ -400,7 +414,13 @@ export class Manager {
 
   /** Discovery synced, keys read, the chain answered once, and the journal is this chain's. */
   isSynced(): boolean {
-    return this.discovery.synced && this.keys.loaded && this.chain.synced && this.#journalChecked;
+    return (
+      this.discovery.synced &&
+      this.keys.loaded &&
+      this.chain.synced &&
+      this.#journalChecked &&
+      this.#pause.known
+    );
   }
 
   /** The chain the journal is bound to, and the journal of another chain set aside at start. */
@@ -426,7 +446,7 @@ export class Manager {
   }
 
   get paused(): boolean {
-    return this.#paused;
+    return this.#pause.paused;
   }
 
   /** Whether the chain view can be acted on (see ChainView: it went back or forked). */
@@ -478,11 +498,25 @@ export class Manager {
     return this.#reconciler.planOne(id);
   }
 
-  setPaused(paused: boolean): void {
-    if (paused === this.#paused) return;
-    this.#paused = paused;
-    this.#journal.setSetting(PAUSED_SETTING, String(paused));
-    this.logger.info({ paused }, paused ? 'paused: no action will be taken' : 'resumed');
+  /**
+   * Pauses or resumes every manager: answered by the leader once recorded where all of them read
+   * it; a follower refuses (NOT_LEADER), and nothing changes when it cannot be recorded.
+   */
+  async setPaused(paused: boolean): Promise<void> {
+    if (!this.isLeader)
+      throw new ManagerError(
+        'NOT_LEADER',
+        `this manager (${this.config.identity}) does not lead${this.leaderIdentity === undefined ? '' : `; ${this.leaderIdentity} does`}: ask the leader (nothing changed)`,
+        { details: { leader: this.leaderIdentity ?? null } },
+      );
+    await this.#pause.set(paused);
+  }
+
+  #onPausedChange(paused: boolean): void {
+    this.logger.info(
+      { paused, record: this.#pause.where },
+      paused ? 'paused: no action will be taken' : 'resumed',
+    );
     this.events.emit('paused', paused);
     if (!paused) this.enqueueAll();
     this.#schedulePhaseRefresh();
@@ -642,11 +676,8 @@ export class Manager {
       } catch (error: unknown) {
         this.logger.warn({ err: error }, 'could not record when the keys were seen');
       }
-      const paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
-      if (paused !== this.#paused) {
-        this.#paused = paused;
-        this.events.emit('paused', paused);
-      }
+      // A pause kept in the journal (static discovery) is the new journal's; the Lease's stays.
+      void this.#pause.load();
     } else if (outcome.kind === 'bound')
       this.logger.info({ chain: outcome.chain }, 'journal bound to the chain');
     if (!this.#journalChecked) {
@@ -769,7 +800,7 @@ export class Manager {
       this.#queue.running &&
       this.isLeader &&
       this.isSynced() &&
-      !this.#paused &&
+      !this.#pause.paused &&
       this.chain.trusted
     );
   }

@@ -39,6 +39,8 @@ export const Annotations = {
   scaleForced: 'cluster-manager.dev/scale-forced',
   /** On a StatefulSet: the minimum validator set as lowered by a forced scale (`force: true`). */
   minimumSet: 'cluster-manager.dev/minimum-set',
+  /** On the Lease: `"true"` while the managers are paused (`cluster-manager pause`), else `"false"`. */
+  paused: 'cluster-manager.dev/paused',
   /** Published by the emulator's process kubelet: container port name → loopback host port. */
   hostPorts: 'kube-emulator.dev/host-ports',
 } as const;

@@ -99,7 +99,8 @@ export interface ReadModel {
 
 /** What a reader may ask the manager to do. */
 export interface ManagerControl {
-  setPaused(paused: boolean): void;
+  /** Pauses or resumes every manager; rejects (NOT_LEADER, …) with nothing changed. */
+  setPaused(paused: boolean): Promise<void>;
   /** Re-queues every known validator (after the scaler marked pods draining). */
   enqueueAll(): void;
 }

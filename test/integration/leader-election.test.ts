@@ -173,4 +173,87 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     expect(both).toEqual([]);
     await h.expectChainProgress(2, 20_000);
   });
+
+  it('a pause is answered by the leader only, kept on the Lease: it holds across a failover and in a new manager pod', async () => {
+    // Issue 30, item 5: a follower answered POST /v1/pause with `paused: true` and paused
+    // nothing; a pause (kept in the leader's journal, on an emptyDir) was lost on failover and
+    // on every new manager pod.
+    const { h } = devnet;
+    const roles = async (): Promise<{ leader: string; follower: string; aLeads: boolean }> =>
+      waitFor(
+        async () => {
+          const [ra, rb] = await Promise.all([
+            h.manager<Readiness>('/readyz', a()),
+            h.manager<Readiness>('/readyz', replica.url),
+          ]);
+          if (ra.leader && !rb.leader) return { leader: a(), follower: replica.url, aLeads: true };
+          if (rb.leader && !ra.leader) return { leader: replica.url, follower: a(), aLeads: false };
+          return pending(`a: ${JSON.stringify(ra)}; b: ${JSON.stringify(rb)}`);
+        },
+        { what: 'one leader and one follower', timeoutMs: 20_000 },
+      );
+    const { leader, follower, aLeads } = await roles();
+    const refused = await h.post('/v1/pause', {}, 10_000, follower);
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: { code: 'NOT_LEADER' } });
+    expect((await h.manager<Readiness & { paused: boolean }>('/readyz', leader)).paused).toBe(
+      false,
+    );
+
+    expect(await h.post('/v1/pause', {}, 10_000, leader)).toEqual({
+      status: 200,
+      body: { paused: true },
+    });
+    await waitFor(
+      async () =>
+        (await h.manager<{ paused: boolean }>('/readyz', follower)).paused ||
+        pending('the follower does not show the pause yet'),
+      { what: 'the follower to read the pause from the Lease', timeoutMs: 5_000 },
+    );
+
+    // The leader dies; the follower takes over, still paused: 011's pod comes up, nothing is sent.
+    await h.kubectlScale(11);
+    if (aLeads) await h.killManager('SIGKILL');
+    else await replica.stop('SIGKILL');
+    await waitFor(
+      async () =>
+        (await h.manager<Readiness>('/readyz', follower)).leader || pending('still a follower'),
+      { what: 'the follower to take over', timeoutMs: 15_000 },
+    );
+    await h.waitForValidator(
+      '011',
+      (row) => row.ready && row.waitingFor === 'paused',
+      'Ready and waiting for the pause',
+      { url: follower },
+    );
+    // A new manager pod: an empty journal of its own, the pause read from the Lease.
+    const fresh = await h.startReplica(
+      {
+        CM_RPC_PORT: String(await freePort()),
+        CM_IDENTITY: 'manager-c',
+        CM_JOURNAL_PATH: join(h.info.dir, 'journal-c.sqlite'),
+      },
+      'manager-c',
+    );
+    await waitFor(
+      async () => {
+        const r = await h.manager<Readiness & { paused: boolean; synced: boolean }>(
+          '/readyz',
+          fresh.url,
+        );
+        return (r.synced && r.paused) || pending(JSON.stringify(r));
+      },
+      { what: 'the new manager to be synced and paused', timeoutMs: 20_000 },
+    );
+    await h.expectChainProgress(2, 20_000);
+    expect(await h.mempool()).toEqual([]);
+    expect((await stakeCounts(h))['011']).toBeUndefined();
+
+    expect((await h.post('/v1/resume', {}, 10_000, follower)).body).toEqual({ paused: false });
+    await h.expectStakedSet(ids(11), { timeoutMs: 60_000 });
+    expect((await stakeCounts(h))['011']).toBe(1);
+    await fresh.stop();
+    // Leave the devnet's own manager running for the files' end checks.
+    if (aLeads) await h.restartManager();
+  });
 });

@@ -34,8 +34,11 @@ export interface LeaderElectorOptions {
   onStoppedLeading: () => void;
   /** Called whenever the observed holder changes (status). */
   onNewLeader?: (identity: string | undefined) => void;
-  /** Every Lease read (undefined: there is none), before it is acted on: followers learn state. */
-  onLeaseRead?: (lease: V1Lease | undefined) => void;
+  /**
+   * Every Lease read (undefined: there is none), with the monotonic time the read began, before it
+   * is acted on: followers learn what is kept on the Lease (the pause).
+   */
+  onLeaseRead?: (lease: V1Lease | undefined, readStartedAt: number) => void;
   /** Annotations a Lease this replica creates (again) starts with (state kept on the Lease). */
   annotations?: () => Record<string, string>;
 }
@@ -207,7 +210,8 @@ export class LeaderElector {
 
   /** One attempt: read the Lease, then create, take over or renew it when that is allowed. */
   async #tryAcquireOrRenew(): Promise<TryResult> {
-    const { coordination, namespace, name } = this.#options;
+    const { coordination, namespace, name, clock } = this.#options;
+    const started = clock.monotonic();
     let lease: V1Lease | undefined;
     try {
       lease = await coordination.readNamespacedLease({ name, namespace });
@@ -217,7 +221,7 @@ export class LeaderElector {
         return 'failed';
       }
     }
-    this.#options.onLeaseRead?.(lease);
+    this.#options.onLeaseRead?.(lease, started);
     return lease === undefined ? this.#create() : this.#update(lease);
   }
 

@@ -31,7 +31,8 @@ export interface ControlPlane {
     actions: ActionSummary[];
     next: number | null;
   };
-  setPaused(paused: boolean): void;
+  /** Answered by the leader once recorded; a follower rejects with NOT_LEADER. */
+  setPaused(paused: boolean): Promise<void>;
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult>;
   triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }>;
   /** Long-polls (up to `timeoutMs`) until the pod may go: its validator left, or never will. */
@@ -152,8 +153,8 @@ export class ManagerControlPlane implements ControlPlane {
     return { actions, next: page.length > query.limit ? (actions.at(-1)?.seq ?? null) : null };
   }
 
-  setPaused(paused: boolean): void {
-    this.#p.control.setPaused(paused);
+  setPaused(paused: boolean): Promise<void> {
+    return this.#p.control.setPaused(paused);
   }
 
   /** Refused with 501 SCALE_UNSUPPORTED when discovery has nothing to scale (static files). */
