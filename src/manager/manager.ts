@@ -40,6 +40,7 @@ import { ActionBook } from './reconcile/action-book.ts';
 import { pausedOn } from './kube/lease-pause-record.ts';
 import { journalPauseRecord } from './pause/journal-pause-record.ts';
 import { PauseState } from './pause/pause-state.ts';
+import { PausedDepartures } from './pause/paused-departures.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
 import { fencedSender, SendFence } from './reconcile/send-fence.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
@@ -128,6 +129,8 @@ export class Manager {
   readonly #phaseRefreshes: PacedRun;
   /** Whether the managers are paused: on the Lease, or in the journal (pause/pause-state.ts). */
   readonly #pause: PauseState;
+  /** Validator pods the cluster removes while paused: reported, looked at when their hold ends. */
+  readonly #pausedDepartures: PausedDepartures;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
   #journalChecked = false;
   #journalChecking = false;
@@ -184,6 +187,17 @@ export class Manager {
       clock: this.clock,
       logger,
       onChange: (paused) => this.#onPausedChange(paused),
+    });
+    this.#pausedDepartures = new PausedDepartures({
+      clock: this.clock,
+      logger,
+      marginMs: config.pauseDepartureMarginMs,
+      event: (id, type, reason, message) => {
+        const target = this.#eventTarget(id);
+        if (target !== undefined)
+          void this.discovery.events.record(target, type, reason, `validator ${id}: ${message}`);
+      },
+      enqueue: (id) => this.#queue.add(id),
     });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = fencedSender(this.chainPort.sender, this.#fence);
@@ -245,6 +259,7 @@ export class Manager {
       votingWindow: VOTING_WINDOW,
       capabilities: this.capabilities,
       restartStalePods: config.restartStalePods,
+      pauseDepartureMarginMs: config.pauseDepartureMarginMs,
     };
     const world: WorldView = {
       desired: () => this.desired(),
@@ -336,6 +351,7 @@ export class Manager {
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
+    this.#pausedDepartures.stop();
     await this.#hooks?.stop();
     await this.#elector?.stop();
     await this.chain.stop();
@@ -818,6 +834,7 @@ export class Manager {
       this.#reportCannotVote(decision);
     }
     this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
+    this.#pausedDepartures.observe(decisions, this.desired(), this.book.open, this.#pause.paused);
     for (const id of this.#reportedMissing)
       if (!this.#phases.has(id)) this.#reportedMissing.delete(id);
     for (const id of this.#reportedCannotVote.keys())

@@ -59,6 +59,11 @@ export interface PodView {
    */
   readonly flapped?: boolean;
   readonly terminating: boolean;
+  /**
+   * Epoch ms at which the kubelet kills a terminating pod: its deletionTimestamp (the delete's time
+   * plus its grace period). Undefined while it is not terminating, or from a source without pods.
+   */
+  readonly deletingAt?: number | undefined;
   readonly held: boolean;
   readonly draining: boolean;
   /** `http://host:port` of the node's own RPC, when it can be worked out. */

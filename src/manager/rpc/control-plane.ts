@@ -232,7 +232,9 @@ export class ManagerControlPlane implements ControlPlane {
             open: m.actions.open,
             mempool: m.chain.mempool,
           },
-          paused: m.paused,
+          // A pod the cluster removes while paused is held until shortly before it is killed; then
+          // its validator leaves as if not paused (planner/paused-departure.ts).
+          paused: m.paused && decision?.waitingFor === Wait.paused,
           trust: m.trust,
           chainHealthy: m.chain.healthy,
           height: m.chain.height,
