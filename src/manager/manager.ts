@@ -15,7 +15,7 @@ import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/p
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
 import { Journal, type ChainIdentity } from './journal/journal.ts';
 import { HookGate } from './hooks/hook-gate.ts';
-import { execaCommandPort, fetchHttpPort } from './hooks/hook-ports.ts';
+import { commandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
 import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
@@ -225,7 +225,7 @@ export class Manager {
             hooks,
             journal: this.#journal,
             ports: {
-              command: execaCommandPort,
+              command: commandPort,
               http: fetchHttpPort,
               path: process.env.PATH ?? '/usr/bin:/bin',
               now: () => this.clock.now(),
