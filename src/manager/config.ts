@@ -341,6 +341,15 @@ export const ConfigSchema = Type.Object({
     default: 'cluster-manager-journal.sqlite',
     description: 'SQLite file of the action journal (must survive restarts).',
   }),
+  journalMaxBytes: integer({
+    env: 'CM_JOURNAL_MAX_BYTES',
+    flag: 'journal-max-bytes',
+    default: '209715200',
+    minimum: 65536,
+    maximum: 1099511627776,
+    description:
+      "Largest size of the journal file (200 MiB); a write past it fails as on a full disk (JOURNAL_FULL, reported, nothing sent). Keep it below the journal volume's sizeLimit (256Mi in the manifests), so that the manager reports a full journal instead of the kubelet evicting its pod.",
+  }),
   hooksFile: maybe(
     path({
       env: 'CM_HOOKS_FILE',

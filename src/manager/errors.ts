@@ -77,6 +77,15 @@ export function isManagerError(error: unknown, code?: ErrorCode): error is Manag
   return error instanceof ManagerError && (code === undefined || error.code === code);
 }
 
+/**
+ * The catalogue code of any thrown value (a metric label, a log field): a ManagerError's own code,
+ * INTERNAL for anything else (a raw `code` such as SQLite's `ERR_SQLITE_ERROR` or `ECONNRESET`
+ * is not a catalogue code).
+ */
+export function catalogueCode(error: unknown): ErrorCode {
+  return error instanceof ManagerError ? error.code : 'INTERNAL';
+}
+
 /** A short, safe description of any thrown value for logs and status (no stack, no input). */
 export function describeError(error: unknown): string {
   if (error instanceof ManagerError) return `${error.code}: ${error.message}`;

@@ -13,7 +13,9 @@ import { PacedRun } from './paced-run.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
-import { Journal, type ChainIdentity } from './journal/journal.ts';
+import type { ChainIdentity, Journal } from './journal/journal.ts';
+import { JournalHealth, type JournalFailure } from './journal/journal-health.ts';
+import { openJournal } from './journal/journal-open.ts';
 import { HookGate } from './hooks/hook-gate.ts';
 import { commandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
@@ -24,7 +26,7 @@ import { KeyObservations } from './keys/key-observations.ts';
 import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
 import type { Logger } from './logger.ts';
-import { ManagerError } from './errors.ts';
+import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
 import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
@@ -137,6 +139,8 @@ export class Manager {
   /** The chain had no block when checked: the journal is bound once it has. */
   #journalBindPending = false;
   #journalSetAside: { to: string; reason: string } | undefined;
+  /** The journal's last failed write, until one succeeds (journal/journal-health.ts). */
+  readonly #journalHealth = new JournalHealth();
   #journalChain: ChainIdentity | undefined;
   #wasSynced = false;
   #started = false;
@@ -179,7 +183,17 @@ export class Manager {
     };
     this.discovery = options.discovery(deps);
     const hooks = options.hooks;
-    this.#journal = Journal.open(config.journalPath, this.clock);
+    const opened = openJournal(config.journalPath, this.clock, {
+      maxBytes: config.journalMaxBytes,
+    });
+    this.#journal = opened.journal;
+    this.#journalSetAside = opened.setAside;
+    if (opened.setAside !== undefined)
+      logger.warn(
+        { journal: config.journalPath, setAsideTo: opened.setAside.to, code: 'JOURNAL_CORRUPT' },
+        opened.setAside.reason,
+      );
+    this.#journal.onGroupFailure((error) => this.#journalHealth.failed(error, this.clock.now()));
     this.book = new ActionBook(this.#journal);
     this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
     this.#pause = new PauseState({
@@ -300,7 +314,8 @@ export class Manager {
         return outcome;
       },
       onError: (id, error, retryInMs) => {
-        this.metrics.reconcileErrors.inc({ code: (error as { code?: string }).code ?? 'INTERNAL' });
+        this.#journalHealth.failed(error, this.clock.now());
+        this.metrics.reconcileErrors.inc({ code: catalogueCode(error) });
         this.logger.warn(
           { validator: id, reconcile: this.#reconciler.passOf(id), err: error, retryInMs },
           'reconcile failed; retrying',
@@ -308,7 +323,10 @@ export class Manager {
         this.#schedulePhaseRefresh();
       },
     });
-    this.book.onChange((record) => this.events.emit('action', record));
+    this.book.onChange((record) => {
+      this.#journalHealth.wrote();
+      this.events.emit('action', record);
+    });
 
     this.#elector = this.discovery.createElector({
       onStartedLeading: () => this.#startWorkers(),
@@ -443,8 +461,13 @@ export class Manager {
   journalState(): {
     chain: ChainIdentity | undefined;
     setAside: { to: string; reason: string } | undefined;
+    failure: JournalFailure | undefined;
   } {
-    return { chain: this.#journalChain, setAside: this.#journalSetAside };
+    return {
+      chain: this.#journalChain,
+      setAside: this.#journalSetAside,
+      failure: this.#journalHealth.failure,
+    };
   }
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
@@ -506,12 +529,13 @@ export class Manager {
   }
 
   plan(): Decision[] {
-    return this.#reconciler.plan();
+    return this.#reconciler.plan().map((d) => this.#journalHealth.overlay(d));
   }
 
   /** One validator's decision now (as a reconcile of it would decide). */
   planOne(id: ValidatorId): Decision | undefined {
-    return this.#reconciler.planOne(id);
+    const decision = this.#reconciler.planOne(id);
+    return decision === undefined ? undefined : this.#journalHealth.overlay(decision);
   }
 
   /**
@@ -631,6 +655,7 @@ export class Manager {
       for (const id of this.keyObservations.observe(this.keys.entries(), writtenBy))
         this.#queue.add(id);
     } catch (error: unknown) {
+      this.#journalHealth.failed(error, this.clock.now());
       this.logger.warn({ err: error }, 'could not record when the keys were seen');
     }
   }
@@ -661,6 +686,7 @@ export class Manager {
     bindJournalToChain(this.#journal, chainFactsOf(this.chainPort.reads))
       .then((outcome) => this.#onJournalBinding(outcome))
       .catch((error: unknown) => {
+        this.#journalHealth.failed(error, this.clock.now());
         this.logger.warn({ err: error }, 'could not check the journal against the chain; retrying');
         if (!this.#stopping) this.clock.setTimer(() => this.#checkJournal(), 1_000);
       })
@@ -733,6 +759,7 @@ export class Manager {
     try {
       this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
     } catch (error: unknown) {
+      this.#journalHealth.failed(error, now);
       this.logger.warn({ err: error }, 'could not record the chain height');
     }
   }

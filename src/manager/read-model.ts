@@ -8,6 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type { MempoolTx } from './chain/port.ts';
 import type { SourceStatus } from './discovery/port.ts';
 import type { ChainIdentity } from './journal/journal.ts';
+import type { JournalFailure } from './journal/journal-health.ts';
 import type { ActionRecord, ChainValidator, DesiredState, KeyEntry, ValidatorId } from './model.ts';
 import type { PhaseChange } from './phase-tracker.ts';
 import type { MinimumSet } from './planner/minimum-set.ts';
@@ -93,6 +94,8 @@ export interface ReadModel {
   journalState(): {
     chain: ChainIdentity | undefined;
     setAside: { to: string; reason: string } | undefined;
+    /** The journal's last failed write, until one succeeds. */
+    failure?: JournalFailure | undefined;
   };
   readonly events: EventEmitter<ReadModelEvents>;
 }

@@ -122,6 +122,7 @@ export class ManagerControlPlane implements ControlPlane {
       journal: {
         chain: journal.chain ?? null,
         setAside: journal.setAside ?? null,
+        failure: journal.failure ?? null,
       },
     };
   }
