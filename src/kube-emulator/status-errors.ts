@@ -152,19 +152,29 @@ export function unauthorized(): ApiError {
   return new ApiError({ code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
 }
 
+/**
+ * RBAC's refusal (apiserver pkg/endpoints/handlers/responsewriters/errors.go,
+ * ForbiddenStatusError and forbiddenMessage): the message names `resource/subresource`, the
+ * Status details only the resource.
+ */
 export function forbidden(options: {
   user: string;
   verb: string;
   target: StatusTarget;
   namespace: string;
+  subresource?: string | undefined;
 }): ApiError {
-  const { user, verb, target, namespace } = options;
+  const { user, verb, target, namespace, subresource } = options;
   const where = namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`;
   const what = target.name === undefined ? '' : ` "${target.name}"`;
+  const resource =
+    subresource === undefined || subresource === ''
+      ? target.resource
+      : `${target.resource}/${subresource}`;
   return new ApiError({
     code: 403,
     reason: 'Forbidden',
-    message: `${qualifiedResource(target)}${what} is forbidden: User "${user}" cannot ${verb} resource "${target.resource}" in API group "${target.group}" ${where}`,
+    message: `${qualifiedResource(target)}${what} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${target.group}" ${where}`,
     details: details(target),
   });
 }
