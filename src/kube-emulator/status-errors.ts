@@ -101,14 +101,19 @@ export function invalid(
   target: StatusTarget & { kind: string },
   causes: readonly StatusCause[],
 ): ApiError {
-  const summary = causes.map((cause) => `${cause.field}: ${cause.message}`).join(', ');
+  // errs.ToAggregate(): one message as it is, several deduplicated in brackets.
+  const messages = [...new Set(causes.map((cause) => `${cause.field}: ${cause.message}`))];
+  const summary = messages.length === 1 ? (messages[0] ?? '') : `[${messages.join(', ')}]`;
   const qualifiedKind = target.group === '' ? target.kind : `${target.kind}.${target.group}`;
   return new ApiError({
     code: 422,
     reason: 'Invalid',
-    message: `${qualifiedKind} "${target.name ?? ''}" is invalid: ${summary}`,
+    message:
+      messages.length === 0
+        ? `${qualifiedKind} "${target.name ?? ''}" is invalid`
+        : `${qualifiedKind} "${target.name ?? ''}" is invalid: ${summary}`,
     details: {
-      ...(target.name === undefined ? {} : { name: target.name }),
+      ...(target.name === undefined || target.name === '' ? {} : { name: target.name }),
       ...(target.group === '' ? {} : { group: target.group }),
       kind: target.kind,
       causes: causes.map((cause) => ({ ...cause })),
