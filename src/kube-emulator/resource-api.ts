@@ -15,6 +15,8 @@ import { applyMergePatch } from './patch/merge-patch.ts';
 import { applyConfiguration, recordUpdate } from './patch/managed-fields.ts';
 import { randomSuffix, validateName } from './names.ts';
 import {
+  ApiError,
+  qualifiedResource,
   alreadyExists,
   badRequest,
   conflict,
@@ -94,8 +96,17 @@ export interface DeleteResult {
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
 export const ORPHAN_FINALIZER = 'orphan';
 
+/** The namespaces NamespaceLifecycle never lets go. */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
+
 export function targetOf(info: KindInfo, name?: string): StatusTarget {
   return { group: info.group, resource: info.resource, ...(name === undefined ? {} : { name }) };
+}
+
+/** A namespace's `spec.finalizers` (the namespace controller's `kubernetes`). */
+function namespaceFinalizers(object: KubeObject): unknown[] {
+  const spec = isObject(object.spec) ? object.spec : {};
+  return Array.isArray(spec.finalizers) ? spec.finalizers : [];
 }
 
 function namespaceOf(object: KubeObject): string {
@@ -154,6 +165,33 @@ export class ResourceApi {
     }
   }
 
+  /**
+   * NamespaceLifecycle admission (plugin/pkg/admission/namespace/lifecycle/admission.go): no
+   * new content in a namespace being deleted.
+   */
+  #assertNotTerminating(info: KindInfo, namespace: string, name: string): void {
+    if (!info.namespaced) return;
+    const ns = this.store.get(kindOf('', 'namespaces').storage, '', namespace);
+    if (ns?.metadata.deletionTimestamp === undefined) return;
+    throw new ApiError({
+      code: 403,
+      reason: 'Forbidden',
+      message: `${qualifiedResource(targetOf(info))} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      details: {
+        name,
+        ...(info.group === '' ? {} : { group: info.group }),
+        kind: info.resource,
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      },
+    });
+  }
+
   create(
     info: KindInfo,
     namespace: string,
@@ -191,6 +229,7 @@ export class ResourceApi {
     const nameProblems = validateName(name, info.resource === 'namespaces');
     if (nameProblems.length > 0) throw invalid(target, nameProblems);
     this.#assertNamespace(info, namespace);
+    this.#assertNotTerminating(info, namespace, name);
     if (this.peek(info, namespace, name) !== undefined) throw alreadyExists(targetOf(info, name));
     const givenRv = meta.resourceVersion;
     meta.uid = randomUUID();
@@ -364,7 +403,8 @@ export class ResourceApi {
     if (
       next.metadata.deletionTimestamp !== undefined &&
       finalizers.length === 0 &&
-      (info.resource !== 'pods' || next.metadata.deletionGracePeriodSeconds === 0)
+      (info.resource !== 'pods' || next.metadata.deletionGracePeriodSeconds === 0) &&
+      (info.resource !== 'namespaces' || namespaceFinalizers(next).length === 0)
     ) {
       const removed = this.store.remove(info.storage, namespaceOf(existing), name);
       return this.serve(info, removed ?? next);
@@ -563,7 +603,7 @@ export class ResourceApi {
     const now = this.#clock.now();
     if (info.resource === 'pods')
       return this.#deletePod(info, existing, options.gracePeriodSeconds);
-    if (info.resource === 'namespaces') this.#emptyNamespace(name);
+    if (info.resource === 'namespaces') return this.#deleteNamespace(info, existing);
     const finalizers = [...(existing.metadata.finalizers ?? [])];
     if (
       policy === Propagation.foreground &&
@@ -619,6 +659,35 @@ export class ResourceApi {
     return { object: this.serve(info, this.store.update(info.storage, next)), removed: false };
   }
 
+  /**
+   * A namespace goes `Terminating` (the namespace REST Delete, pkg/registry/core/namespace/
+   * storage/storage.go): the namespace controller deletes its content, then its `kubernetes`
+   * finalizer and the namespace. `default`, `kube-system` and `kube-public` are never deleted
+   * (the NamespaceLifecycle admission plugin).
+   */
+  #deleteNamespace(info: KindInfo, existing: KubeObject): DeleteResult {
+    const name = existing.metadata.name ?? '';
+    if (IMMORTAL_NAMESPACES.has(name))
+      throw new ApiError({
+        code: 403,
+        reason: 'Forbidden',
+        message: `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+        details: { name, kind: 'namespaces' },
+      });
+    if (
+      namespaceFinalizers(existing).length === 0 &&
+      (existing.metadata.finalizers ?? []).length === 0
+    )
+      return { object: this.serve(info, this.removeNow(info, existing)), removed: true };
+    if (existing.metadata.deletionTimestamp !== undefined)
+      return { object: this.serve(info, existing), removed: false };
+    const next = clone(existing);
+    next.metadata.deletionTimestamp = rfc3339(this.#clock.now());
+    next.metadata.deletionGracePeriodSeconds = 0;
+    next.status = { ...(isObject(existing.status) ? existing.status : {}), phase: 'Terminating' };
+    return { object: this.serve(info, this.store.update(info.storage, next)), removed: false };
+  }
+
   /** Removes an object from the store at once (the end of any deletion). */
   removeNow(info: KindInfo, object: KubeObject): KubeObject {
     const removed = this.store.remove(
@@ -656,15 +725,6 @@ export class ResourceApi {
       if (refs.length === 0) delete next.metadata.ownerReferences;
       else next.metadata.ownerReferences = refs;
       this.store.update(info.storage, next);
-    }
-  }
-
-  /** Deleting a namespace deletes everything in it, at once. */
-  #emptyNamespace(namespace: string): void {
-    for (const storage of this.store.tables()) {
-      const info = storageKind(storage);
-      if (!info.namespaced) continue;
-      for (const object of this.store.list(storage, namespace)) this.removeNow(info, object);
     }
   }
 }

@@ -289,6 +289,13 @@ const service: KindRules = {
 };
 
 const namespace: KindRules = {
+  // The namespace strategy's PrepareForCreate: the `kubernetes` finalizer the namespace
+  // controller removes once the namespace's content is gone.
+  admit(object) {
+    const spec = child(object, 'spec');
+    const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
+  },
   defaults(object) {
     const status = child(object, 'status');
     status.phase ??= 'Active';
