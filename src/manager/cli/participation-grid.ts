@@ -59,10 +59,9 @@ export function participationLines(
     })),
     ...(gaps ? [NOT_READ] : []),
   ];
-  const title =
-    first === undefined || last === undefined
-      ? `no heights recorded yet (chain at ${input.height})`
-      : `heights ${first}–${last} · chain ${input.height} · ${input.validators.length} validators · newest at the right`;
+  if (first === undefined || last === undefined)
+    return [fit(`no heights recorded yet (chain at ${input.height})`, screen.width)];
+  const title = `heights ${first}–${last} · chain ${input.height} · ${input.validators.length} validators · newest at the right`;
   // On a terminal the whole drawing fits the window (title, header, rows, a count, legend).
   const legendLines = 3;
   const maxRows = Number.isFinite(screen.height)
