@@ -192,7 +192,7 @@ function hover(/** @type {MouseEvent} */ event) {
   const tip = $('tip');
   const target = /** @type {Element} */ (event.target);
   const cell = target.closest('.c');
-  const row = target.closest('.row');
+  const row = target.closest('.label') === null ? null : target.closest('.row');
   let text = '';
   if (cell instanceof HTMLElement) {
     const h = grid.height(Number(cell.dataset.height));
