@@ -3,7 +3,7 @@
 // same module), and a legend. Also the one-line form of a new height, for `-f` off a terminal.
 import type { Participation } from '../participation/participation.ts';
 import { LEGEND, statesAt, type CellState, type Height } from '../ui/cells.js';
-import { renderGrid, type GridCell, type LegendItem } from './grid.ts';
+import { renderGrid, visibleColumns, type GridCell, type LegendItem } from './grid.ts';
 import { fit, Style, type Screen } from './screen.ts';
 
 /** What the grid reads of a participation answer. */
@@ -61,7 +61,9 @@ export function participationLines(
   ];
   if (first === undefined || last === undefined)
     return [fit(`no heights recorded yet (chain at ${input.height})`, screen.width)];
-  const title = `heights ${first}–${last} · chain ${input.height} · ${input.validators.length} validators · newest at the right`;
+  // The heights the width leaves room for (renderGrid shows the newest of them).
+  const shown = Math.min(columns.length, visibleColumns({ rows }, screen.width));
+  const title = `heights ${last - shown + 1}–${last} · chain ${input.height} · ${input.validators.length} validators · newest at the right`;
   // On a terminal the whole drawing fits the window (title, header, rows, a count, legend).
   const legendLines = 3;
   const maxRows = Number.isFinite(screen.height)

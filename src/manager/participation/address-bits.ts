@@ -28,6 +28,11 @@ export class AddressTable {
     return this.#addresses.length;
   }
 
+  /** Every address, by number (a live view: it grows as addresses are numbered). */
+  get all(): readonly string[] {
+    return this.#addresses;
+  }
+
   /** A set of `addresses` (numbered on first sight). */
   bitsOf(addresses: Iterable<string>): Uint8Array {
     const numbers = [...addresses].map((a) => this.numberOf(a));

@@ -6,6 +6,7 @@
 import { ManagerError } from '../errors.ts';
 import type { ChainValidator, DesiredState } from '../model.ts';
 import type { KeyLookup } from '../planner/plan.ts';
+import { hasBit } from './address-bits.ts';
 import type { ParticipationRecord, RecordedHeight } from './record.ts';
 
 /** Heights answered when no window is asked for. */
@@ -139,26 +140,52 @@ export function participationSource(inputs: ParticipationInputs): ParticipationS
     read: (asked) => {
       const newest = Math.max(inputs.chain.height, record.range?.to ?? 0);
       const window = windowOf(asked, newest);
-      const recorded = record.heights(window.from, window.to);
-      const heights = recorded.map(heightOf);
-      const names = new Set<string>();
-      for (const [id, entry] of inputs.desired().validators) if (entry.wanted) names.add(id);
-      for (const h of recorded)
-        for (const address of [
-          ...h.signers,
-          ...(h.staked ?? []),
-          ...(h.proposer === undefined ? [] : [h.proposer]),
-          ...h.txs.map((tx) => tx.signer),
-        ])
-          names.add(name(address));
-      const validators = [...names].sort(byName);
+      const { addresses, heights } = record.compact(window.from, window.to);
+      // Each address named once, and the numbers in the order of their names: a height's lists
+      // are then a walk over that order (no sort per height).
+      const names = addresses.map(name);
+      const order = names.map((_, n) => n).sort((a, b) => byName(names[a] ?? '', names[b] ?? ''));
+      const seen = new Uint8Array(Math.ceil(addresses.length / 8));
+      const named = new Set<string>();
+      const answer = heights.map((h): ParticipationHeight => {
+        const signers: string[] = [];
+        const absent: string[] | null = h.staked === undefined ? null : [];
+        for (const n of order) {
+          const signed = hasBit(h.signers, n);
+          if (signed) signers.push(names[n] ?? '');
+          else if (absent !== null && h.staked !== undefined && hasBit(h.staked, n))
+            absent.push(names[n] ?? '');
+          if (signed || (h.staked !== undefined && hasBit(h.staked, n)))
+            seen[n >> 3] = (seen[n >> 3] ?? 0) | (1 << (n & 7));
+        }
+        const proposer = h.proposer === undefined ? null : (names[h.proposer] ?? null);
+        if (proposer !== null) named.add(proposer);
+        for (const tx of h.txs) named.add(name(tx.signer));
+        return {
+          height: h.height,
+          hash: h.hash,
+          time: h.time === undefined ? null : new Date(h.time).toISOString(),
+          proposer,
+          signers,
+          absent,
+          transactions: h.txs.map((tx) => ({
+            kind: tx.kind,
+            validator: name(tx.signer),
+            hash: tx.hash,
+            resultCode: tx.resultCode,
+          })),
+        };
+      });
+      for (const n of order) if (hasBit(seen, n)) named.add(names[n] ?? '');
+      for (const [id, entry] of inputs.desired().validators) if (entry.wanted) named.add(id);
+      const validators = [...named].sort(byName);
       return {
         validators,
         details: Object.fromEntries(validators.map((v) => [v, detailOf(v, inputs)])),
         ...window,
         height: newest,
         recorded: record.range ?? null,
-        heights,
+        heights: answer,
       };
     },
     onBlock: (listener) => {

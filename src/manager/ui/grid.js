@@ -19,7 +19,7 @@ import { statesAt } from './cells.js';
 export const ROW = 16;
 export const CELL = 9;
 /** Rows built beyond the view, above and below, so that a short scroll shows built rows. */
-const MARGIN = 12;
+const MARGIN = 6;
 
 /** @param {unknown} text */
 export function escapeHtml(text) {
@@ -84,6 +84,38 @@ export class Grid {
     this.invalidate();
   }
 
+  /**
+   * One new height at the right (the oldest dropped beyond `keep`): the rows built get one cell
+   * more and, if need be, one less, instead of being built again.
+   * @param {Height} height @param {number} keep
+   */
+  appendHeight(height, keep) {
+    const last = this.keys.at(-1);
+    if (last === undefined || height.height !== last + 1) {
+      this.setHeights([...this.byHeight.values(), height].slice(-keep));
+      return;
+    }
+    this.byHeight.set(height.height, height);
+    this.keys.push(height.height);
+    const state = statesAt(height);
+    this.states.push(state);
+    const drop = Math.max(0, this.keys.length - keep);
+    for (const key of this.keys.splice(0, drop)) this.byHeight.delete(key);
+    this.states.splice(0, drop);
+    for (const row of this.built.values()) {
+      const cells = row.lastElementChild;
+      if (cells === null) continue;
+      const validator = row.dataset.row ?? '';
+      for (let i = 0; i < drop; i++) cells.firstElementChild?.remove();
+      cells.insertAdjacentHTML(
+        'beforeend',
+        `<i data-validator="${escapeHtml(validator)}" data-height="${height.height}" data-state="${state(validator)}"></i>`,
+      );
+    }
+    this.#drawHead();
+    this.schedule();
+  }
+
   /** @param {Map<string, Status>} status */
   setStatus(status) {
     this.status = status;
@@ -130,6 +162,7 @@ export class Grid {
     const rowsHeight = this.validators.length * ROW;
     this.body.style.height = `${rowsHeight}px`;
     this.body.style.width = `calc(var(--label) + ${width}px)`;
+    this.root.style.setProperty('--cells-width', `${width}px`);
     if (this.head.dataset.version !== String(this.version)) this.#drawHead();
     const top = Math.max(0, this.root.scrollTop - 22);
     const first = Math.max(0, Math.floor(top / ROW) - MARGIN);
@@ -201,7 +234,7 @@ export class Grid {
       `<span class="reason">${escapeHtml(status?.reason ?? '')}</span></div><div class="cells">`;
     for (let c = 0; c < this.keys.length; c++) {
       const state = this.states[c]?.(validator) ?? 'unread';
-      html += `<i class="c s-${state}" data-validator="${v}" data-height="${this.keys[c]}" data-state="${state}"></i>`;
+      html += `<i data-validator="${v}" data-height="${this.keys[c]}" data-state="${state}"></i>`;
     }
     return `${html}</div></div>`;
   }

@@ -86,6 +86,11 @@ export const participationRoutes: RoutePlugin<{
         querystring: ParticipationQuerySchema,
         response: { 200: ParticipationSchema, 400: errorRef, 503: errorRef },
       },
+      // JSON.stringify rather than the schema's compiled serializer, which checks the `anyOf` of
+      // each nullable field per height: at 1,000 validators × 200 heights (1.5 MiB) the read's p50
+      // was 48–57 ms against 31–160 ms (2026-12-03, a loaded machine). The handler's return type
+      // still follows the schema (the type provider), and the document is unchanged.
+      serializerCompiler: () => (data) => JSON.stringify(data),
       onRequest: (request, _reply, done) => {
         const query = request.query as Record<string, unknown>;
         const named = TOKEN_PARAMETERS.find((p) => p in query);
