@@ -175,6 +175,11 @@ export function registerDevnetCommand(program: Command): void {
         process.stderr.write(
           hints.map((line, i) => `  ${i === 0 ? 'try:' : '    '} ${line}\n`).join(''),
         );
+        // The participation page; the token rides in the fragment, which the browser keeps to itself.
+        if (info.managerUrl !== null && info.token !== null)
+          process.stderr.write(
+            `  page: ${info.managerUrl}/ui/#token=${encodeURIComponent(info.token)}\n`,
+          );
         board =
           info.managerUrl === null
             ? undefined

@@ -27,7 +27,9 @@ import { keyNeedles, scanFilesForKeys, findKeys, type KeyLeak } from './key-leak
 import { runKubectl, type KubectlResult } from './kubectl.ts';
 import { ChainLedger, type LedgerTx } from './ledger.ts';
 import { commandLine, descendants, isAlive } from './processes.ts';
-import { pending, waitFor } from './wait.ts';
+import { participationLines } from '../manager/cli/participation-grid.ts';
+import type { Participation } from '../manager/participation/participation.ts';
+import { pending, waitFor, WaitTimeout, type Probe, type WaitOptions } from './wait.ts';
 
 export interface ScaleOptions {
   wait?: 'none' | 'staked' | 'active';
@@ -287,7 +289,7 @@ export class Harness {
     what: string,
     options: { timeoutMs?: number; url?: string; drive?: boolean } = {},
   ): Promise<ValidatorRow> {
-    return waitFor(
+    return this.#wait(
       async () => {
         const row = await this.validator(key, options.url);
         if (row !== undefined && check(row)) return row;
@@ -315,6 +317,54 @@ export class Harness {
         drive: this.info.pacemaker === 'manual',
         timeoutMs: options.timeoutMs ?? 30_000,
       });
+  }
+
+  /**
+   * The manager's participation read (`GET /v1/participation`): per height who signed, who was
+   * staked and did not, the proposer and the stakes and unstakes (defaults: the last 50 heights).
+   */
+  async participation(from?: number, to?: number): Promise<Participation> {
+    const query = new URLSearchParams();
+    if (from !== undefined) query.set('from', String(from));
+    if (to !== undefined) query.set('to', String(to));
+    const response = await fetch(
+      `${this.#managerUrl()}/v1/participation${query.size === 0 ? '' : `?${query.toString()}`}`,
+      {
+        headers: { authorization: `Bearer ${this.info.token ?? ''}` },
+        signal: AbortSignal.timeout(10_000),
+      },
+    );
+    if (!response.ok)
+      throw new Error(`GET /v1/participation: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as Participation;
+  }
+
+  /**
+   * The grid of the last `heights` heights as `cluster-manager participation` draws it off a
+   * terminal, `width` columns wide; a line saying why when it cannot be read (no manager).
+   */
+  async participationGrid(heights = 60, width = 100): Promise<string> {
+    try {
+      const newest = (await this.participation()).height;
+      const read = await this.participation(Math.max(1, newest - heights + 1), Math.max(1, newest));
+      return participationLines(read, {
+        width,
+        color: false,
+        height: Number.POSITIVE_INFINITY,
+      }).join('\n');
+    } catch (error: unknown) {
+      return `(no participation grid: ${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+
+  /** `waitFor`, whose timeout ends with the grid of the last heights (who signed where). */
+  async #wait<T>(probe: Probe<T>, options: WaitOptions): ReturnType<typeof waitFor<T>> {
+    try {
+      return await waitFor(probe, options);
+    } catch (error: unknown) {
+      if (!(error instanceof WaitTimeout)) throw error;
+      throw new WaitTimeout(`${error.message}\n${await this.participationGrid()}`);
+    }
   }
 
   #managerUrl(): string {
@@ -485,7 +535,7 @@ export class Harness {
   }
 
   async waitForHeight(height: number, timeoutMs = 30_000): Promise<void> {
-    await waitFor(
+    await this.#wait(
       async () => {
         const now = await this.chain.height();
         return now >= height || pending(`height ${now}`);
@@ -502,7 +552,7 @@ export class Harness {
       while ((await this.chain.height()) < start + blocks && Date.now() < deadline)
         await this.triggerView().catch(() => undefined);
     }
-    await waitFor(
+    await this.#wait(
       async () => {
         const now = await this.chain.height();
         if (now >= start + blocks) return true;
@@ -597,7 +647,7 @@ export class Harness {
     const address = await this.#addressOf(id);
     const since = Math.max(1, options.since ?? 1);
     let scanned = since - 1;
-    return waitFor(
+    return this.#wait(
       async () => {
         const height = await this.chain.height();
         for (let h = scanned + 1; h <= height; h++) {
@@ -626,7 +676,7 @@ export class Harness {
   async expectInactive(id: string, options: { timeoutMs?: number } = {}): Promise<number> {
     const address = await this.#addressOf(id);
     let outAt: number | undefined;
-    return waitFor(
+    return this.#wait(
       async () => {
         const row = await this.chain.validator(address);
         const height = await this.chain.height();
@@ -680,7 +730,7 @@ export class Harness {
     options: { timeoutMs?: number } = {},
   ): Promise<number> {
     const want = [...ids].sort().join(',');
-    return waitFor(
+    return this.#wait(
       async () => {
         const staked = (await this.stakedValidators()).join(',');
         const height = await this.chain.height();
