@@ -16,7 +16,7 @@ import { waitFor } from '../../src/harness/wait.ts';
 import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../src/localnet/server.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
-import { freePort } from './support/ports.ts';
+import { ownedPort } from '../support/owned-ports.ts';
 import { compileCacheEnv } from '../support/compile-cache-env.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
@@ -86,14 +86,14 @@ const GO_LOG = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d /;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'localnet-cli-v1-'));
-  const p2pPort = await freePort();
+  const p2p = await ownedPort();
   node = await startNode({
-    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2pPort}` }),
+    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2p.port}` }),
     key: validator,
     fidelity: 'v1',
     host: '127.0.0.1',
     rpcPort: 0,
-    p2pPort,
+    p2pPort: p2p.server,
     roundTimeoutMs: 300,
     logger: pino({ level: 'silent' }),
   });

@@ -15,7 +15,7 @@ import { CliChainAdapter } from '../../src/manager/chain/pocket/cli-adapter.ts';
 import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
-import { freePort } from '../localnet/support/ports.ts';
+import { ownedPort } from '../support/owned-ports.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
 const keys = generateKeys({ count: 2, seed: 'cli-adapter-v1' });
@@ -30,14 +30,14 @@ beforeAll(async () => {
   // Invoked under the name p1, localnet-cli behaves as V1's p1 (its v1 mode).
   p1 = join(dir, 'p1');
   symlinkSync(CLI, p1);
-  const p2pPort = await freePort();
+  const p2p = await ownedPort();
   node = await startNode({
-    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2pPort}` }),
+    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2p.port}` }),
     key: keys.get('001'),
     fidelity: 'v1',
     host: '127.0.0.1',
     rpcPort: 0,
-    p2pPort,
+    p2pPort: p2p.server,
     roundTimeoutMs: 300,
     logger: pino({ level: 'silent' }),
   });

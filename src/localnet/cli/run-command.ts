@@ -12,14 +12,14 @@ import { DataDirError } from '../data-dir.ts';
 import { Fidelity, isFidelity } from '../fidelity.ts';
 import { parseGenesis, type Genesis } from '../genesis.ts';
 import { isPacemakerMode, type PacemakerMode } from '../pacemaker.ts';
-import { startNode } from '../server.ts';
+import { startNode, type ListenTarget } from '../server.ts';
 
 export interface RunConfig {
   genesis: Genesis;
   key: ValidatorKey | undefined;
   host: string;
-  rpcPort: number;
-  p2pPort: number;
+  rpcPort: ListenTarget;
+  p2pPort: ListenTarget;
   pacemaker: PacemakerMode;
   blockIntervalMs: number;
   roundTimeoutMs: number | undefined;
@@ -55,10 +55,15 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  */
 export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunConfig {
   const problems: string[] = [];
-  const port = (name: string, value: string | undefined, fallback: number): number => {
+  // A port, or `fd:N`: a listening socket inherited as file descriptor N (`localnet-node net`
+  // passes each node the ports it holds, so none is free for another program in between).
+  const port = (name: string, value: string | undefined, fallback: number): ListenTarget => {
     if (value === undefined || value === '') return fallback;
+    const fd = /^fd:(\d{1,4})$/.exec(value)?.[1];
+    if (fd !== undefined && Number(fd) > 2) return { fd: Number(fd) };
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535)
+      problems.push(`${name} must be a port number (or fd:N, an inherited listening socket)`);
     return n;
   };
   const positive = (name: string, value: string | undefined): number | undefined => {
