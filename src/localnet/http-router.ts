@@ -33,6 +33,13 @@ export interface Route {
   method: 'GET' | 'POST';
   path: string;
   handler: Handler;
+  /**
+   * The route changes the node's state with nothing a browser could not send (no signature, no
+   * token): requests from a web page (`Origin`, or `Sec-Fetch-Site` other than `none`) are
+   * refused with 403, and a body other than `application/json` with 415, before the handler
+   * runs (`refuseBrowserRequest`).
+   */
+  stateChanging?: boolean;
 }
 
 const TEXT = 'text/plain; charset=UTF-8';
@@ -69,20 +76,51 @@ export interface RouterOptions {
 
 export function createRouter(routes: readonly Route[], options: RouterOptions): RequestListener {
   const byPath = new Map<string, Map<string, Handler>>();
+  const stateChanging = new Set<string>();
   for (const route of routes) {
     const methods = byPath.get(route.path) ?? new Map<string, Handler>();
     methods.set(route.method, route.handler);
     byPath.set(route.path, methods);
+    if (route.stateChanging === true) stateChanging.add(`${route.method} ${route.path}`);
   }
   return (req, res) => {
-    void serve(req, res, { byPath, options });
+    void serve(req, res, { byPath, stateChanging, options });
   };
+}
+
+interface RouterContext {
+  byPath: Map<string, Map<string, Handler>>;
+  /** `METHOD /path` of the routes whose requests `refuseBrowserRequest` checks. */
+  stateChanging: Set<string>;
+  options: RouterOptions;
+}
+
+/**
+ * Why a request to a state-changing route is refused, or undefined. A web page can make a
+ * browser send a POST to any address, the loopback included (a node's RPC or p2p port published
+ * on localhost): without a preflight when its body is `text/plain`, a form, or absent. Such a
+ * request carries `Origin` (every cross-origin POST of a current browser) or `Sec-Fetch-Site`;
+ * our clients (the manager, localnet-cli, the peers) send neither, and send JSON. A cross-origin
+ * `text/plain` POST to `/v1/debug/reset_to_genesis` reset every validator of a localnet.
+ */
+export function refuseBrowserRequest(request: HttpRequest): HttpResponse | undefined {
+  const site = request.headers['sec-fetch-site'];
+  if (request.headers.origin !== undefined || (site !== undefined && site !== 'none')) {
+    return echoError(403, 'cross-origin requests are refused');
+  }
+  const type = request.headers['content-type'];
+  const media = (type ?? '').split(';', 1).join('').trim().toLowerCase();
+  if ((type !== undefined || request.body.length > 0) && media !== 'application/json') {
+    // Echo's answer to a body it cannot bind (`echo.ErrUnsupportedMediaType`).
+    return echoError(415, 'Unsupported Media Type');
+  }
+  return undefined;
 }
 
 async function serve(
   req: IncomingMessage,
   res: ServerResponse,
-  context: { byPath: Map<string, Map<string, Handler>>; options: RouterOptions },
+  context: RouterContext,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://localhost');
   const method = req.method ?? 'GET';
@@ -108,6 +146,13 @@ async function serve(
   if (handler === undefined) {
     write(res, method, json(405, { message: 'Method Not Allowed' }));
     return;
+  }
+  if (context.stateChanging.has(`${method} ${url.pathname}`)) {
+    const refused = refuseBrowserRequest(request);
+    if (refused !== undefined) {
+      write(res, method, refused);
+      return;
+    }
   }
   try {
     write(res, method, await handler(request));

@@ -48,6 +48,8 @@ export interface StartNetOptions {
   shutdownDrainMs?: number;
   /** Every node's fidelity profile (default `intended`). */
   fidelity?: Fidelity;
+  /** Every node serves the debug actions (`--debug-routes`; default off). */
+  debugRoutes?: boolean;
 }
 
 /** The net could not start; the message names the node, the port and the cause. */
@@ -181,6 +183,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       '--key-file',
       '-',
       ...(options.fidelity === undefined ? [] : ['--fidelity', options.fidelity]),
+      ...(options.debugRoutes === true ? ['--debug-routes'] : []),
       ...(options.roundTimeoutMs === undefined
         ? []
         : ['--round-timeout-ms', String(options.roundTimeoutMs)]),

@@ -58,6 +58,13 @@ export interface LocalnetNodeOptions {
   fidelity?: Fidelity | undefined;
   /** Mempool bounds (default V1 LocalNet's: 9000 transactions, 1 GiB). */
   mempoolLimits?: MempoolLimits | undefined;
+  /**
+   * The debug actions (`/v1/debug/*` on the RPC, forwarded ones on the p2p port, and — in the
+   * intended profile — V1's debug messages): off unless asked for. They reset, trigger and
+   * re-mode a chain with no signature and no token (docs/adr/0023-debug-routes-off-unless-asked.md).
+   * The v1 profile takes V1's debug messages either way, as V1 does.
+   */
+  debugRoutes?: boolean | undefined;
   logger: Logger;
 }
 
@@ -222,6 +229,11 @@ export class LocalnetNode {
     return this.#chain
       .validatorSet(this.#chain.height + 1)
       .members.some((m) => m.address === address);
+  }
+
+  /** Whether this node takes debug actions from its RPC and its peers (`debugRoutes`). */
+  get debugRoutes(): boolean {
+    return this.#options.debugRoutes === true;
   }
 
   get pacemakerMode(): PacemakerMode {

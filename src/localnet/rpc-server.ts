@@ -278,6 +278,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/v1/debug/trigger_view',
+      stateChanging: true,
       handler: async (request) => {
         const height = request.query.get('height');
         // Strictly a whole number: a typo must not silently turn the guard against a second
@@ -297,6 +298,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/v1/debug/toggle_pacemaker_mode',
+      stateChanging: true,
       handler: (request) => {
         const requested = request.query.get('mode');
         const mode = isPacemakerMode(requested)
@@ -311,6 +313,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/v1/debug/reset_to_genesis',
+      stateChanging: true,
       handler: () => {
         node.resetToGenesis();
         return json(200, { height: node.chain.height });
@@ -319,7 +322,8 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     { method: 'GET', path: '/v1/debug/state', handler: () => json(200, node.describe()) },
   ];
   // V1 has no debug routes: its debug messages travel over P2P (app/client/cli/debug.go:257-270).
-  if (rpc.debugRoutes) routes.push(...debugRoutes);
+  // The intended profile has them when asked for (`--debug-routes`), for no browser.
+  if (rpc.debugRoutes && node.debugRoutes) routes.push(...debugRoutes);
   return createRouter(rpc.goKeyOrder ? routes.map(inGoKeyOrder) : routes, {
     bodyLimit: 16 * 1024 * 1024,
     onError: (error, request) =>

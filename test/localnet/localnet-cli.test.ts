@@ -91,6 +91,7 @@ beforeAll(async () => {
     unstakingBlocks: 1,
   });
   const common = {
+    debugRoutes: true,
     genesis,
     host: '127.0.0.1',
     rpcPort: 0,

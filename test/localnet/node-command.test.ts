@@ -141,6 +141,7 @@ describe('localnet-node run', () => {
         HOST: '127.0.0.1',
         PORT_RPC: 'fd:3',
         PORT_P2P: 'fd:4',
+        LOCALNET_DEBUG_ROUTES: 'on',
         POCKET_PRIVATE_KEY: secrets[0]!,
         LOCALNET_SHUTDOWN_DRAIN_MS: '0',
       },
@@ -210,6 +211,7 @@ describe('localnet-node run', () => {
       {
         POCKET_PRIVATE_KEY: badKey,
         LOCALNET_PACEMAKER: 'sometimes',
+        LOCALNET_DEBUG_ROUTES: 'maybe',
       },
     );
     expect(await bad.exited).toBe(2);
@@ -218,6 +220,7 @@ describe('localnet-node run', () => {
       'POCKET_PRIVATE_KEY: KEY_BAD_LENGTH: key has 100 hex characters',
     );
     expect(bad.output()).toContain('--pacemaker must be manual or auto');
+    expect(bad.output()).toContain('LOCALNET_DEBUG_ROUTES must be on or off');
     expect(bad.output()).not.toContain(badKey.slice(0, 32));
   });
 });
@@ -246,6 +249,7 @@ describe('localnet-node net', () => {
       'net',
       '--keys',
       secretFile,
+      '--debug-routes',
       '--validators',
       '3',
       '--staked',

@@ -34,6 +34,7 @@ async function node(
   options: Partial<StartNodeOptions> & Pick<StartNodeOptions, 'p2pPort'>,
 ): Promise<RunningNode> {
   const started = await startNode({
+    debugRoutes: true,
     genesis,
     host: '127.0.0.1',
     rpcPort: 0,

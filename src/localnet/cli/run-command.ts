@@ -29,6 +29,8 @@ export interface RunConfig {
   /** On SIGTERM, how long a validator keeps voting while it is still in the active set. */
   shutdownDrainMs: number;
   fidelity: Fidelity;
+  /** The debug actions (off unless asked for: `--debug-routes`, LOCALNET_DEBUG_ROUTES=on). */
+  debugRoutes: boolean;
 }
 
 interface RunFlags {
@@ -45,6 +47,7 @@ interface RunFlags {
   shutdownDrainMs?: string;
   fidelity?: string;
   keyFile?: string;
+  debugRoutes?: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -108,6 +111,7 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
   if (!isFidelity(fidelity)) problems.push('--fidelity must be intended or v1');
   const pacemaker = flags.pacemaker ?? env.LOCALNET_PACEMAKER ?? 'manual';
   if (!isPacemakerMode(pacemaker)) problems.push('--pacemaker must be manual or auto');
+  const debugRoutes = flags.debugRoutes === true || onOff(env.LOCALNET_DEBUG_ROUTES, problems);
   const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -132,6 +136,7 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     shutdownDrainMs:
       nonNegative('--shutdown-drain-ms', flags.shutdownDrainMs ?? env.LOCALNET_SHUTDOWN_DRAIN_MS) ??
       20_000,
+    debugRoutes,
   };
   if (
     problems.length > 0 ||
@@ -142,6 +147,16 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     throw new UsageError(problems.join('; '));
   }
   return { ...config, genesis, pacemaker, fidelity };
+}
+
+/** LOCALNET_DEBUG_ROUTES: `on`/`true`/`1` or `off`/`false`/`0`/unset; anything else is a problem. */
+function onOff(value: string | undefined, problems: string[]): boolean {
+  if (value === undefined || value === '') return false;
+  const normal = value.trim().toLowerCase();
+  if (['on', 'true', '1'].includes(normal)) return true;
+  if (!['off', 'false', '0'].includes(normal))
+    problems.push('LOCALNET_DEBUG_ROUTES must be on or off');
+  return false;
 }
 
 /** How long `--key-file -` waits for its writer (`startNet` writes the key right after spawn). */
@@ -240,6 +255,7 @@ export async function runNode(config: RunConfig): Promise<void> {
   });
   const running = await startNode({
     fidelity: config.fidelity,
+    debugRoutes: config.debugRoutes,
     genesis: config.genesis,
     key: config.key,
     host: config.host,
@@ -324,6 +340,10 @@ export function runCommand(): Command {
     .option(
       '--fidelity <profile>',
       'intended (V1 as meant) or v1 (V1 as its Go code runs) (env LOCALNET_FIDELITY, default intended)',
+    )
+    .option(
+      '--debug-routes',
+      'serve the debug actions: /v1/debug/* and their forwarding between peers (env LOCALNET_DEBUG_ROUTES=on; default off: they reset and drive the chain with no key or token)',
     )
     .option(
       '--key-file <file>',

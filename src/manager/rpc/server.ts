@@ -2,12 +2,14 @@
 // reads, mutations and the event stream, each route with one TypeBox schema that gives its
 // validation, its handler's types and its part of the OpenAPI document. Every /v1 route sits
 // behind the bearer token (bearerAuth); /healthz, /readyz, /metrics and /openapi.json do not.
+// Every state-changing route refuses what a web page can make a browser send (browserGuard).
 // `buildServer` does not listen (tests use inject()); `startControlServer` does.
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from '../logger.ts';
 import { bearerAuth } from './auth.ts';
+import { browserGuard } from './browser-guard.ts';
 import type { ControlPlane } from './control-plane.ts';
 import {
   answerClientError,
@@ -69,6 +71,8 @@ export async function buildServer(deps: ServerDeps) {
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
 
+  // First: a web page's request to change something is refused before anything else is read.
+  await app.register(browserGuard);
   await app.register(healthRoutes, { control: deps.control, version: deps.version });
   await app.register(async (v1) => {
     await v1.register(bearerAuth, { token: deps.token });

@@ -137,6 +137,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
     ] as const) {
       nodes.push(
         await startNode({
+          debugRoutes: true,
           genesis,
           key: keys.get(id),
           host: '127.0.0.1',
