@@ -141,7 +141,7 @@ describe('localnet-node run', () => {
         HOST: '127.0.0.1',
         PORT_RPC: 'fd:3',
         PORT_P2P: 'fd:4',
-        LOCALNET_DEBUG_ROUTES: 'on',
+        LOCALNET_DEBUG_ROUTES: 'true',
         POCKET_PRIVATE_KEY: secrets[0]!,
         LOCALNET_SHUTDOWN_DRAIN_MS: '0',
       },
@@ -220,7 +220,7 @@ describe('localnet-node run', () => {
       'POCKET_PRIVATE_KEY: KEY_BAD_LENGTH: key has 100 hex characters',
     );
     expect(bad.output()).toContain('--pacemaker must be manual or auto');
-    expect(bad.output()).toContain('LOCALNET_DEBUG_ROUTES must be on or off');
+    expect(bad.output()).toContain('LOCALNET_DEBUG_ROUTES must be true or false');
     expect(bad.output()).not.toContain(badKey.slice(0, 32));
   });
 });

@@ -29,7 +29,7 @@ export interface RunConfig {
   /** On SIGTERM, how long a validator keeps voting while it is still in the active set. */
   shutdownDrainMs: number;
   fidelity: Fidelity;
-  /** The debug actions (off unless asked for: `--debug-routes`, LOCALNET_DEBUG_ROUTES=on). */
+  /** The debug actions (off unless asked for: `--debug-routes`, LOCALNET_DEBUG_ROUTES=true). */
   debugRoutes: boolean;
 }
 
@@ -149,13 +149,13 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
   return { ...config, genesis, pacemaker, fidelity };
 }
 
-/** LOCALNET_DEBUG_ROUTES: `on`/`true`/`1` or `off`/`false`/`0`/unset; anything else is a problem. */
+/** LOCALNET_DEBUG_ROUTES: `true`/`on`/`1` or `false`/`off`/`0`/unset; anything else is a problem. */
 function onOff(value: string | undefined, problems: string[]): boolean {
   if (value === undefined || value === '') return false;
   const normal = value.trim().toLowerCase();
   if (['on', 'true', '1'].includes(normal)) return true;
   if (!['off', 'false', '0'].includes(normal))
-    problems.push('LOCALNET_DEBUG_ROUTES must be on or off');
+    problems.push('LOCALNET_DEBUG_ROUTES must be true or false');
   return false;
 }
 
@@ -343,7 +343,7 @@ export function runCommand(): Command {
     )
     .option(
       '--debug-routes',
-      'serve the debug actions: /v1/debug/* and their forwarding between peers (env LOCALNET_DEBUG_ROUTES=on; default off: they reset and drive the chain with no key or token)',
+      'serve the debug actions: /v1/debug/* and their forwarding between peers (env LOCALNET_DEBUG_ROUTES=true; default off: they reset and drive the chain with no key or token)',
     )
     .option(
       '--key-file <file>',
