@@ -147,7 +147,8 @@ export class LocalnetNode {
     });
     this.#pacemaker = new Pacemaker({
       mode: options.pacemaker ?? PacemakerMode.manual,
-      intervalMs: options.blockIntervalMs ?? 1000,
+      // V1's auto pacemaker starts the next height at once (fidelity.ts, rounds.blockInterval).
+      intervalMs: this.profile.rounds.blockInterval ? (options.blockIntervalMs ?? 1000) : 0,
       startHeight: (height) => this.#consensus.advanceTo(height, 0),
       currentHeight: () => this.#consensus.height,
     });
@@ -240,10 +241,14 @@ export class LocalnetNode {
     return this.#pacemaker.mode;
   }
 
-  /** `/v1/consensus/state`: the height being decided (committed + 1), round and step. */
+  /**
+   * `/v1/consensus/state`: the height being decided (committed + 1), round and step; V1 says 0
+   * until its first height starts.
+   */
   consensusState(): { height: number; round: number; step: number } {
+    const genesis = this.profile.rpc.heightZeroAtGenesis && this.#consensus.atGenesis;
     return {
-      height: this.#consensus.height,
+      height: genesis ? 0 : this.#consensus.height,
       round: this.#consensus.round,
       step: STEP_NUMBERS[this.#consensus.step],
     };
@@ -510,6 +515,10 @@ export class LocalnetNode {
       log: this.#log,
       height: this.#chain.height + 1,
       catchUpOnAnyMessage: this.profile.rounds.catchUpOnAnyMessage,
+      leaderExcluded: this.profile.rounds.leaderExcluded,
+      idleRounds: this.profile.rounds.idleRounds
+        ? () => this.#pacemaker.mode === PacemakerMode.manual
+        : undefined,
     });
   }
 
