@@ -270,3 +270,28 @@ describe('the v1 profile’s chain follows V1’s code', () => {
     expect(node.node.chain.validatorSet(height + 1).quorum).toBe(4);
   });
 });
+
+describe('the v1 profile’s automatic pacemaker', () => {
+  it('has no block interval: the next height starts at once, whatever --block-interval-ms says', async () => {
+    // V1's NewHeight → startNextView broadcasts NewRound at once in automatic mode
+    // (consensus/pacemaker/module.go:226-287); debug_time_between_steps_msec is never used.
+    const interval = 60_000;
+    const auto = await startInProcessNet({
+      keys,
+      fidelity: 'v1',
+      pacemaker: 'auto',
+      blockIntervalMs: interval,
+      roundTimeoutMs: interval, // no round of the height may time out meanwhile either
+    });
+    try {
+      const started = Date.now();
+      await waitFor(() => auto.nodes.every((n) => n.node.chain.height >= 5), {
+        what: 'five blocks on every validator',
+        timeoutMs: 20_000,
+      });
+      expect(Date.now() - started).toBeLessThan(interval);
+    } finally {
+      await auto.stop();
+    }
+  });
+});

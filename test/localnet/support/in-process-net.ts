@@ -26,6 +26,8 @@ export async function startInProcessNet(options: {
   roundTimeoutMs?: number;
   unstakingBlocks?: number;
   debugRoutes?: boolean;
+  pacemaker?: 'manual' | 'auto';
+  blockIntervalMs?: number;
 }): Promise<InProcessNet> {
   const keys = [...options.keys.values()].slice(0, options.nodes ?? 4);
   const sockets = await Promise.all(keys.map(() => ownedPort()));
@@ -48,6 +50,10 @@ export async function startInProcessNet(options: {
           fidelity: options.fidelity,
           roundTimeoutMs: options.roundTimeoutMs ?? 300,
           debugRoutes: options.debugRoutes,
+          ...(options.pacemaker === undefined ? {} : { pacemaker: options.pacemaker }),
+          ...(options.blockIntervalMs === undefined
+            ? {}
+            : { blockIntervalMs: options.blockIntervalMs }),
           logger: pino({ level: 'silent' }),
         }),
       );
