@@ -374,8 +374,8 @@ export class Harness {
 
   /**
    * Starts another manager process on this devnet with the devnet manager's environment plus
-   * `env` (give it its own CM_RPC_PORT, CM_IDENTITY and CM_JOURNAL_PATH); resolves once its
-   * control RPC answers /healthz.
+   * `env` (give it its own CM_RPC_PORT — `0` for one the OS picks, read back from its log —,
+   * CM_IDENTITY and CM_JOURNAL_PATH); resolves once its control RPC answers /healthz.
    */
   async startReplica(env: Record<string, string>, name: string): Promise<ManagerReplica> {
     const base = Object.fromEntries(
@@ -395,7 +395,21 @@ export class Harness {
     child.once('exit', () => out.end());
     const pid = child.pid ?? -1;
     this.#managerPids.add(pid);
-    const url = `http://${merged.CM_RPC_HOST ?? '127.0.0.1'}:${merged.CM_RPC_PORT ?? ''}`;
+    // CM_RPC_PORT=0: the replica listens on a port the OS picks and names it in its log, so no
+    // port is chosen here and released for it (anyone could take it in between).
+    const url =
+      merged.CM_RPC_PORT === '0'
+        ? await waitFor(
+            async () => {
+              if (child.exitCode !== null) throw new Error(`exited; see ${log}`);
+              const line = (await readFile(log, 'utf8'))
+                .split('\n')
+                .find((each) => each.includes('"control RPC listening"'));
+              return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
+            },
+            { what: `manager replica ${name} to listen`, timeoutMs: 30_000 },
+          )
+        : `http://${merged.CM_RPC_HOST ?? '127.0.0.1'}:${merged.CM_RPC_PORT ?? ''}`;
     const replica: ManagerReplica = {
       url,
       pid,

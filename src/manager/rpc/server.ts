@@ -2,6 +2,7 @@
 // reads, participation, mutations, the event stream and the page at /ui/, each route with one TypeBox schema that gives its
 // validation, its handler's types and its part of the OpenAPI document. Every /v1 route sits
 // behind the bearer token (bearerAuth); /healthz, /readyz, /metrics and /openapi.json do not.
+// Every state-changing route refuses what a web page can make a browser send (browserGuard).
 // `buildServer` does not listen (tests use inject()); `startControlServer` does.
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -9,6 +10,7 @@ import Fastify, { LogController } from 'fastify';
 import type { Logger } from '../logger.ts';
 import type { ParticipationSource } from '../participation/participation.ts';
 import { bearerAuth } from './auth.ts';
+import { browserGuard } from './browser-guard.ts';
 import type { ControlPlane } from './control-plane.ts';
 import {
   answerClientError,
@@ -74,6 +76,8 @@ export async function buildServer(deps: ServerDeps) {
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
 
+  // First: a web page's request to change something is refused before anything else is read.
+  await app.register(browserGuard);
   await app.register(healthRoutes, { control: deps.control, version: deps.version });
   await app.register(uiRoutes);
   await app.register(async (v1) => {
