@@ -2,11 +2,16 @@
 // kill it (SIGKILL) and the other takes over within the lease's timing, with its own journal,
 // and nothing is sent twice — not even the stake the old leader left in the mempool (the
 // planner's mempool check). Also issue B's "leader change during scaling".
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { CoordinationV1Api } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { pending, waitFor, type Harness, type ManagerReplica } from '../../src/harness/index.ts';
+import {
+  pending,
+  waitFor,
+  type ActionRow,
+  type Harness,
+  type ManagerReplica,
+} from '../../src/harness/index.ts';
 import { useDevnet } from './support.ts';
 
 const LEASE_MS = 2_000;
@@ -26,16 +31,17 @@ interface Readiness {
   leaderIdentity: string | null;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
-
 const ids = (n: number): string[] =>
   Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
+
+/**
+ * The journal's actions that may have reached the chain: without the ones the send fence refused
+ * (NOT_LEADER, no transaction) — on a loaded machine a leader can miss its 1.5 s renew deadline
+ * and then rightly refuses its own pending send. What reached the chain is counted there.
+ */
+function sent(rows: readonly ActionRow[]): ActionRow[] {
+  return rows.filter((r) => !(r.errorCode === 'NOT_LEADER' && r.txHash === null));
+}
 
 async function stakeCounts(h: Harness): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
@@ -51,7 +57,7 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     const { h } = devnet;
     replica = await h.startReplica(
       {
-        CM_RPC_PORT: String(await freePort()),
+        CM_RPC_PORT: '0',
         CM_IDENTITY: 'manager-b',
         CM_JOURNAL_PATH: join(h.info.dir, 'journal-b.sqlite'),
       },
@@ -72,8 +78,8 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     );
     await h.kubectlScale(6);
     await h.expectStakedSet(['001', '002', '003', '004', '005', '006']);
-    expect(await h.actions(a())).toHaveLength(2);
-    expect(await h.actions(replica.url)).toEqual([]);
+    expect(sent(await h.actions(a()))).toHaveLength(2);
+    expect(sent(await h.actions(replica.url))).toEqual([]);
     expect(await stakeCounts(h)).toEqual({ '005': 1, '006': 1 });
   });
 
@@ -104,7 +110,7 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     await h.waitForValidator('007', (row) => row.phase === 'staking', 'staking', {
       url: replica.url,
     });
-    expect(await h.actions(replica.url)).toEqual([]);
+    expect(sent(await h.actions(replica.url))).toEqual([]);
     await h.expectStakedSet(['001', '002', '003', '004', '005', '006', '007']);
 
     // Leader change during scaling: the new leader finishes the scale-up.
@@ -112,7 +118,7 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     await h.expectStakedSet(['001', '002', '003', '004', '005', '006', '007', '008']);
     await h.expectChainProgress(2, 20_000);
     expect(await stakeCounts(h)).toEqual({ '005': 1, '006': 1, '007': 1, '008': 1 });
-    const journal = await h.actions(replica.url);
+    const journal = sent(await h.actions(replica.url));
     expect(journal.map((x) => `${x.validatorId} ${x.kind} ${x.state}`)).toEqual([
       '008 stake committed',
     ]);
@@ -229,7 +235,7 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     // A new manager pod: an empty journal of its own, the pause read from the Lease.
     const fresh = await h.startReplica(
       {
-        CM_RPC_PORT: String(await freePort()),
+        CM_RPC_PORT: '0',
         CM_IDENTITY: 'manager-c',
         CM_JOURNAL_PATH: join(h.info.dir, 'journal-c.sqlite'),
       },

@@ -2,7 +2,7 @@
 // (JOURNAL_CORRUPT) is moved aside — renamed to `<path>.corrupt-<time>` with its -wal and -shm —
 // and a new, empty journal started, as a new pod would start with one: the manager rebuilds its
 // view from the chain, and nothing is sent twice for what the chain or its mempool already shows
-// (docs/adr/0025-journal-failures.md). Before, such a file made the manager exit with `unexpected
+// (docs/adr/0026-journal-failures.md). Before, such a file made the manager exit with `unexpected
 // Error` and no path or cause: a crash loop in a pod. Any other failure (a journal of a newer
 // version, a full disk, no permission) is thrown as its named error: nothing is moved.
 import { existsSync, renameSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // Leader election on a coordination.k8s.io/v1 Lease, after client-go's algorithm, fenced so that
-// two replicas never act at once (issue 30; docs/adr/0023-fenced-leadership.md):
+// two replicas never act at once (issue 30; docs/adr/0024-fenced-leadership.md):
 // - a lease held by another replica is taken over only once it has not changed for its duration
 //   by our own observation, on a monotonic clock (never by clocks compared across hosts, never by
 //   a wall clock that can be stepped); a released one (holder "") at once;

@@ -1,5 +1,5 @@
 // The managers' pause kept on the Lease (CM_LEASE_NAME) as the annotation
-// `cluster-manager.dev/paused: "true" | "false"` (docs/adr/0024-pause-on-the-lease.md): every
+// `cluster-manager.dev/paused: "true" | "false"` (docs/adr/0025-pause-on-the-lease.md): every
 // manager and every new pod reads it, and it outlives a manager pod and its emptyDir journal.
 // With leader election only the Lease's holder writes it, with the resourceVersion it read as a
 // precondition, so a replica that lost the Lease meanwhile cannot; a missing Lease is the

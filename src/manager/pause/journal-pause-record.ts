@@ -1,5 +1,5 @@
 // The pause kept in the journal's settings: for static discovery, where one manager runs from
-// files on its own disk and there is no Lease (docs/adr/0024-pause-on-the-lease.md).
+// files on its own disk and there is no Lease (docs/adr/0025-pause-on-the-lease.md).
 import type { Journal } from '../journal/journal.ts';
 import { journalError } from '../journal/journal-errors.ts';
 import type { PauseRecord } from './pause-state.ts';

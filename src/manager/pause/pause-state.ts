@@ -1,4 +1,4 @@
-// Whether the managers are paused, as cluster state (issue 30; docs/adr/0024-pause-on-the-lease.md):
+// Whether the managers are paused, as cluster state (issue 30; docs/adr/0025-pause-on-the-lease.md):
 // kept where every manager and every new pod reads it — an annotation on the Lease under
 // Kubernetes discovery (kube/lease-pause-record.ts), the journal under static discovery (one
 // manager, its own disk) — and changed only through `set`, which answers once it is recorded.
