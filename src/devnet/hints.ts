@@ -3,6 +3,7 @@
 // a scale that changes something, `--drive` when no block comes without it.
 import { relative, resolve } from 'node:path';
 import { DEFAULT_DEVNET_DIR, managerUrlOf, type DevnetInfo } from '../cli/devnet-file.ts';
+import { silentRoom } from '../manager/planner/quorum.ts';
 
 /** How to name the devnet's folder in a command typed in `cwd` (empty for ./.devnet). */
 export function devnetFlag(dir: string, cwd: string): string {
@@ -12,19 +13,23 @@ export function devnetFlag(dir: string, cwd: string): string {
   return ` --devnet ${shellQuote(shown)}`;
 }
 
+/** V1's quorum (the manager's rule: src/manager/planner/quorum.ts). */
+const V1_QUORUM = { leaderVoteCounts: false };
+
 /**
  * A scale target that changes something: two more validators, within the keys; else one less.
- * On `--fidelity v1` late joiners never vote and every row counts toward the quorum, so only
- * fewer than half the genesis set may join (`k < N/2`: 4 genesis validators carry one more, 4 of
- * 5); a larger target would be refused (NO_STATE_SYNC), so it is not suggested.
+ * On `--fidelity v1` late joiners never vote, every row counts toward the quorum and the leader's
+ * own vote does not: only the joiners whose silent rows the other genesis voters still outvote
+ * may join (4 genesis validators carry none, 7 carry one); a larger target would be refused
+ * (CHAIN_WOULD_HALT), so it is not suggested, nor is a scale-down (it loses a voter for good).
  */
 export function suggestedScale(
   validators: number,
   keys: number,
   fidelity: 'intended' | 'v1' = 'intended',
 ): number | undefined {
-  const joiners = fidelity === 'v1' ? Math.min(2, Math.ceil(validators / 2) - 1) : 2;
-  // A v1 set of 1 or 2 can take no joiner, and one less would be below its minimum set.
+  const joiners =
+    fidelity === 'v1' ? Math.min(2, silentRoom(validators, validators, V1_QUORUM)) : 2;
   if (joiners <= 0) return undefined;
   const up = Math.min(keys, validators + joiners);
   if (up > validators) return up;
@@ -59,8 +64,16 @@ export function readyHints(
   // On v1 a late joiner is staked but never votes (no state sync): `--wait active` could only
   // fail, so the hint waits for the stake.
   const wait = info.fidelity === 'v1' ? 'staked' : 'active';
+  // A v1 devnet too small for any late joiner says which one is not.
+  const larger =
+    target === undefined && info.fidelity === 'v1'
+      ? [
+          `# V1 halts with a late joiner on ${info.validators} genesis validator(s); try: npx cluster-manager devnet --fidelity v1 --validators 7, then scale 8 --wait staked${drive}`,
+        ]
+      : [];
   return [
     ...(target === undefined ? [] : [`${cli} scale ${target} --wait ${wait}${drive}`]),
+    ...larger,
     `${cli} status`,
     kubectl,
   ];

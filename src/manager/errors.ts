@@ -34,6 +34,7 @@ export const ErrorCatalogue = {
   SCALE_UNSUPPORTED: { status: 501, retryable: false },
   SCALE_TIMEOUT: { status: 504, retryable: false },
   SCALE_BLOCKED: { status: 409, retryable: false },
+  CHAIN_WOULD_HALT: { status: 409, retryable: false },
   BAD_REQUEST: { status: 400, retryable: false },
   BODY_TOO_LARGE: { status: 413, retryable: false },
   HEADERS_TOO_LARGE: { status: 431, retryable: false },

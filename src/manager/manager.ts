@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { ChainAdapter } from './chain/adapter.ts';
 import { chainFactsOf } from './chain/chain-facts.ts';
+import { CHAIN_MEMORY_SETTING, ChainMemoryWriter, parseChainMemory } from './chain/chain-memory.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
@@ -34,6 +35,7 @@ import {
   type ValidatorId,
 } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
+import { quorumNow } from './planner/pacing.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
@@ -133,6 +135,8 @@ export class Manager {
   #stopping = false;
   #cancelResync: (() => void) | undefined;
   #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
+  /** What the chain view learned, written to the journal at most every 2 s (chain-memory.ts). */
+  readonly #chainMemory: ChainMemoryWriter;
   /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */
   readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
   /** Ids whose KEY_MISSING was logged (once, until it changes). */
@@ -173,6 +177,12 @@ export class Manager {
     this.book = new ActionBook(this.#journal);
     this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
     this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
+    this.#chainMemory = new ChainMemoryWriter({
+      write: (raw) => this.#journal.setSetting(CHAIN_MEMORY_SETTING, raw),
+      now: () => this.clock.now(),
+      intervalMs: HIGH_WATER_WRITE_MS,
+      onError: (error) => this.logger.warn({ err: error }, 'could not record what the chain read'),
+    });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = this.chainPort.sender;
     this.chain = new ChainView({
@@ -181,7 +191,8 @@ export class Manager {
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
       highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
-      readGenesisSet: config.minValidators === 'auto',
+      memory: parseChainMemory(this.#journal.getSetting(CHAIN_MEMORY_SETTING)),
+      readGenesisSet: true,
       ownTransactions: () => this.#ownTransactions(),
       listener: {
         onBlocks: (txs) => this.#reconciler.onBlocks(txs),
@@ -189,6 +200,7 @@ export class Manager {
         onHealth: () => this.#schedulePhaseRefresh(),
         onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
         onHighWater: (mark) => this.#onHighWater(mark),
+        onMemory: (memory) => this.#chainMemory.offer(memory),
       },
     });
     this.metrics.chainTrusted.set(1);
@@ -323,6 +335,7 @@ export class Manager {
     await this.#elector?.stop();
     await this.chain.stop();
     await this.discovery.stop();
+    this.#chainMemory.flush();
     this.#journal.close();
     this.logger.info('stopped');
   }
@@ -385,6 +398,8 @@ export class Manager {
       baseMinimumSet: () => this.baseMinimumSet(),
       informerStatus: () => this.informerStatus(),
       journalState: () => this.journalState(),
+      capabilities: this.capabilities,
+      quorum: () => quorumNow(this.#reconciler.planInput()),
       events: this.events,
     };
     return this.#readModel;
@@ -441,6 +456,7 @@ export class Manager {
       configured: this.config.minValidators,
       genesisCount: this.chain.genesisCount,
       forced: undefined,
+      capabilities: this.capabilities,
     });
   }
 
@@ -449,6 +465,7 @@ export class Manager {
       configured: this.config.minValidators,
       genesisCount: this.chain.genesisCount,
       forced: this.discovery.forcedMinimumSet(),
+      capabilities: this.capabilities,
     });
   }
 
@@ -632,6 +649,7 @@ export class Manager {
       this.book.reload();
       // The highest height seen was the other chain's (the new journal has none): this chain
       // is judged afresh.
+      this.#chainMemory.forget();
       this.chain.resetHighWater();
       // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
       try {

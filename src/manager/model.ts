@@ -134,6 +134,12 @@ export interface ChainCapabilities {
   /** An unstaked row leaves the quorum; when false every row ever staked still counts in it. */
   readonly unstakeLeavesQuorum: boolean;
   /**
+   * The leader's own vote counts toward the quorum. When false (Pocket V1: its RainTree router
+   * drops a send to its own address) a height commits only when the *other* live voters are more
+   * than 2/3 of all rows (planner/quorum.ts).
+   */
+  readonly leaderVoteCounts: boolean;
+  /**
    * How a view is triggered on a manual pacemaker in RPC mode: a debug route of the node's RPC
    * (`POST /v1/debug/trigger_view`), or V1's DebugMessage to each validator of the address book.
    * In CLI mode the CLI does it (`p1 Debug TriggerView`).

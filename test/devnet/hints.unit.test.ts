@@ -42,13 +42,22 @@ describe('the hints of a ready devnet', () => {
     expect(suggestedScale(1, 1)).toBeUndefined();
   });
 
-  it('on --fidelity v1 suggest only what V1 can carry: one late joiner for 4 genesis validators, two for 6', () => {
-    expect(readyHints({ ...info, fidelity: 'v1' }, '/repo', run)[0]).toBe(
-      'npx cluster-manager scale 5 --wait staked',
+  it("on --fidelity v1 suggest only what V1's quorum carries: none for 4 or 5 genesis validators, one for 6 or 7, two for 10", () => {
+    // The other live voters must outvote every row (the leader's own vote never counts): 4 of 4
+    // give 3 votes, and 5 rows need 4; 7 give 6 and 8 rows need 6.
+    expect(readyHints({ ...info, fidelity: 'v1' }, '/repo', run)).toEqual([
+      '# V1 halts with a late joiner on 4 genesis validator(s); try: npx cluster-manager devnet --fidelity v1 --validators 7, then scale 8 --wait staked',
+      'npx cluster-manager status',
+      'kubectl --kubeconfig .devnet/kubeconfig get pods',
+    ]);
+    expect(readyHints({ ...info, fidelity: 'v1', validators: 7 }, '/repo', run)[0]).toBe(
+      'npx cluster-manager scale 8 --wait staked',
     );
-    expect(suggestedScale(6, 32, 'v1')).toBe(8);
-    expect(suggestedScale(5, 32, 'v1')).toBe(7);
-    expect(suggestedScale(2, 32, 'v1')).toBeUndefined();
+    expect(suggestedScale(7, 32, 'v1')).toBe(8);
+    expect(suggestedScale(10, 32, 'v1')).toBe(12);
+    expect(suggestedScale(6, 32, 'v1')).toBe(7);
+    expect(suggestedScale(5, 32, 'v1')).toBeUndefined();
+    expect(suggestedScale(4, 32, 'v1')).toBeUndefined();
     expect(suggestedScale(1, 32, 'v1')).toBeUndefined();
   });
 

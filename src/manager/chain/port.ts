@@ -44,6 +44,8 @@ export interface ChainBlock {
   readonly parentHash: string;
   /** When the block was made (ms since the epoch), per its header; undefined when unreadable. */
   readonly time: number | undefined;
+  /** The address of the validator that proposed it, when the chain says. */
+  readonly proposer?: string | undefined;
   /** The addresses whose signatures certify this block. */
   readonly signers: readonly string[];
   readonly txs: readonly CommittedTx[];
@@ -76,8 +78,11 @@ export interface ChainReads {
   transaction(hash: string, options?: ReadOptions): Promise<CommittedTx | undefined>;
   /** The spendable balance of an account, in the chain's smallest unit. */
   balance(address: string, options?: ReadOptions): Promise<bigint>;
-  /** How many validators the genesis set staked (for a minimum set of `auto`). */
-  genesisValidatorCount(): Promise<number>;
+  /**
+   * The addresses of the validators the genesis set staked (the minimum set's `auto`; on a chain
+   * without state sync, the only validators that vote).
+   */
+  genesisValidators(): Promise<string[]>;
   /** The chain's identity (the journal's binding); undefined before its first block. */
   identity(): Promise<ChainIdentity | undefined>;
 }

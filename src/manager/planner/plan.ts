@@ -19,8 +19,15 @@ import {
   type PodView,
   type ValidatorId,
 } from '../model.ts';
-import { splitByMinimumSet, type MinimumSet, type MinimumSetVerdict } from './minimum-set.ts';
+import {
+  heldBecause,
+  quorumStanding,
+  splitByMinimumSet,
+  type MinimumSet,
+  type MinimumSetVerdict,
+} from './minimum-set.ts';
 import { pacingBudget, type PacingBudget } from './pacing.ts';
+import { commits, quorumArithmetic } from './quorum.ts';
 import { hasProvenItself } from './voting.ts';
 
 /** How soon a node within two blocks of synced is asked for its height again (ms). */
@@ -163,6 +170,8 @@ export interface PlanInput {
   readonly chain: ReadonlyMap<string, ChainValidator>;
   /** Address → highest height at which it signed a committed block's certificate. */
   readonly signers: ReadonlyMap<string, number>;
+  /** The genesis set's addresses, once read (chain/chain-view.ts). */
+  readonly genesis?: ReadonlySet<string> | undefined;
   /** Open (prepared or sent) actions by validator id. */
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
   /**
@@ -292,7 +301,7 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     ) {
       const pacing = pacingBudget(input);
       if (lowerStakes(input, id, pacing).claimed >= pacing.ceiling)
-        refuseNoStateSync(draft, pacing);
+        refuseNoStateSync(draft, pacing, input.settings.capabilities);
     }
     return draft;
   }
@@ -307,7 +316,8 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
   // plan() hands the budget out in id order: the stakes that may go out at lower ids come first
   // (and, without state sync, the ceiling to every stake the rule wants, waiting or not).
   const { granted, claimed } = lowerStakes(input, id, pacing);
-  if (!joinersVote(input) && claimed >= pacing.ceiling) refuseNoStateSync(draft, pacing);
+  if (!joinersVote(input) && claimed >= pacing.ceiling)
+    refuseNoStateSync(draft, pacing, input.settings.capabilities);
   else if (granted >= pacing.budget) waitForPacing(draft, pacing);
   return draft;
 }
@@ -776,7 +786,7 @@ function applyGlobalWaits(
     if (!now && !(noSync && isStakeWaitingOnItself(d))) continue;
     if (noSync) {
       if (ceiling <= 0) {
-        refuseNoStateSync(d, pacing);
+        refuseNoStateSync(d, pacing, input.settings.capabilities);
         continue;
       }
       ceiling--;
@@ -842,23 +852,17 @@ export function minimumSetVerdict(
 ): MinimumSetVerdict {
   const candidates: { id: ValidatorId; address: string }[] = [];
   if (input.minimumSet !== undefined) {
-    let staked = 0;
-    let maybeLeaving = 0;
-    for (const row of input.chain.values()) {
-      if (row.status !== ChainStatus.staked) continue;
-      staked++;
-      const id = input.keys.idOfAddress(row.address);
-      if (id === undefined) continue;
-      if (
-        input.desired.validators.get(id)?.wanted !== true ||
-        input.open.get(id)?.kind === ActionKind.unstake ||
-        input.mempool.has(row.address)
-      )
-        maybeLeaving++;
-    }
-    if (staked - maybeLeaving >= input.minimumSet.size) {
+    // Every row that might leave (not wanted, or on its way out) gone at once: still enough?
+    const after = quorumStanding(input, (_address, id) =>
+      id === undefined ? false : input.desired.validators.get(id)?.wanted !== true,
+    );
+    if (
+      after.voters >= input.minimumSet.size &&
+      (input.minimumSet.size === 0 ||
+        commits(after.voters, after.rows, input.settings.capabilities))
+    ) {
       // Nothing near the minimum: every unstake may go (held stays empty).
-      return splitAll(input, staked);
+      return splitAll(input, after);
     }
   }
   for (const row of input.chain.values()) {
@@ -875,13 +879,13 @@ export function minimumSetVerdict(
   return splitByMinimumSet(input, candidates);
 }
 
-function splitAll(input: PlanInput, staked: number): MinimumSetVerdict {
+function splitAll(input: PlanInput, after: { voters: number; rows: number }): MinimumSetVerdict {
   const everyone = new Set<ValidatorId>();
   for (const address of input.chain.keys()) {
     const id = input.keys.idOfAddress(address);
     if (id !== undefined) everyone.add(id);
   }
-  return { staked, leaving: 0, allowed: everyone, held: new Set() };
+  return { ...after, allowed: everyone, held: new Set(), limit: undefined };
 }
 
 function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict): void {
@@ -893,15 +897,21 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
     reason:
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
-        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since unstaking it would leave ${verdict.staked - verdict.leaving - verdict.allowed.size - 1} staked validator(s), fewer than the minimum of ${minimum.size} (${minimum.source}); ${d.reason}`,
+        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since ${heldBecause(verdict, minimum, input.settings.capabilities)}; ${d.reason}`,
   });
 }
 
-function refuseNoStateSync(d: Draft, pacing: PacingBudget): void {
+function refuseNoStateSync(
+  d: Draft,
+  pacing: PacingBudget,
+  caps: PlanSettings['capabilities'],
+): void {
+  // The first joiner beyond the ceiling: the rows it would make, against every member able to vote.
+  const rows = pacing.members + pacing.ceiling + 1;
   Object.assign(d, {
     waitingFor: Wait.noStateSync,
     code: DecisionCode.noStateSync,
-    reason: `${NO_STATE_SYNC}; it would never vote, and a set of ${pacing.members} member(s) with ${pacing.voting} voting can carry no more silent members (BFT needs more than 2/3 voting): staking it would halt the chain, so it is not staked`,
+    reason: `${NO_STATE_SYNC}; it would never vote, and a set of ${pacing.members} member(s) with ${pacing.voting} voting can carry no more silent members: staking it would halt the chain for good (${quorumArithmetic(pacing.able, rows, caps)}), so it is not staked; the way out is a larger genesis set`,
   });
 }
 

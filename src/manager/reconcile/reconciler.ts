@@ -118,6 +118,7 @@ export class Reconciler {
       keys: world.keys,
       chain: world.chain.validators,
       signers: world.chain.signers,
+      genesis: world.chain.genesis,
       mempool: world.chain.mempool,
       open: world.book.open,
       latest: world.book.latest,

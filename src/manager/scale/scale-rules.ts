@@ -93,6 +93,11 @@ export interface ScaleCheck {
    * from their names).
    */
   readonly newKeyProblems?: readonly NewKeyProblem[];
+  /**
+   * The chain would not survive the scale (survival.ts): refused after a running drain and before
+   * the minimum set, so that the answer gives the quorum's arithmetic. Already decided for `force`.
+   */
+  readonly halts?: ManagerError | undefined;
 }
 
 /** An id a scale-up would add, and why its key is not one a validator can use. */
@@ -109,7 +114,7 @@ export interface NewKeyProblem {
  * validators whose key problem hides whether they are staked.
  */
 export function refusal(check: ScaleCheck): ManagerError | undefined {
-  if (check.force) return undefined;
+  if (check.force) return check.halts;
   const { replicas, drain, minimum } = check;
   if (drain !== undefined && drain.target !== replicas)
     return new ManagerError(
@@ -117,6 +122,7 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       `a scale-down to ${drain.target} is still draining; wait until it is done, or send force: true to supersede it (the pods the new target keeps are un-marked)`,
       { details: { drainingTo: drain.target } },
     );
+  if (check.halts !== undefined) return check.halts;
   const down = replicas < check.previous;
   if (down && minimum === undefined)
     return new ManagerError(

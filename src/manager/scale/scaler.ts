@@ -23,6 +23,7 @@ import { isStakedOnChain, Phase } from '../planner/plan.ts';
 import type { ManagerControl, ReadModel, ViewDriver } from '../read-model.ts';
 import type { ReplicaTarget } from './replica-target.ts';
 import { BlockerWatch } from './scale-blockers.ts';
+import { survivalRefusal } from './survival.ts';
 import {
   keyProblemOf,
   leaveState,
@@ -176,6 +177,7 @@ export class Scaler {
         minimum: this.#read.minimumSet(),
         leaving: request.replicas < previous ? leaving : [],
         newKeyProblems: this.#newKeyProblems(name, previous, request.replicas),
+        halts: this.#survival(name, request, previous),
       });
       if (refused !== undefined) {
         log.info({ code: refused.code, to: request.replicas }, 'scale refused');
@@ -300,6 +302,39 @@ export class Scaler {
     ) {
       await this.#annotateStatefulSet(name, { [Annotations.minimumSet]: null });
     }
+  }
+
+  /** The refusal of a scale the chain would not survive (survival.ts), or undefined. */
+  #survival(name: string, request: ScaleRequest, previous: number): ManagerError | undefined {
+    const read = this.#read;
+    const joining: ValidatorId[] = [];
+    for (let ordinal = previous; ordinal < request.replicas; ordinal++) {
+      const id = this.#p.replicas.idOfNewPod(name, ordinal);
+      const address = id === undefined ? undefined : read.keys.addressOf(id);
+      if (id === undefined || address === undefined) continue;
+      if (read.chain.validators.has(address) || read.chain.mempool.has(address)) continue;
+      if (!read.actions.open.has(id)) joining.push(id);
+    }
+    const leaving = this.#entries(name)
+      .filter((entry) => (entry.ordinal ?? 0) >= request.replicas)
+      .map((entry) => {
+        const address = read.keys.addressOf(entry.id);
+        const row = address === undefined ? undefined : read.chain.validators.get(address);
+        return {
+          id: entry.id,
+          addresses: address === undefined ? [] : [address],
+          staked: row?.status === 'staked',
+        };
+      });
+    return survivalRefusal({
+      replicas: request.replicas,
+      previous,
+      force: request.force,
+      capabilities: read.capabilities,
+      quorum: read.quorum(),
+      joining,
+      leaving,
+    });
   }
 
   /**

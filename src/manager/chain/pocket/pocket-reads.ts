@@ -7,7 +7,7 @@ import { ActionKind, ChainStatus, type ChainValidator } from '../../model.ts';
 import type { ChainBlock, ChainReads, CommittedTx, ReadOptions } from '../port.ts';
 import { parseChainTime } from './chain-time.ts';
 import { chainIdentityOf } from './chain-identity.ts';
-import { readGenesisValidatorCount } from './genesis-set.ts';
+import { readGenesisValidators } from './genesis-set.ts';
 
 /** V1's message type names (utility/types/proto/message.proto) of the manager's two actions. */
 const MESSAGE_TYPES: Readonly<Record<ActionKind, string>> = {
@@ -77,6 +77,7 @@ export function pocketReads(rpc: PocketQueries): ChainReads {
         hash: header.state_hash,
         parentHash: header.prev_state_hash,
         time: parseChainTime(header.timestamp),
+        proposer: header.proposer_addr === '' ? undefined : header.proposer_addr,
         signers: (header.quorum_cert.threshold_sig.signatures ?? []).map((s) => s.address),
         txs: (block.transactions ?? []).map((tx) => committedTxOf(tx, height)),
       };
@@ -107,7 +108,7 @@ export function pocketReads(rpc: PocketQueries): ChainReads {
       const account = await rpc.account(address, bounded(options, 10_000));
       return BigInt(account.coins[0]?.amount ?? '0');
     },
-    genesisValidatorCount: () => readGenesisValidatorCount(rpc),
+    genesisValidators: () => readGenesisValidators(rpc),
     identity: () => chainIdentityOf(rpc),
   };
 }
