@@ -13,6 +13,7 @@ export const ErrorCatalogue = {
   KEY_MISSING: { status: 409, retryable: false },
   KEY_INVALID: { status: 409, retryable: false },
   KEY_DUPLICATE: { status: 409, retryable: false },
+  ORPHANED: { status: 409, retryable: false },
   BELOW_MINIMUM_SET: { status: 409, retryable: false },
   INSUFFICIENT_FUNDS: { status: 409, retryable: false },
   STAKE_BELOW_MINIMUM: { status: 409, retryable: false },

@@ -24,6 +24,7 @@ import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyObservations } from './keys/key-observations.ts';
 import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
+import { NodeKeys } from './keys/node-keys.ts';
 import type { Logger } from './logger.ts';
 import { Metrics } from './metrics.ts';
 import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
@@ -36,6 +37,7 @@ import {
 } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
 import { quorumNow } from './planner/pacing.ts';
+import { addressesOf } from './planner/signers.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
@@ -93,6 +95,8 @@ export class Manager {
   /** When each id's current key was first seen (in the journal too): a node started before it is stale. */
   readonly keyObservations: KeyObservations;
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
+  /** What each pod's node says it signs with (keys/node-keys.ts); absent where nodes cannot tell. */
+  readonly #nodeKeys: NodeKeys | undefined;
   /** What the chain can do (CM_CHAIN_PROFILE). */
   readonly capabilities: ChainCapabilities;
 
@@ -246,6 +250,21 @@ export class Manager {
       capabilities: this.capabilities,
       restartStalePods: config.restartStalePods,
     };
+    const nodeAddress = this.chainPort.nodeAddress?.bind(this.chainPort);
+    this.#nodeKeys =
+      nodeAddress === undefined
+        ? undefined
+        : new NodeKeys({
+            read: nodeAddress,
+            clock: this.clock,
+            logger: logger.child({ component: 'node-keys' }),
+            // What this node signs with may unblock others' waits (a restart, a departure).
+            onRead: (id) => {
+              this.#queue.add(id);
+              for (const waiting of this.#reconciler.waiting) this.#queue.add(waiting);
+              this.#schedulePhaseRefresh();
+            },
+          });
     const world: WorldView = {
       desired: () => this.desired(),
       keys: this.keys,
@@ -258,6 +277,8 @@ export class Manager {
       minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
       keysSeen: this.keyObservations.observed,
+      formerKeys: this.keyObservations.former,
+      ...(this.#nodeKeys === undefined ? {} : { nodeKeys: this.#nodeKeys.known }),
     };
     this.#reconciler = new Reconciler({
       world,
@@ -332,6 +353,7 @@ export class Manager {
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
     await this.#hooks?.stop();
+    this.#nodeKeys?.stop();
     await this.#elector?.stop();
     await this.chain.stop();
     await this.discovery.stop();
@@ -400,6 +422,7 @@ export class Manager {
       journalState: () => this.journalState(),
       capabilities: this.capabilities,
       quorum: () => quorumNow(this.#reconciler.planInput()),
+      addressesOf: (id) => addressesOf(this.#reconciler.planInput(), id),
       events: this.events,
     };
     return this.#readModel;
@@ -530,6 +553,7 @@ export class Manager {
     for (const address of this.chain.validators.keys())
       for (const id of this.keys.idsOfAddress(address)) ids.add(id);
     for (const id of this.book.open.keys()) ids.add(id);
+    for (const id of this.keyObservations.former.keys()) ids.add(id);
     return ids;
   }
 
@@ -549,6 +573,7 @@ export class Manager {
   #recomputeNow(): void {
     const next = this.#compute();
     this.#desired = next;
+    this.#nodeKeys?.observe(next);
     const keys = new Map<ValidatorId, string>();
     for (const [id, entry] of next.validators) keys.set(id, JSON.stringify(entry));
     for (const [id, fingerprint] of keys)

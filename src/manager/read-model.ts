@@ -113,6 +113,11 @@ export interface ReadModel {
   readonly capabilities: ChainCapabilities;
   /** The quorum as it stands now: rows it counts, addresses that vote (planner/pacing.ts). */
   quorum(): QuorumNow;
+  /**
+   * The addresses `id`'s pod's node may sign with (planner/signers.ts): the one it is known to
+   * sign with, else its current and former keys'. Drains and departures are judged on these.
+   */
+  addressesOf(id: ValidatorId): readonly string[];
   readonly events: EventEmitter<ReadModelEvents>;
 }
 

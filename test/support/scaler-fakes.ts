@@ -7,6 +7,7 @@ import { pino } from 'pino';
 import { INTENDED_CAPABILITIES } from '../../src/manager/chain/pocket/capabilities.ts';
 import { quorumNow } from '../../src/manager/planner/pacing.ts';
 import { plan } from '../../src/manager/planner/plan.ts';
+import { addressesOf } from '../../src/manager/planner/signers.ts';
 import type { KeysView, ReadModel, ReadModelEvents } from '../../src/manager/read-model.ts';
 import type { ReplicaTarget } from '../../src/manager/scale/replica-target.ts';
 import { Scaler } from '../../src/manager/scale/scaler.ts';
@@ -30,6 +31,8 @@ export function fakeRead(state: { s: Scenario; paused: boolean }): ReadModel {
         addressOf: (id) => keys.addressOf(id),
         idsOfAddress: (address) => keys.idsOfAddress(address),
         idOfAddress: (address) => keys.idOfAddress(address),
+        heldFor: (address) => keys.heldFor?.(address),
+        signingKey: (address) => keys.signingKey?.(address),
       };
       return view;
     },
@@ -73,6 +76,7 @@ export function fakeRead(state: { s: Scenario; paused: boolean }): ReadModel {
       return now().settings.capabilities ?? INTENDED_CAPABILITIES;
     },
     quorum: () => quorumNow(now()),
+    addressesOf: (id) => addressesOf(now(), id),
     events,
   };
 }

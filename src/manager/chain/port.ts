@@ -128,4 +128,10 @@ export interface ChainPort {
   readonly keys: KeyCodec;
   /** The height a validator's own node has reached (its RPC at `url`). */
   nodeHeight(url: string, signal: AbortSignal): Promise<number>;
+  /**
+   * The address a validator's node signs with, asked of the node at the service URL it stakes
+   * with (undefined: it runs without a key). Absent where the chain's nodes cannot be asked: the
+   * manager then reads it from the start times (planner/signers.ts).
+   */
+  nodeAddress?(serviceUrl: string, signal: AbortSignal): Promise<string | undefined>;
 }

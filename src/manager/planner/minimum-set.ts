@@ -58,7 +58,11 @@ export function resolveMinimumSet(options: {
 }
 
 export interface MinimumSetInput extends VotingInput {
-  readonly keys: { idOfAddress(address: string): ValidatorId | undefined };
+  readonly keys: {
+    idOfAddress(address: string): ValidatorId | undefined;
+    /** The id whose old key (held in memory for its rotation) has this address. */
+    heldFor?(address: string): ValidatorId | undefined;
+  };
   readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
   readonly mempool: ReadonlyMap<string, { readonly kind: ActionKind | undefined }>;
@@ -88,13 +92,16 @@ export interface MinimumSetVerdict {
 /**
  * True when the row counts toward the minimum set: staked, its key in the keys source (a node
  * started from it signs the row), and on a chain without state sync, a genesis validator or one
- * proven since its stake.
+ * proven since its stake. A row whose old key the manager holds only for a rotation counts while
+ * it votes now (its pod signs it until it restarts on the new key); one whose key nobody holds
+ * (orphaned, unmanaged) never counts.
  */
 export function votesWhenUp(input: MinimumSetInput, address: string): boolean {
   const row = input.chain.get(address);
   if (row?.status !== ChainStatus.staked) return false;
   const id = input.keys.idOfAddress(address);
-  return id !== undefined && canVote(input, address, id);
+  if (id !== undefined) return canVote(input, address, id);
+  return input.keys.heldFor?.(address) !== undefined && isVoting(input, address, undefined);
 }
 
 /** The voters and rows that stay once every unstake already on its way commits. */

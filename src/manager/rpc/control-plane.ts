@@ -230,6 +230,7 @@ export class ManagerControlPlane implements ControlPlane {
             chain: m.chain.validators,
             open: m.actions.open,
             mempool: m.chain.mempool,
+            addressesOf: (id) => m.addressesOf(id),
           },
           paused: m.paused,
           trust: m.trust,

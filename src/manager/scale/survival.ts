@@ -48,7 +48,8 @@ export function survivalRefusal(check: SurvivalCheck): ManagerError | undefined 
       { details: { rows, voters, replicas: check.replicas } },
     );
   }
-  if (check.replicas >= check.previous || check.force) return undefined;
+  // Scaling to 0 stops every node on purpose: the minimum set answers that one (BELOW_MINIMUM_SET).
+  if (check.replicas >= check.previous || check.force || check.replicas === 0) return undefined;
   const gone = new Set<string>();
   for (const l of check.leaving)
     for (const address of l.addresses) if (quorum.voters.has(address)) gone.add(address);
