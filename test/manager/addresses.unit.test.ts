@@ -448,6 +448,35 @@ describe('key rotation as a planned sequence', () => {
   });
 });
 
+describe('a scale-up to an id whose key another running node signs with', () => {
+  it('is refused before anything changes: the new pod would sign with it a second time', async () => {
+    // 002's key moved to 005 (no pod yet); 002's pod still signs with it (it says so).
+    const four = ids(4);
+    const state = {
+      s: { signers: four, chain: four.map((id) => row(id)), desired: four.map(early) } as Scenario,
+      paused: false,
+    };
+    const world = () =>
+      changed(state.s, { now: { '002': '006', '005': '002' }, nodes: { '002': '002' } }, ids(5));
+    const { target, writes } = fakeReplicas(4);
+    const { scaler, read } = scalerOver(state, target);
+    Object.defineProperty(read, 'keys', { get: () => world().keys });
+    read.plan = () => plan(world());
+    read.addressesOf = (id) => addressesOf(world(), id);
+    const error = await scaler
+      .scale(
+        { replicas: 5, wait: WaitFor.none, timeoutSeconds: 10, drive: false, force: false },
+        new AbortController().signal,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'KEY_DUPLICATE' });
+    expect((error as Error).message).toContain(
+      '005 (KEY_DUPLICATE: is the key the node of pod validator-1 (002) still signs with)',
+    );
+    expect(writes).toEqual([]);
+  });
+});
+
 describe('item 9: scale --wait active while the chain is halted with unstakes pending', () => {
   it('a validator whose unstake is on its way is not "active"; the scale does not answer done', async () => {
     // 007 wanted again, but its unstake (sent when it was scaled away) has not committed.

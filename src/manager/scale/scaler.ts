@@ -342,6 +342,7 @@ export class Scaler {
    */
   #newKeyProblems(name: string, from: number, to: number): NewKeyProblem[] {
     const problems: NewKeyProblem[] = [];
+    const signing = this.#signingNodes(name);
     for (let ordinal = Math.max(0, from); ordinal < to; ordinal++) {
       const id = this.#p.replicas.idOfNewPod(name, ordinal);
       if (id === undefined) continue;
@@ -349,8 +350,30 @@ export class Scaler {
       const code = keyProblemOf(entry);
       if (code !== undefined)
         problems.push({ id, code, message: entry?.ok === false ? entry.message : undefined });
+      // A key another running node signs with (a key moved from an id whose pod still runs on it):
+      // the new pod's node would sign with it a second time.
+      const twin = entry?.ok === true ? signing.get(entry.key.address) : undefined;
+      if (code === undefined && twin !== undefined && twin.id !== id)
+        problems.push({
+          id,
+          code: 'KEY_DUPLICATE',
+          message: `the key the node of pod ${twin.pod} (${twin.id}) still signs with`,
+        });
     }
     return problems;
+  }
+
+  /** Running pods whose node is known to sign with one address, by that address. */
+  #signingNodes(name: string): Map<string, { id: ValidatorId; pod: string }> {
+    const out = new Map<string, { id: ValidatorId; pod: string }>();
+    for (const entry of this.#entries(name)) {
+      if (entry.pod === undefined || entry.pod.startedAt === undefined) continue;
+      const addresses = this.#read.addressesOf(entry.id);
+      const [only] = addresses;
+      if (addresses.length === 1 && only !== undefined)
+        out.set(only, { id: entry.id, pod: entry.pod.name });
+    }
+    return out;
   }
 
   #leaveView(): LeaveView {
