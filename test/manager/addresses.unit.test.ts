@@ -421,6 +421,38 @@ describe('key rotation as a planned sequence', () => {
     );
   });
 
+  it('a key moved between two of four genesis validators does not deadlock (soak seed 730411)', () => {
+    // 002 := 003's key, 003 := 015's. 003's old address was unstaked first (its key is in the
+    // Secret under 002); its pod restarted on 015's key. 002's old row (its key held in memory) still
+    // votes, and the minimum set keeps it until a new voter joins: pacing must let 003's new key
+    // in, counting that row as a leaving voter. Before, pacing did not see the held key, counted the
+    // row as a silent member (3 members, 2 voting) and held 003 for good: a deadlock.
+    const i = changed(
+      {
+        signers: ['001', '002', '004'],
+        chain: [row('001'), row('002'), row('003', ChainStatus.unstaking), row('004')],
+        desired: [
+          early('001'),
+          early('002'),
+          wanted('003', { startedAt: NOW, uid: 'uid-003b' }),
+          early('004'),
+        ],
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '002': '003', '003': '015' }, nodes: { '002': '002' } },
+      four,
+    );
+    const d = decisions({
+      ...i,
+      nodeKeys: new Map([
+        ...i.nodeKeys!,
+        ['uid-003b', { address: keyOf('015').address, startedAt: NOW }],
+      ]),
+    });
+    expect(d.get('002')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
+    expect(d.get('003')).toMatchObject({ action: 'stake', waitingFor: undefined });
+  });
+
   it('a rotation of every genesis key is paced by the minimum set: one old address at a time', () => {
     const i = changed(
       {

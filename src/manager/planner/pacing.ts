@@ -33,12 +33,14 @@ export interface PacingInput extends VotingInput {
     /** Undefined: the intended chain (late joiners vote, unstaked rows leave the quorum). */
     readonly capabilities?: ChainCapabilities | undefined;
   };
-  readonly keys: { idOfAddress(address: string): ValidatorId | undefined };
-  /**
-   * Addresses whose old key the manager holds for a rotation (keys/retired-keys.ts): their rows
-   * still vote until the rotation unstakes them, as leaving members.
-   */
-  readonly heldKeys?: ReadonlyMap<string, ValidatorId> | undefined;
+  readonly keys: {
+    idOfAddress(address: string): ValidatorId | undefined;
+    /**
+     * The id whose old key (held in memory for its rotation, keys/key-store.ts) has this address:
+     * its row votes until the rotation unstakes it, a leaving member.
+     */
+    heldFor?(address: string): ValidatorId | undefined;
+  };
   readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
   readonly mempool: ReadonlyMap<string, { readonly kind: ActionKind | undefined }>;
@@ -74,7 +76,7 @@ export function pacingBudget(input: PacingInput): PacingBudget {
   for (const row of input.chain.values()) {
     if (rowsLeaveQuorum && row.status !== ChainStatus.staked) continue;
     const id = input.keys.idOfAddress(row.address);
-    const held = input.heldKeys?.get(row.address);
+    const held = input.keys.heldFor?.(row.address);
     // No key behind it: whoever signs it now loses it at a restart (a silent member, below).
     const keyed = id !== undefined || held !== undefined;
     const votes = keyed && row.status === ChainStatus.staked && isVoting(input, row.address, id);
@@ -144,7 +146,7 @@ export function quorumNow(input: PacingInput): { rows: number; voters: Set<strin
     if (rowsLeaveQuorum && row.status !== ChainStatus.staked) continue;
     rows++;
     const id = input.keys.idOfAddress(row.address);
-    const keyed = id !== undefined || input.heldKeys?.has(row.address) === true;
+    const keyed = id !== undefined || input.keys.heldFor?.(row.address) !== undefined;
     if (keyed && row.status === ChainStatus.staked && votesNow(input, row.address, id))
       voters.add(row.address);
   }
