@@ -35,9 +35,11 @@ import {
 import { checkEntryPoints, entryPoints } from '../cli/entry-points.ts';
 import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
+import { applyManagerIdentity } from './manager-identity.ts';
 import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
+import { v1ChartConfigJson } from '../localnet/cli/chart-config.ts';
 
 export interface DevnetOptions {
   /** Validators at genesis (and replicas of the StatefulSet). */
@@ -142,7 +144,9 @@ function nodeImage(): ImageCommand {
 /**
  * CLI mode on a V1 chain: localnet-cli run under the name `p1` (its v1 mode) through a symlink,
  * with the config and genesis files p1 loads before `Debug TriggerView` (CONFIG_PATH,
- * GENESIS_PATH; app/client/cli/helpers/setup.go:28, common.go:18 at 58c9b650).
+ * GENESIS_PATH; app/client/cli/helpers/setup.go:28, common.go:18 at 58c9b650). The config is the
+ * one V1's chart renders (charts/pocket/values.yaml:73-126), `p2p.hostname: ""` included: p1
+ * creates its P2P module only because the manager sets POCKET_P2P_HOSTNAME, as on a real LocalNet.
  */
 async function p1Files(
   dir: string,
@@ -156,7 +160,7 @@ async function p1Files(
   await symlink(localnetCli, p1);
   const config = join(folder, 'config.json');
   const genesis = join(folder, 'genesis.json');
-  await writeFile(config, '{}\n', { mode: 0o600 });
+  await writeFile(config, v1ChartConfigJson(), { mode: 0o600 });
   await writeFile(genesis, genesisJson, { mode: 0o600 });
   return { CM_CLI_PATH: p1, CM_CLI_CONFIG_PATH: config, CM_CLI_GENESIS_PATH: genesis };
 }
@@ -277,6 +281,10 @@ async function startLocked(
   const emulator = await startEmulator({
     port: options.kubePort,
     dir: emulatorDir,
+    // As on a cluster: HTTPS (kubectl sends a token over nothing else), requests need a token,
+    // and the manager's account gets what k8s/base's Role allows and no more (manager-identity.ts).
+    https: true,
+    rbac: true,
     kubelet: {
       mode: 'process',
       images: { [NODE_IMAGE]: nodeImage() },
@@ -350,6 +358,12 @@ async function startLocked(
       validatorStatefulSet(shape.replicas, settings, departure),
     ];
     for (const manifest of manifests) await objects.create(manifest);
+    const managerKubeconfig = await applyManagerIdentity({
+      objects,
+      emulator,
+      namespace: DEVNET_NAMESPACE,
+      path: join(dir, 'manager-kubeconfig'),
+    });
     log(
       `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
     );
@@ -366,7 +380,7 @@ async function startLocked(
           ? await p1Files(dir, BIN.localnetCli, genesisJson)
           : { CM_CLI_PATH: BIN.localnetCli };
     const managerEnv: Record<string, string> = {
-      KUBECONFIG: kubeconfig,
+      KUBECONFIG: managerKubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
       CM_CHAIN_RPC_URL: chainRpcUrl,
       CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',

@@ -3,7 +3,6 @@
 // a scale that changes something, `--drive` when no block comes without it.
 import { relative, resolve } from 'node:path';
 import { DEFAULT_DEVNET_DIR, managerUrlOf, type DevnetInfo } from '../cli/devnet-file.ts';
-import { silentRoom } from '../manager/planner/quorum.ts';
 
 /** How to name the devnet's folder in a command typed in `cwd` (empty for ./.devnet). */
 export function devnetFlag(dir: string, cwd: string): string {
@@ -13,27 +12,35 @@ export function devnetFlag(dir: string, cwd: string): string {
   return ` --devnet ${shellQuote(shown)}`;
 }
 
-/** V1's quorum (the manager's rule: src/manager/planner/quorum.ts). */
-const V1_QUORUM = { leaderVoteCounts: false };
+/**
+ * How many late joiners a `--fidelity v1` chain of `genesis` validators survives. V1's leader
+ * never counts its own vote, late joiners never vote, and every row counts toward
+ * `num > 2/3 × rows` (docs/pocket-v1-localnet.md): the genesis voters besides the leader must be
+ * more than 2/3 of all rows, `3(N − 1) > 2(N + k)`, so `k < (N − 3)/2`. 4 or 5 genesis validators
+ * take none, 7 take one, 8 take two; fewer than 4 make no block at all.
+ */
+export function v1Joiners(genesis: number): number {
+  return Math.max(0, Math.floor((genesis - 4) / 2));
+}
+
+/** The smallest genesis set of a `--fidelity v1` devnet whose hint can suggest a scale. */
+const V1_SCALABLE_GENESIS = 7;
 
 /**
  * A scale target that changes something: two more validators, within the keys; else one less.
- * On `--fidelity v1` late joiners never vote, every row counts toward the quorum and the leader's
- * own vote does not: only the joiners whose silent rows the other genesis voters still outvote
- * may join (4 genesis validators carry none, 7 carry one); a larger target would be refused
- * (CHAIN_WOULD_HALT), so it is not suggested, nor is a scale-down (it loses a voter for good).
+ * On `--fidelity v1` only what V1 survives (`v1Joiners`), and never one less: the unstaked row
+ * still counts and its voter is gone (a genesis validator down halts V1 too). Undefined when no
+ * scale of this devnet works.
  */
 export function suggestedScale(
   validators: number,
   keys: number,
   fidelity: 'intended' | 'v1' = 'intended',
 ): number | undefined {
-  const joiners =
-    fidelity === 'v1' ? Math.min(2, silentRoom(validators, validators, V1_QUORUM)) : 2;
-  if (joiners <= 0) return undefined;
+  const joiners = fidelity === 'v1' ? Math.min(2, v1Joiners(validators)) : 2;
   const up = Math.min(keys, validators + joiners);
   if (up > validators) return up;
-  return validators > 1 ? validators - 1 : undefined;
+  return fidelity !== 'v1' && validators > 1 ? validators - 1 : undefined;
 }
 
 /**
@@ -64,19 +71,30 @@ export function readyHints(
   // On v1 a late joiner is staked but never votes (no state sync): `--wait active` could only
   // fail, so the hint waits for the stake.
   const wait = info.fidelity === 'v1' ? 'staked' : 'active';
-  // A v1 devnet too small for any late joiner says which one is not.
-  const larger =
-    target === undefined && info.fidelity === 'v1'
-      ? [
-          `# V1 halts with a late joiner on ${info.validators} genesis validator(s); try: npx cluster-manager devnet --fidelity v1 --validators 7, then scale 8 --wait staked${drive}`,
-        ]
-      : [];
-  return [
-    ...(target === undefined ? [] : [`${cli} scale ${target} --wait ${wait}${drive}`]),
-    ...larger,
-    `${cli} status`,
-    kubectl,
-  ];
+  const first =
+    target !== undefined
+      ? [`${cli} scale ${target} --wait ${wait}${drive}`]
+      : info.fidelity === 'v1'
+        ? [v1Restart(info, cwd)]
+        : [];
+  return [...first, `${cli} status`, kubectl];
+}
+
+/**
+ * A `--fidelity v1` devnet no scale of which V1 survives: the devnet to start instead (after this
+ * one stops), whose own hint then suggests `scale 8`.
+ */
+function v1Restart(info: DevnetInfo, cwd: string): string {
+  const dir =
+    resolve(cwd, DEFAULT_DEVNET_DIR) === resolve(info.dir)
+      ? ''
+      : ` --dir ${shellQuote(displayPath(info.dir, cwd))}`;
+  const cli = info.txMode === 'cli' ? ' --tx-mode cli' : '';
+  const why =
+    info.validators < 4
+      ? `V1 makes no block with ${info.validators} validators`
+      : `V1 halts on any scale of ${info.validators} genesis validators`;
+  return `npx cluster-manager devnet --fidelity v1 --validators ${V1_SCALABLE_GENESIS}${cli}${dir}   # after Ctrl-C: ${why}; ${V1_SCALABLE_GENESIS} take scale ${V1_SCALABLE_GENESIS + 1}`;
 }
 
 /** The variables a shell wants for this devnet: the manager, its token, kubectl, the chain. */

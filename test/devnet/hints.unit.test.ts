@@ -3,7 +3,14 @@
 // is not ./.devnet — and `devnet env` exports what a shell needs, quoted.
 import { describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/cli/devnet-file.ts';
-import { envLines, readyHints, shellQuote, suggestedScale } from '../../src/devnet/hints.ts';
+import {
+  envLines,
+  readyHints,
+  shellQuote,
+  suggestedScale,
+  v1Joiners,
+} from '../../src/devnet/hints.ts';
+import { silentRoom } from '../../src/manager/planner/quorum.ts';
 
 const info: DevnetInfo = {
   kubeApi: 'http://127.0.0.1:1001',
@@ -42,23 +49,47 @@ describe('the hints of a ready devnet', () => {
     expect(suggestedScale(1, 1)).toBeUndefined();
   });
 
-  it("on --fidelity v1 suggest only what V1's quorum carries: none for 4 or 5 genesis validators, one for 6 or 7, two for 10", () => {
-    // The other live voters must outvote every row (the leader's own vote never counts): 4 of 4
-    // give 3 votes, and 5 rows need 4; 7 give 6 and 8 rows need 6.
-    expect(readyHints({ ...info, fidelity: 'v1' }, '/repo', run)).toEqual([
-      '# V1 halts with a late joiner on 4 genesis validator(s); try: npx cluster-manager devnet --fidelity v1 --validators 7, then scale 8 --wait staked',
+  it('on --fidelity v1 suggest only what V1 survives: the genesis voters besides the leader > 2/3 of all rows', () => {
+    // 3(N − 1) > 2(N + k): 4 or 5 genesis validators take no joiner, 6 and 7 one, 8 two.
+    expect([4, 5, 6, 7, 8, 9, 10].map((n) => suggestedScale(n, 32, 'v1'))).toEqual([
+      undefined,
+      undefined,
+      7,
+      8,
+      10,
+      11,
+      12,
+    ]);
+    // Never one less: the unstaked row still counts and its voter is gone.
+    expect(suggestedScale(7, 7, 'v1')).toBeUndefined();
+    expect(suggestedScale(2, 32, 'v1')).toBeUndefined();
+    expect(
+      readyHints({ ...info, fidelity: 'v1', validators: 7, pacemaker: 'manual' }, '/repo', run)[0],
+    ).toBe('npx cluster-manager scale 8 --wait staked --drive');
+  });
+
+  it("v1Joiners is the manager's own rule: what the scaler lets join a genesis set (planner/quorum.ts)", () => {
+    // The hint must never suggest a scale the manager then refuses (CHAIN_WOULD_HALT), nor hide one
+    // it takes.
+    for (let n = 1; n <= 40; n++)
+      expect(v1Joiners(n), `${n} genesis validators`).toBe(
+        Math.max(0, silentRoom(n, n, { leaderVoteCounts: false })),
+      );
+  });
+
+  it('on --fidelity v1 with 4 genesis validators (any scale halts V1) suggest a devnet of 7 instead', () => {
+    const v1 = { ...info, fidelity: 'v1' as const, pacemaker: 'manual' as const };
+    expect(readyHints(v1, '/repo', run)).toEqual([
+      'npx cluster-manager devnet --fidelity v1 --validators 7   # after Ctrl-C: V1 halts on any scale of 4 genesis validators; 7 take scale 8',
       'npx cluster-manager status',
       'kubectl --kubeconfig .devnet/kubeconfig get pods',
     ]);
-    expect(readyHints({ ...info, fidelity: 'v1', validators: 7 }, '/repo', run)[0]).toBe(
-      'npx cluster-manager scale 8 --wait staked',
+    expect(readyHints({ ...v1, validators: 3, txMode: 'cli' }, '/repo', run)[0]).toBe(
+      'npx cluster-manager devnet --fidelity v1 --validators 7 --tx-mode cli   # after Ctrl-C: V1 makes no block with 3 validators; 7 take scale 8',
     );
-    expect(suggestedScale(7, 32, 'v1')).toBe(8);
-    expect(suggestedScale(10, 32, 'v1')).toBe(12);
-    expect(suggestedScale(6, 32, 'v1')).toBe(7);
-    expect(suggestedScale(5, 32, 'v1')).toBeUndefined();
-    expect(suggestedScale(4, 32, 'v1')).toBeUndefined();
-    expect(suggestedScale(1, 32, 'v1')).toBeUndefined();
+    expect(readyHints({ ...v1, dir: '/tmp/net 2' }, '/repo', run)[0]).toMatch(
+      /^npx cluster-manager devnet --fidelity v1 --validators 7 --dir '\/tmp\/net 2' {3}#/,
+    );
   });
 
   it('add --drive when the pacemaker is manual', () => {

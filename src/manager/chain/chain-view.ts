@@ -29,8 +29,10 @@ export interface ChainViewListener {
   onHighWater?(mark: HighWater): void;
   /** What the view learned changed (to persist it: a restarted manager reads only new blocks). */
   onMemory?(memory: ChainMemory): void;
-  /** A block was read (in height order), with everything the view read of it. */
+  /** A block was read and found linked to the ones before it (in height order; the record's feed). */
   onBlock?(block: ChainBlock): void;
+  /** Every row at `height` was read; the blocks up to `height` went to onBlock before. */
+  onRows?(height: number, rows: ReadonlyMap<string, ChainValidator>): void;
 }
 
 /** The highest height accepted, and the identity (state hash) of its block. */
@@ -318,6 +320,7 @@ export class ChainView {
         for (const address of this.#validators.keys()) if (!next.has(address)) changed.add(address);
         const scannedBefore = this.#scanned;
         const committed = await this.#scanBlocks(height, changed);
+        listener.onRows?.(height, next);
         this.#validators = next;
         this.#height = height;
         this.#raiseMark(height);
@@ -443,6 +446,7 @@ export class ChainView {
       this.#expectIdentity(h - 1, block.parentHash);
       this.#expectIdentity(h, block.hash);
       this.#identities.set(h, block.hash);
+      this.#options.listener.onBlock?.(block);
       for (const signer of block.signers) {
         if ((this.#signers.get(signer) ?? -1) < h) {
           if (!this.#signers.has(signer)) changed.add(signer);
@@ -454,7 +458,6 @@ export class ChainView {
       this.#lastBlockTime = block.time;
       this.#recent.push(block);
       if (this.#recent.length > RECENT_BLOCKS_KEPT) this.#recent.shift();
-      this.#options.listener.onBlock?.(block);
     }
     return txs;
   }

@@ -44,11 +44,11 @@ export interface ChainBlock {
   readonly parentHash: string;
   /** When the block was made (ms since the epoch), per its header; undefined when unreadable. */
   readonly time: number | undefined;
-  /** The address of the validator that proposed it, when the chain says. */
-  readonly proposer?: string | undefined;
   /** The addresses whose signatures certify this block. */
   readonly signers: readonly string[];
   readonly txs: readonly CommittedTx[];
+  /** The address of the validator that proposed the block, per its header; undefined when unread. */
+  readonly proposer?: string | undefined;
 }
 
 /**
