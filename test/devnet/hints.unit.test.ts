@@ -3,7 +3,14 @@
 // is not ./.devnet — and `devnet env` exports what a shell needs, quoted.
 import { describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/cli/devnet-file.ts';
-import { envLines, readyHints, shellQuote, suggestedScale } from '../../src/devnet/hints.ts';
+import {
+  envLines,
+  readyHints,
+  shellQuote,
+  suggestedScale,
+  v1Joiners,
+} from '../../src/devnet/hints.ts';
+import { silentRoom } from '../../src/manager/planner/quorum.ts';
 
 const info: DevnetInfo = {
   kubeApi: 'http://127.0.0.1:1001',
@@ -59,6 +66,15 @@ describe('the hints of a ready devnet', () => {
     expect(
       readyHints({ ...info, fidelity: 'v1', validators: 7, pacemaker: 'manual' }, '/repo', run)[0],
     ).toBe('npx cluster-manager scale 8 --wait staked --drive');
+  });
+
+  it("v1Joiners is the manager's own rule: what the scaler lets join a genesis set (planner/quorum.ts)", () => {
+    // The hint must never suggest a scale the manager then refuses (CHAIN_WOULD_HALT), nor hide one
+    // it takes.
+    for (let n = 1; n <= 40; n++)
+      expect(v1Joiners(n), `${n} genesis validators`).toBe(
+        Math.max(0, silentRoom(n, n, { leaderVoteCounts: false })),
+      );
   });
 
   it('on --fidelity v1 with 4 genesis validators (any scale halts V1) suggest a devnet of 7 instead', () => {
