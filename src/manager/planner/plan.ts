@@ -1,6 +1,6 @@
 // The planner: a pure function of (desired, actual, pending) that decides the one action each
 // validator needs, and why. The reconciler acts on it; `GET /v1/plan` shows it as a dry run.
-// The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses, and
+// The rule: docs/design.md §The rule that decides; pacing and the sync check are its safety clauses, and
 // the safety rules (minimum set, key problems, a chain that is not trusted) come above every row.
 import {
   ActionKind,
