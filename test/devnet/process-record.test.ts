@@ -1,12 +1,13 @@
 // The devnet's process record: what `devnet reset` and the next start rely on to stop what a
 // devnet killed with SIGKILL left running.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PROCESSES_FILE, ProcessRecorder } from '../../src/devnet/process-record.ts';
-import { pending, waitFor } from '../../src/harness/index.ts';
+import { stopLeftovers } from '../../src/devnet/cleanup.ts';
+import { managersOf, PROCESSES_FILE, ProcessRecorder } from '../../src/devnet/process-record.ts';
+import { isAlive, pending, waitFor } from '../../src/harness/index.ts';
 
 describe('ProcessRecorder', () => {
   const cleanups: (() => Promise<void>)[] = [];
@@ -91,6 +92,38 @@ describe('ProcessRecorder after an exec', () => {
       child.kill('SIGKILL');
       await recorder.stop();
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('managersOf and stopLeftovers', () => {
+  it('find a manager of the folder by its environment, not a CLI command nor another devnet’s manager', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'process-record-managers-'));
+    const other = await mkdtemp(join(tmpdir(), 'process-record-other-'));
+    // A program named as the manager's entry point, so its argv reads `… cluster-manager.ts run`.
+    const bin = join(other, 'cluster-manager.ts');
+    await writeFile(bin, 'setTimeout(() => undefined, 60_000);\n');
+    const start = (args: string[], env: Record<string, string>): ChildProcess =>
+      spawn(process.execPath, [bin, ...args], { stdio: 'ignore', env: { PATH: '', ...env } });
+    const ours = start(['run'], { KUBECONFIG: join(dir, 'kubeconfig') });
+    const journal = start(['run'], { CM_JOURNAL_PATH: join(dir, 'journal.sqlite') });
+    const cli = start(['status'], { KUBECONFIG: join(dir, 'kubeconfig') });
+    const elsewhere = start(['run'], { KUBECONFIG: join(other, 'kubeconfig') });
+    const children = [ours, journal, cli, elsewhere];
+    try {
+      await Promise.all(children.map((c) => new Promise((resolve) => c.once('spawn', resolve))));
+      expect(managersOf(dir).sort()).toEqual([ours.pid, journal.pid].sort());
+
+      // The folder's own record does not name them: found anyway, and stopped.
+      const stopped = await stopLeftovers(dir);
+      expect(stopped.map((s) => s.pid).sort()).toEqual([ours.pid, journal.pid].sort());
+      expect(isAlive(ours.pid!) || isAlive(journal.pid!)).toBe(false);
+      expect(isAlive(cli.pid!)).toBe(true);
+      expect(isAlive(elsewhere.pid!)).toBe(true);
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+      await rm(other, { recursive: true, force: true });
     }
   });
 });
