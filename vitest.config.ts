@@ -20,7 +20,7 @@ const shared = {
   // ~1190 CPU s). Files leave no global state behind: each stops what it starts (servers,
   // devnets, timers) and puts back any env variable it sets. A file that mocks a module
   // (`vi.mock`) must be the only file importing the module it mocks — today
-  // test/kube-emulator/auth.unit.test.ts and src/kube-emulator/auth.ts.
+  // test/kube-emulator/auth.unit.test.ts and src/kube-emulator/auth/auth.ts.
   isolate: false,
   teardownTimeout: 20_000,
   env: {

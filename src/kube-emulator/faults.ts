@@ -1,7 +1,7 @@
 // Fault injection: switches a test pulls to make the API misbehave the way real clusters do.
 import type { Store } from './store.ts';
 import { internalError, tooManyRequests, type ApiError } from './status-errors.ts';
-import type { WatchHub } from './watch-hub.ts';
+import type { WatchHub } from './api-server/watch-hub.ts';
 
 export interface RestartOptions {
   /** How far the resourceVersion counter jumps (default 1,000,000). */

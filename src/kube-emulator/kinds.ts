@@ -1,7 +1,7 @@
 // The table of served kinds: adding a kind is one entry here (plus, optionally, its rules).
 import { eventFromStorage, eventToStorage } from './event-conversion.ts';
 import type { JsonObject } from './json.ts';
-import { kindRules, type KindRules } from './kind-rules.ts';
+import { kindRules, type KindRules } from './admission/kind-rules.ts';
 
 export interface KindInfo {
   /** API group, '' for the core group. */
@@ -341,3 +341,7 @@ export function kindOf(group: string, resource: string): KindInfo {
   if (info === undefined) throw new Error(`unknown kind ${resource}.${group}`);
   return info;
 }
+
+/** The kinds the controllers and kubelets share. */
+export const podInfo = kindOf('', 'pods');
+export const claimInfo = kindOf('', 'persistentvolumeclaims');

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startEmulator, type Emulator } from './emulator.ts';
-import type { ImageCommand } from './kubelet-process.ts';
+import type { ImageCommand } from './kubelets/images.ts';
 
 export interface EmulatorCommandOptions {
   port?: number;

@@ -3,12 +3,16 @@
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
 import { rfc3339, type Clock } from './clock.ts';
-import { applyJsonPatch } from './json-patch.ts';
+import { applyJsonPatch } from './patch/json-patch.ts';
 import { clone, deepEqual, isObject, type JsonObject } from './json.ts';
 import { apiVersionOf, kindOf, storageKind, type KindInfo } from './kinds.ts';
-import { fromStructured, selectorToString, type StructuredSelector } from './label-selector.ts';
-import { applyMergePatch } from './merge-patch.ts';
-import { applyConfiguration, recordUpdate } from './managed-fields.ts';
+import {
+  fromStructured,
+  selectorToString,
+  type StructuredSelector,
+} from './selectors/label-selector.ts';
+import { applyMergePatch } from './patch/merge-patch.ts';
+import { applyConfiguration, recordUpdate } from './patch/managed-fields.ts';
 import { randomSuffix, validateName } from './names.ts';
 import {
   alreadyExists,
@@ -20,7 +24,7 @@ import {
   type StatusTarget,
 } from './status-errors.ts';
 import type { Store } from './store.ts';
-import { applyStrategicMergePatch } from './strategic-merge-patch.ts';
+import { applyStrategicMergePatch } from './patch/strategic-merge-patch.ts';
 import { isKubeObject, type KubeObject } from './types.ts';
 
 export const PatchType = {

@@ -63,3 +63,14 @@ export class WorkQueue {
     }
   }
 }
+
+/** The key of a namespaced object in a queue: `namespace/name`. */
+export function objectKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+/** The namespace and name of an `objectKey`. */
+export function splitKey(key: string): [string, string] {
+  const slash = key.indexOf('/');
+  return [key.slice(0, slash), key.slice(slash + 1)];
+}

@@ -2,7 +2,7 @@
 // fixed-length SHA-256 digests, whatever the length of what a client sends.
 import * as crypto from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { Authenticator } from '../../src/kube-emulator/auth.ts';
+import { Authenticator } from '../../src/kube-emulator/auth/auth.ts';
 import { Store } from '../../src/kube-emulator/store.ts';
 
 vi.mock('node:crypto', async (importOriginal) => {

@@ -1,4 +1,4 @@
-// freeLoopbackPorts (src/kube-emulator/loopback-ports.ts) against the real kernel: the ports are
+// freeLoopbackPorts (src/kube-emulator/kubelets/loopback-ports.ts) against the real kernel: the ports are
 // distinct, free, outside the ephemeral range, and a taken candidate is skipped.
 import { createServer, type Server } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import {
   candidateRanges,
   ephemeralRange,
   freeLoopbackPorts,
-} from '../../src/kube-emulator/loopback-ports.ts';
+} from '../../src/kube-emulator/kubelets/loopback-ports.ts';
 
 const servers: Server[] = [];
 afterEach(async () => {

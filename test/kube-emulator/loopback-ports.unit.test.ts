@@ -1,7 +1,10 @@
 // The ports a devnet's pods listen on are chosen outside the kernel's ephemeral range
-// (src/kube-emulator/loopback-ports.ts): the pure parts, the range and the candidates.
+// (src/kube-emulator/kubelets/loopback-ports.ts): the pure parts, the range and the candidates.
 import { describe, expect, it } from 'vitest';
-import { candidateRanges, ephemeralRange } from '../../src/kube-emulator/loopback-ports.ts';
+import {
+  candidateRanges,
+  ephemeralRange,
+} from '../../src/kube-emulator/kubelets/loopback-ports.ts';
 
 describe('ephemeralRange', () => {
   it('reads /proc/sys/net/ipv4/ip_local_port_range (two numbers, tab-separated)', () => {

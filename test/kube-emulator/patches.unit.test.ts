@@ -1,8 +1,8 @@
 // JSON Patch, merge patch and strategic merge patch (with kubectl's directives).
 import { describe, expect, it } from 'vitest';
-import { applyJsonPatch } from '../../src/kube-emulator/json-patch.ts';
-import { applyMergePatch } from '../../src/kube-emulator/merge-patch.ts';
-import { applyStrategicMergePatch } from '../../src/kube-emulator/strategic-merge-patch.ts';
+import { applyJsonPatch } from '../../src/kube-emulator/patch/json-patch.ts';
+import { applyMergePatch } from '../../src/kube-emulator/patch/merge-patch.ts';
+import { applyStrategicMergePatch } from '../../src/kube-emulator/patch/strategic-merge-patch.ts';
 import { ApiError } from '../../src/kube-emulator/status-errors.ts';
 
 describe('JSON Patch', () => {

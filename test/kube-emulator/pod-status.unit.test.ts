@@ -3,7 +3,7 @@
 // MarshalJSON: `t.UTC().AppendFormat(buf, time.RFC3339)`), so a container that started at
 // 10:30:21.900 reads `10:30:21Z`. The manager's stale-key rule (docs/adr/0022) relies on it.
 import { describe, expect, it } from 'vitest';
-import { podStatus } from '../../src/kube-emulator/pod-status.ts';
+import { podStatus } from '../../src/kube-emulator/kubelets/pod-status.ts';
 
 const STARTED = Date.parse('2026-12-02T10:30:21.900Z');
 const POD = {

@@ -1,12 +1,15 @@
 // Conformance check 10: label selectors against objects with and without the key; field selectors.
 import { describe, expect, it } from 'vitest';
-import { parseFieldSelector, matchesFields } from '../../src/kube-emulator/field-selector.ts';
+import {
+  parseFieldSelector,
+  matchesFields,
+} from '../../src/kube-emulator/selectors/field-selector.ts';
 import {
   fromStructured,
   matchesLabels,
   parseLabelSelector,
   selectorToString,
-} from '../../src/kube-emulator/label-selector.ts';
+} from '../../src/kube-emulator/selectors/label-selector.ts';
 import { ApiError } from '../../src/kube-emulator/status-errors.ts';
 
 const withV = { app: 'v', tier: '3' };

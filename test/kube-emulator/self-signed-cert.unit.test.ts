@@ -2,7 +2,7 @@
 import { createSecureContext } from 'node:tls';
 import { X509Certificate, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createSelfSignedCertificate } from '../../src/kube-emulator/self-signed-cert.ts';
+import { createSelfSignedCertificate } from '../../src/kube-emulator/auth/self-signed-cert.ts';
 
 describe('createSelfSignedCertificate', () => {
   it.each([

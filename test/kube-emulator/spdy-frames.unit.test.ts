@@ -12,7 +12,7 @@ import {
   HeaderCodec,
   uint32s,
   type SpdyHeaders,
-} from '../../src/kube-emulator/spdy-frames.ts';
+} from '../../src/kube-emulator/streams/spdy-frames.ts';
 
 function adler32(bytes: Buffer): number {
   let a = 1;

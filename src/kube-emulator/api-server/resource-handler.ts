@@ -1,0 +1,491 @@
+// Serves one resource request (get, list, watch, create, replace, patch, delete) over HTTP, in
+// the order the apiserver's handlers check things (handlers/create.go: output media type, input
+// media type, body size, query parameters, their validation, then the body).
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Authenticator, Identity } from '../auth/auth.ts';
+import { negotiateInput, negotiateOutput, type OutputMedia } from './content-negotiation.ts';
+import { isObject, type JsonObject } from '../json.ts';
+import { apiVersionOf } from '../kinds.ts';
+import { objectFilter } from '../selectors/object-filter.ts';
+import { flagParam, intParam, validatePatchParams, writeParams } from './query-params.ts';
+import {
+  applyUnknownFieldError,
+  checkBodyFields,
+  checkPatchedFields,
+  pruneUnknownFields,
+} from '../admission/field-validation.ts';
+import { decodeBody, readBody } from './request-body.ts';
+import { Propagation, PatchType, type ResourceApi, type Subresource } from '../resource-api.ts';
+import { convertForMedia } from './response-body.ts';
+import type { ResourceRoute } from './routes.ts';
+import {
+  ApiError,
+  badRequest,
+  expired,
+  methodNotAllowed,
+  routeNotFound,
+} from '../status-errors.ts';
+import type { KubeObject } from '../types.ts';
+import type { WatchHub } from './watch-hub.ts';
+import { toTable } from './table.ts';
+
+export { readBody } from './request-body.ts';
+
+export interface ResourceContext {
+  api: ResourceApi;
+  hub: WatchHub;
+  auth: Authenticator;
+}
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  /** The Content-Type of a body given as bytes. */
+  contentType?: string;
+  /** `Warning` headers (`299 - "…"`), e.g. unknown fields under fieldValidation=Warn. */
+  warnings?: string[];
+}
+
+/** What the handler learned that the HTTP layer needs for its answer, errors included. */
+export interface Exchange {
+  /** The negotiated response media type (JSON until negotiation ran). */
+  media: OutputMedia | undefined;
+}
+
+/**
+ * A resourceVersion the storage cannot parse (APIObjectVersioner.ParseResourceVersion,
+ * strconv.ParseUint): the apiserver answers 500 with no reason, because the storage's
+ * InvalidError is not an API status (storage/api_object_versioner.go:90, cacher.go:532;
+ * kubernetes/kubernetes#113939, #139485 — still open).
+ */
+function assertResourceVersion(value: string | null): void {
+  if (value === null || value === '' || value === '0') return;
+  let problem: string | undefined;
+  if (!/^\d+$/.test(value)) problem = 'invalid syntax';
+  else if (BigInt(value) > 2n ** 64n - 1n) problem = 'value out of range';
+  if (problem === undefined) return;
+  throw new ApiError({
+    code: 500,
+    reason: '',
+    message: `resourceVersion: Invalid value: ${JSON.stringify(value)}: strconv.ParseUint: parsing ${JSON.stringify(value)}: ${problem}`,
+  });
+}
+
+function subresourceOf(route: ResourceRoute): Subresource {
+  const sub = route.subresource;
+  if (sub === undefined) return undefined;
+  if ((sub === 'status' || sub === 'scale') && route.info.subresources.includes(sub)) return sub;
+  throw routeNotFound(`${route.info.resource}/${sub}`);
+}
+
+interface ContinueToken {
+  rv: string;
+  after: string;
+}
+
+function encodeContinue(token: ContinueToken): string {
+  return Buffer.from(JSON.stringify(token)).toString('base64url');
+}
+
+function decodeContinue(text: string): ContinueToken {
+  try {
+    const token: unknown = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+    if (isObject(token) && typeof token.rv === 'string' && typeof token.after === 'string') {
+      return { rv: token.rv, after: token.after };
+    }
+  } catch {
+    // fall through
+  }
+  throw badRequest(
+    'continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)',
+  );
+}
+
+function keyOf(object: KubeObject): string {
+  return `${object.metadata.namespace ?? ''}/${object.metadata.name ?? ''}`;
+}
+
+function list(context: ResourceContext, route: ResourceRoute, query: URLSearchParams): Reply {
+  const { api } = context;
+  const { info } = route;
+  const filter = objectFilter({
+    info,
+    namespace: route.namespace,
+    labelSelector: query.get('labelSelector') ?? undefined,
+    fieldSelector: query.get('fieldSelector') ?? undefined,
+  });
+  const limit = intParam(query, 'limit');
+  const token = query.get('continue');
+  const start = token === null || token === '' ? undefined : decodeContinue(token);
+  if (start !== undefined && Number(start.rv) < api.store.oldestResumableVersion) {
+    throw expired(
+      'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter.',
+    );
+  }
+  const all = api.store
+    .list(info.storage, route.namespace)
+    .filter(
+      (object) => filter.matches(object) && (start === undefined || keyOf(object) > start.after),
+    );
+  const rv = start?.rv ?? String(api.store.resourceVersion);
+  const page = limit !== undefined && limit > 0 ? all.slice(0, limit) : all;
+  const last = page.at(-1);
+  const more = page.length < all.length && last !== undefined;
+  return {
+    status: 200,
+    body: {
+      kind: `${info.kind}List`,
+      apiVersion: apiVersionOf(info),
+      metadata: {
+        resourceVersion: rv,
+        ...(more
+          ? {
+              continue: encodeContinue({ rv, after: keyOf(last) }),
+              remainingItemCount: all.length - page.length,
+            }
+          : {}),
+      },
+      items: page.map((object) => api.serve(info, object)),
+    },
+  };
+}
+
+function deleteOptions(body: unknown, query: URLSearchParams): JsonObject {
+  const options: JsonObject = isObject(body) ? { ...body } : {};
+  const policy = query.get('propagationPolicy');
+  if (policy !== null) options.propagationPolicy = policy;
+  const grace = intParam(query, 'gracePeriodSeconds');
+  if (grace !== undefined) options.gracePeriodSeconds = grace;
+  if (options.orphanDependents === true) options.propagationPolicy ??= Propagation.orphan;
+  if (query.getAll('dryRun').length > 0) options.dryRun = ['All'];
+  return options;
+}
+
+function remove(
+  context: ResourceContext,
+  route: ResourceRoute,
+  body: unknown,
+  query: URLSearchParams,
+): Reply {
+  const { api } = context;
+  const { info } = route;
+  const options = deleteOptions(body, query);
+  const policy = options.propagationPolicy;
+  if (policy !== undefined && !(Object.values(Propagation) as unknown[]).includes(policy)) {
+    throw badRequest(`unsupported propagation policy: ${JSON.stringify(policy)}`);
+  }
+  const preconditions = isObject(options.preconditions) ? options.preconditions : {};
+  const result = api.delete(info, route.namespace ?? '', route.name ?? '', {
+    ...(typeof policy === 'string' ? { propagationPolicy: policy as Propagation } : {}),
+    ...(typeof options.gracePeriodSeconds === 'number'
+      ? { gracePeriodSeconds: options.gracePeriodSeconds }
+      : {}),
+    preconditions: {
+      ...(typeof preconditions.uid === 'string' ? { uid: preconditions.uid } : {}),
+      ...(typeof preconditions.resourceVersion === 'string'
+        ? { resourceVersion: preconditions.resourceVersion }
+        : {}),
+    },
+    dryRun: Array.isArray(options.dryRun),
+  });
+  if (!result.removed || info.resource === 'pods') return { status: 200, body: result.object };
+  const meta = result.object.metadata;
+  return {
+    status: 200,
+    body: {
+      kind: 'Status',
+      apiVersion: 'v1',
+      metadata: {},
+      status: 'Success',
+      details: {
+        name: meta.name,
+        ...(info.group === '' ? {} : { group: info.group }),
+        kind: info.resource,
+        uid: meta.uid,
+      },
+    },
+  };
+}
+
+function removeCollection(
+  context: ResourceContext,
+  route: ResourceRoute,
+  body: unknown,
+  query: URLSearchParams,
+): Reply {
+  const listed = list(context, route, query).body as { items: KubeObject[] };
+  const deleted: unknown[] = [];
+  for (const object of listed.items) {
+    const reply = remove(
+      context,
+      { ...route, namespace: object.metadata.namespace, name: object.metadata.name },
+      body,
+      query,
+    );
+    deleted.push(reply.body);
+  }
+  return {
+    status: 200,
+    body: {
+      kind: `${route.info.kind}List`,
+      apiVersion: apiVersionOf(route.info),
+      metadata: {},
+      items: deleted,
+    },
+  };
+}
+
+/** The RBAC verb of a request. */
+function verbOf(method: string, route: ResourceRoute, watching: boolean): string {
+  switch (method) {
+    case 'GET':
+      if (watching) return 'watch';
+      return route.name === undefined ? 'list' : 'get';
+    case 'POST':
+      return 'create';
+    case 'PUT':
+      return 'update';
+    case 'PATCH':
+      return 'patch';
+    case 'DELETE':
+      return route.name === undefined ? 'deletecollection' : 'delete';
+    default:
+      return method.toLowerCase();
+  }
+}
+
+/**
+ * The object a list or watch is limited to by `fieldSelector=metadata.name=<name>`: like a real
+ * apiserver, RBAC then authorizes it against that name, so a Role with `resourceNames` can
+ * allow an informer on one object (Kubernetes ≥ 1.x "list/watch by name").
+ */
+function singleNameOf(fieldSelector: string | null): string | undefined {
+  const match = /^metadata\.name==?([^,=!]+)$/.exec(fieldSelector ?? '');
+  return match?.[1];
+}
+
+/**
+ * The field manager of a write: `fieldManager`, else the User-Agent up to its first `/`, its
+ * printable characters only (handlers/rest.go prefixFromUserAgent; at most 128 characters).
+ */
+function fieldManagerOf(given: string | undefined, userAgent: string | undefined): string {
+  if (given !== undefined && given !== '') return given;
+  const prefix = (userAgent ?? '').split('/')[0] ?? '';
+  return [...prefix]
+    .filter((char) => char >= ' ' && char !== '\u007f')
+    .join('')
+    .slice(0, 128);
+}
+
+/** Whether a request writes an object from its body (create or update). */
+function optionsKindOf(
+  method: string,
+): 'CreateOptions' | 'UpdateOptions' | 'PatchOptions' | 'DeleteOptions' {
+  if (method === 'POST') return 'CreateOptions';
+  if (method === 'PUT') return 'UpdateOptions';
+  if (method === 'PATCH') return 'PatchOptions';
+  return 'DeleteOptions';
+}
+
+/** A read (get or list) as the negotiated media asks: as it is, a Table, or partial metadata. */
+function readReply(
+  context: ResourceContext,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  media: OutputMedia,
+): Reply {
+  const { api } = context;
+  const { info } = route;
+  const subresource = subresourceOf(route);
+  if (route.name === undefined) assertResourceVersion(query.get('resourceVersion'));
+  const reply =
+    route.name === undefined
+      ? list(context, route, query)
+      : {
+          status: 200,
+          body: api.get(info, route.namespace ?? '', route.name, subresource),
+        };
+  const convert = media.convert;
+  if (convert === undefined || subresource !== undefined) return reply;
+  if (convert.kind !== 'Table') {
+    return { status: 200, body: convertForMedia(reply.body as JsonObject, media) };
+  }
+  const body = reply.body as { items?: KubeObject[]; metadata?: JsonObject };
+  const table = toTable({
+    info,
+    objects: body.items ?? [reply.body as KubeObject],
+    now: api.now(),
+    includeObject: query.get('includeObject'),
+    ...(body.items === undefined ? {} : { listMeta: body.metadata ?? {} }),
+  });
+  return { status: 200, body: { ...table, apiVersion: `meta.k8s.io/${convert.version}` } };
+}
+
+function serveWatch(options: {
+  context: ResourceContext;
+  route: ResourceRoute;
+  query: URLSearchParams;
+  response: ServerResponse;
+  media: OutputMedia;
+}): void {
+  const { context, route, query, response, media } = options;
+  const { info } = route;
+  const fieldSelector =
+    query.get('fieldSelector') ??
+    (route.name === undefined ? undefined : `metadata.name=${route.name}`);
+  const filter = objectFilter({
+    info,
+    namespace: route.namespace,
+    labelSelector: query.get('labelSelector') ?? undefined,
+    fieldSelector,
+  });
+  const sendInitialEvents = flagParam(query, 'sendInitialEvents');
+  if (sendInitialEvents && query.get('resourceVersionMatch') !== 'NotOlderThan') {
+    throw new ApiError({
+      code: 422,
+      reason: 'Invalid',
+      message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`,
+      details: {
+        group: 'meta.k8s.io',
+        kind: 'ListOptions',
+        causes: [
+          {
+            reason: 'FieldValueForbidden',
+            message:
+              'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+            field: 'resourceVersionMatch',
+          },
+        ],
+      },
+    });
+  }
+  const timeoutSeconds = intParam(query, 'timeoutSeconds');
+  const resourceVersion = query.get('resourceVersion') ?? undefined;
+  assertResourceVersion(resourceVersion ?? null);
+  const convert = media.convert;
+  context.hub.open(response, {
+    info,
+    filter,
+    resourceVersion,
+    allowBookmarks: flagParam(query, 'allowWatchBookmarks'),
+    sendInitialEvents,
+    timeoutSeconds,
+    table: convert?.kind === 'Table' ? { includeObject: query.get('includeObject') } : undefined,
+    encoding: media.encoding === 'protobuf' ? 'protobuf' : 'json',
+    partialMetadata:
+      convert !== undefined && convert.kind !== 'Table' ? convert.version : undefined,
+  });
+}
+
+/**
+ * Handles a request to a resource path. Returns the reply, or undefined when it has answered
+ * itself (a watch stream).
+ */
+export async function handleResource(options: {
+  context: ResourceContext;
+  route: ResourceRoute;
+  request: IncomingMessage;
+  response: ServerResponse;
+  identity: Identity;
+  exchange: Exchange;
+}): Promise<Reply | undefined> {
+  const { context, route, request, response, identity, exchange } = options;
+  const { api } = context;
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const query = url.searchParams;
+  const method = request.method ?? 'GET';
+  const watching = method === 'GET' && (route.watchPath || flagParam(query, 'watch'));
+  const { info } = route;
+  const namespace = route.namespace ?? '';
+  context.auth.authorize(identity, {
+    verb: verbOf(method, route, watching),
+    info,
+    subresource: route.subresource,
+    namespace,
+    name: route.name ?? singleNameOf(query.get('fieldSelector')),
+  });
+  const media = negotiateOutput(request.headers.accept, {
+    stream: watching,
+    prettyQuery: query.get('pretty'),
+    userAgent: request.headers['user-agent'],
+  });
+  exchange.media = media;
+  if (method === 'GET') {
+    if (!watching) return readReply(context, route, query, media);
+    serveWatch({ context, route, query, response, media });
+    return undefined;
+  }
+  if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) throw methodNotAllowed();
+  if (
+    method === 'POST' &&
+    (route.name !== undefined || (info.namespaced && route.namespace === undefined))
+  )
+    throw methodNotAllowed();
+  if ((method === 'PUT' || method === 'PATCH') && route.name === undefined)
+    throw methodNotAllowed();
+  const contentType = request.headers['content-type'] ?? '';
+  const inputEncoding =
+    method === 'POST' || method === 'PUT' ? negotiateInput(contentType) : 'json';
+  const bodyBytes = await readBody(request);
+  const params = writeParams(query, optionsKindOf(method));
+  const dryRun = params.dryRun;
+  const manager = fieldManagerOf(params.fieldManager, request.headers['user-agent']);
+  const directive = params.fieldValidation;
+  /** Decodes a create or update body, dropping unknown fields as fieldValidation says. */
+  const objectBody = (): { body: unknown; warnings: string[] } => {
+    const body = decodeBody(bodyBytes, inputEncoding);
+    if (!isObject(body) || route.subresource === 'scale') return { body, warnings: [] };
+    return { body, warnings: checkBodyFields(directive, pruneUnknownFields(info, body)) };
+  };
+  switch (method) {
+    case 'POST': {
+      const { body, warnings } = objectBody();
+      return {
+        status: 201,
+        body: api.create(info, namespace, body, { dryRun, manager }),
+        warnings,
+      };
+    }
+    case 'PUT': {
+      const { body, warnings } = objectBody();
+      return {
+        status: 200,
+        body: api.replace({ info, namespace, name: route.name ?? '' }, body, {
+          subresource: subresourceOf(route),
+          dryRun,
+          manager,
+        }),
+        warnings,
+      };
+    }
+    case 'PATCH': {
+      const isApply = contentType.startsWith(PatchType.apply);
+      validatePatchParams(params, isApply);
+      const body = isApply ? bodyBytes.toString('utf8') : decodeBody(bodyBytes, 'json');
+      const warnings: string[] = [];
+      const inspect = (object: KubeObject, applied: boolean): void => {
+        const unknown = pruneUnknownFields(info, object);
+        if (unknown.length === 0) return;
+        if (applied) throw applyUnknownFieldError(info, namespace, route.name ?? '', unknown);
+        warnings.push(...checkPatchedFields(directive, unknown, object));
+      };
+      const existed = api.peek(info, namespace, route.name ?? '') !== undefined;
+      const patched = api.patch({ info, namespace, name: route.name ?? '' }, body, {
+        contentType,
+        subresource: subresourceOf(route),
+        dryRun,
+        inspect,
+        manager,
+        force: params.force === true,
+        ...(params.fieldManager === undefined ? {} : { fieldManager: params.fieldManager }),
+      });
+      // A server-side apply that created the object answers 201, as a create does.
+      return { status: existed ? 200 : 201, body: patched, warnings };
+    }
+    default: {
+      const body = decodeBody(bodyBytes, 'json');
+      if (route.name === undefined) return removeCollection(context, route, body, query);
+      return remove(context, route, body, query);
+    }
+  }
+}
