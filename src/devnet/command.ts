@@ -2,7 +2,7 @@
 // shows the validators' status until SIGINT/SIGTERM, then stops everything it started.
 import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { DEFAULT_DEVNET_DIR, readDevnetInfo } from '../cli/devnet-file.ts';
+import { DEFAULT_DEVNET_DIR, nearestDevnetDir, readDevnetInfo } from '../cli/devnet-file.ts';
 import { devnetStateOf, notRunningReason } from '../cli/devnet-lock-file.ts';
 import { CliError, examples, ExitCode } from '../cli/program.ts';
 import type { Devnet } from './devnet.ts';
@@ -231,10 +231,15 @@ function busy(error: DevnetBusyError): CliError {
   );
 }
 
-/** The folder of a devnet subcommand: its own --dir, else the parent's. */
+/**
+ * The folder of a devnet subcommand: its own --dir, else the parent's, else the nearest `.devnet`
+ * holding a devnet.json from the current folder up (as the other commands find it), else
+ * `./.devnet`.
+ */
 function folderOf(command: Command): string {
-  const own = command.opts<{ dir?: string }>().dir;
-  return resolve(own ?? command.parent?.opts<{ dir?: string }>().dir ?? DEFAULT_DEVNET_DIR);
+  const given = givenDir(command);
+  if (given !== undefined) return resolve(given);
+  return nearestDevnetDir(process.cwd()) ?? resolve(DEFAULT_DEVNET_DIR);
 }
 
 /** The folder as the user named it with --dir, for a hint; undefined for the default. */

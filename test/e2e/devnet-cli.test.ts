@@ -3,7 +3,7 @@
 // counts is on chain: who signed which committed block's certificate, which block carried the
 // unstakes, and when the pods got their deletion timestamp.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -97,12 +97,32 @@ function runHint(line: string) {
 }
 
 describe('a developer scaling the devnet with the CLI, nothing exported', () => {
+  it('`scale 5 --wait active` typed in a folder below the project finds its .devnet upward, as git finds .git', async () => {
+    const below = join(root, 'sub', 'dir');
+    await mkdir(below, { recursive: true });
+    const result = await runCli(['scale', '5', '--wait', 'active', '--drive'], {
+      cwd: below,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 4 → 5; done in /);
+    expect(await net.stakedValidators()).toEqual([...GENESIS, '005']);
+    const staked = await txHeight('005', 'MessageStake');
+    expect((await signedSince('005', staked! + 1)).length).toBeGreaterThan(0);
+    // The devnet's hints, for a shell down there, need no --devnet either.
+    const hints = readyHints(net.info, below, {
+      node: process.execPath,
+      entry: BIN.clusterManager,
+    });
+    expect(hints[1]).toBe('npx cluster-manager status');
+  });
+
   it("the devnet's hint `scale 6 --wait active --drive` works as printed, and each of the 6 has signed a certificate since its stake", async () => {
     const hints = readyHints(net.info, root, { node: process.execPath, entry: BIN.clusterManager });
     expect(hints[0]).toBe('npx cluster-manager scale 6 --wait active --drive');
     const result = await runHint(hints[0]!);
     expect(result.code, result.stderr).toBe(0);
-    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 4 → 6; done in /);
+    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 5 → 6; done in /);
     expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
     for (const id of ['005', '006']) {
       const staked = await txHeight(id, 'MessageStake');
