@@ -6,6 +6,7 @@ import { DEFAULT_DEVNET_DIR, nearestDevnetDir, readDevnetInfo } from '../cli/dev
 import { devnetStateOf, notRunningReason } from '../cli/devnet-lock-file.ts';
 import { CliError, examples, ExitCode } from '../cli/program.ts';
 import type { Devnet } from './devnet.ts';
+import type { ManagerSettings } from './manager-settings.ts';
 import type { StatusBoard } from './status-board.ts';
 import { devnetEnv, envLines, readyHints } from './hints.ts';
 import { acquireDevnetLock, DevnetBusyError, type DevnetLock } from './lock.ts';
@@ -22,6 +23,7 @@ interface DevnetFlags {
   manager: boolean;
   keys?: number;
   resume?: boolean;
+  hooksFile?: string;
 }
 
 function int(min: number, max: number, what: string) {
@@ -95,6 +97,10 @@ export function registerDevnetCommand(program: Command): void {
     )
     .option('--no-manager', 'start the cluster and chain only')
     .option(
+      '--hooks-file <file>',
+      "the manager's lifecycle hooks (docs/hooks.md; CM_HOOKS_FILE in the shell does the same), checked before the devnet starts",
+    )
+    .option(
       '--resume',
       'bring back the chain this folder last ran (its keys, genesis, ports, replicas and journal) instead of a fresh one',
     )
@@ -116,6 +122,8 @@ export function registerDevnetCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
+        // Before anything starts: what the shell and the flags ask of the manager, or why not.
+        const settings = await settingsOf(flags);
         // The folder is claimed first: a second devnet on it is refused before anything loads.
         let lock: DevnetLock;
         try {
@@ -124,6 +132,7 @@ export function registerDevnetCommand(program: Command): void {
           if (error instanceof DevnetBusyError) throw busy(error);
           throw error;
         }
+        for (const note of settings.notes) process.stderr.write(`${note}\n`);
         // Loaded on use: the devnet pulls in the emulator, the node and client-node.
         const { BIN, startDevnet } = await import('./devnet.ts');
         const { StatusBoard } = await import('./status-board.ts');
@@ -141,6 +150,7 @@ export function registerDevnetCommand(program: Command): void {
             txMode: flags.txMode,
             fidelity: flags.fidelity,
             manager: flags.manager,
+            managerEnv: settings.env,
             // A manager that exits by itself is restarted, as its Deployment's pod would be.
             restartManagerOnExit: true,
             log: (line) => {
@@ -215,12 +225,29 @@ export function registerDevnetCommand(program: Command): void {
       ['cluster-manager devnet --validators 6 --pacemaker manual', 'blocks only on trigger-view'],
       ['cluster-manager devnet --dir /tmp/net2 --rpc-port 0', 'a second devnet beside the first'],
       ['npm start -- --resume', 'the chain of the last run, not a fresh one'],
+      ['npm start -- --hooks-file hooks.yaml', 'the manager runs your lifecycle hooks'],
       ['cluster-manager devnet env', 'export lines for the devnet in ./.devnet'],
       ['cluster-manager devnet reset', 'stop what a killed devnet left, remove its files'],
     ]),
   );
   registerEnvCommand(devnet);
   registerResetCommand(devnet);
+}
+
+/** The manager settings of the flags and the shell (manager-settings.ts); a refusal exits 2. */
+async function settingsOf(flags: DevnetFlags): Promise<ManagerSettings> {
+  const { managerSettings, ManagerSettingsError } = await import('./manager-settings.ts');
+  try {
+    return managerSettings(
+      { hooksFile: flags.hooksFile, manager: flags.manager },
+      process.env,
+      process.cwd(),
+    );
+  } catch (error: unknown) {
+    if (error instanceof ManagerSettingsError)
+      throw new CliError(`devnet did not start: ${error.message}`, ExitCode.usage);
+    throw error;
+  }
 }
 
 /** The one line for a folder a running devnet holds: never advice that would share it. */

@@ -362,6 +362,59 @@ describe('--resume', () => {
   }, 300_000);
 });
 
+describe('hooks on the devnet', () => {
+  it('`devnet --hooks-file F`: a post-stake command hook runs for 005 once it signs, with what it is told', async () => {
+    const dir = await tempDir();
+    const work = await tempDir();
+    const log = join(work, 'hooks.log');
+    const hook = join(work, 'record.sh');
+    await writeFile(
+      hook,
+      `#!/bin/sh\necho "$CM_HOOK_PHASE $CM_HOOK_NAME $CM_VALIDATOR_ID" >> ${log}\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const file = join(work, 'hooks.yaml');
+    await writeFile(file, `hooks:\n  - { name: signed, on: post-stake, command: ['${hook}'] }\n`, {
+      mode: 0o600,
+    });
+    const { cli } = startDevnetCli(dir, ['--validators', '4', '--hooks-file', file]);
+    await untilReady(cli);
+    expect(cli.stderr).toContain(`hooks: 1 from ${file} (--hooks-file)`);
+    expect(await readFile(join(dir, 'manager.env'), 'utf8')).toContain(`CM_HOOKS_FILE=${file}\n`);
+
+    const scale = await runCli(['--devnet', dir, 'scale', '5', '--wait', 'active', '--drive'], {
+      timeoutMs: 180_000,
+    });
+    expect(scale.code, scale.stderr).toBe(0);
+    // The hook runs once the manager sees 005 sign (phase active): blocks may be needed for that.
+    const info = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
+    const ran = await waitFor(
+      async () => {
+        const text = await readFile(log, 'utf8').catch(() => '');
+        if (text !== '') return text;
+        await runCli(['--devnet', dir, 'trigger-view']);
+        return pending(`no hook run yet (manager log: ${info.managerLog ?? '?'})`);
+      },
+      { what: "the post-stake hook's run for 005", timeoutMs: 60_000, intervalMs: 500 },
+    );
+    expect(ran).toBe('post-stake signed 005\n');
+  });
+
+  it('refuses a CM_* variable of the shell that the devnet would not pass on, naming it and the flag', async () => {
+    const dir = join(await tempDir(), 'never');
+    const result = await runCli(['devnet', '--dir', dir, '--rpc-port', '0'], {
+      env: { CM_TX_MODE: 'cli' },
+    });
+    expect(result.code).toBe(2);
+    expect(lines(result.stderr)).toEqual([
+      "error: devnet did not start: the devnet writes its manager's environment itself, so CM_TX_MODE exported in this shell would reach nothing; unset it (unset CM_TX_MODE) and use the devnet's flags (CM_TX_MODE → --tx-mode), or start a manager of your own with --no-manager (docs/devnet.md)",
+    ]);
+    expect(await stat(dir).catch(() => undefined)).toBeUndefined();
+  });
+});
+
 describe('a devnet without a manager', () => {
   it('prints a line that runs a manager of your own; the CLI finds it, and SIGTERM stops it with nothing left', async () => {
     const dir = await tempDir();
