@@ -246,6 +246,12 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
       tailLines: 5,
     });
     expect(result.stdout).toBe(direct);
+    // --pretty: the same lines, readable: time, level, message, fields.
+    const pretty = await runCli(['logs', '005', '--tail', '5', '--pretty'], at());
+    expect(pretty.code, pretty.stderr).toBe(0);
+    expect(lines(pretty.stdout)).toHaveLength(logged.length);
+    for (const line of lines(pretty.stdout))
+      expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) \S/);
     const unknown = await runCli(['logs', 'validator-99'], at());
     expect(unknown.code).toBe(1);
     expect(lines(unknown.stderr)).toEqual([

@@ -143,6 +143,22 @@ export interface ManagerSummary {
     lastBlockAt?: string | null;
   };
   journal?: { setAside: { to: string; reason: string } | null };
+  /** The manager's inputs (informers, or the files of static discovery), from /readyz. */
+  informers?: readonly { name: string; synced: boolean; lastError: string | null }[];
+}
+
+/**
+ * One line per input of the manager that has a problem now: a broken validators or keys file of
+ * static discovery (the last good version stays in force meanwhile), an informer's last error.
+ * What `status` and `plan` print under their first line (before, only /readyz and the log said).
+ */
+export function problemLines(summary: Pick<ManagerSummary, 'informers'>): string[] {
+  return (summary.informers ?? [])
+    .filter((input) => input.lastError !== null)
+    .map((input) => {
+      const kept = input.name.endsWith('-file') && input.synced;
+      return `problem: ${input.name}: ${input.lastError ?? ''}${kept ? ' (the last good version stays in force)' : ''}`;
+    });
 }
 
 /** The lines above `status`'s table. */
@@ -172,5 +188,6 @@ export function summaryLines(summary: ManagerSummary, now: number): string[] {
   const aside = summary.journal?.setAside;
   if (aside != null)
     lines.push(`journal of another chain set aside at start: ${aside.to} (${aside.reason})`);
+  lines.push(...problemLines(summary));
   return lines;
 }
