@@ -1,8 +1,9 @@
 // The scale progress display: on a terminal a table redrawn in place (pod ready → staked →
-// active per validator); elsewhere one plain line per change, no escape codes.
+// active per validator); elsewhere one plain line per phase change, no escape codes — in the
+// manager's phases, the words `status`, `watch` and the devnet's board use too.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ScaleProgress, stageOf } from '../../src/manager/cli/render.ts';
+import { isSettled, ScaleProgress } from '../../src/manager/cli/render.ts';
 import type { ValidatorStatus } from '../../src/manager/status.ts';
 
 function sink(isTTY: boolean): Writable & { isTTY: boolean; text: () => string } {
@@ -51,23 +52,24 @@ const steps = [
 ];
 
 describe('scale progress', () => {
-  it('names the stage of a joining and of a leaving validator', () => {
-    expect(steps.map(([v]) => stageOf(v!))).toEqual([
-      'waiting for pod',
-      'pod ready',
-      'staked',
-      'active',
+  it('a joiner is settled once active (or staked, for --wait staked); a leaver once unstaked', () => {
+    expect(
+      steps.map(([v]) => [v!.phase, isSettled(v!, 'active'), isSettled(v!, 'staked')]),
+    ).toEqual([
+      ['pending', false, false],
+      ['pending', false, false],
+      ['staked', false, true],
+      ['active', true, true],
     ]);
-    expect(stageOf(validator('004', { wanted: false, chain: 'staked', phase: 'active' }))).toBe(
-      'draining',
-    );
-    expect(stageOf(validator('004', { wanted: false, chain: 'staked', phase: 'unstaking' }))).toBe(
-      'unstaking',
-    );
-    expect(stageOf(validator('004', { wanted: false, chain: 'unstaking' }))).toBe('left the set');
+    const leaving = (phase: ValidatorStatus['phase'], chain: ValidatorStatus['chain']['status']) =>
+      validator('004', { wanted: false, chain, phase });
+    expect(isSettled(leaving('active', 'staked'), 'active')).toBe(false); // draining
+    expect(isSettled(leaving('unstaking', 'staked'), 'active')).toBe(false);
+    expect(isSettled(leaving('held', 'staked'), 'active')).toBe(false); // the minimum set
+    expect(isSettled(leaving('unstaked', 'unstaking'), 'active')).toBe(true);
   });
 
-  it('prints one plain line per change when not on a terminal', () => {
+  it('prints one plain line per phase change when not on a terminal', () => {
     const out = sink(false);
     const progress = new ScaleProgress(out);
     progress.note('scaling to 5 (wait: active)…');
@@ -78,9 +80,8 @@ describe('scale progress', () => {
     expect(out.text()).toBe(
       [
         'scaling to 5 (wait: active)…',
-        '005: waiting for pod (waiting for pod validator-4 to be Ready)',
-        '005: waiting for pod → pod ready (pod validator-4 Ready for 200 ms of 1000)',
-        '005: pod ready → staked (staked; waiting)',
+        '005: pending (waiting for pod validator-4 to be Ready)',
+        '005: pending → staked (staked; waiting)',
         '005: staked → active (signing)',
         '',
       ].join('\n'),

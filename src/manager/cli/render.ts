@@ -28,24 +28,23 @@ export function statusTable(validators: readonly ValidatorStatus[]): string {
   );
 }
 
-/** Where one validator stands in a scale, as the progress display names it. */
-export function stageOf(v: ValidatorStatus): string {
-  if (v.wanted) {
-    if (v.phase === 'active') return 'active';
-    if (v.phase === 'failed' || v.phase === 'held') return v.phase;
-    if (v.chain.status === 'staked') return 'staked';
-    if (v.phase === 'staking') return 'staking';
-    return v.ready ? 'pod ready' : 'waiting for pod';
-  }
-  if (v.chain.status === 'staked') return v.phase === 'unstaking' ? 'unstaking' : 'draining';
-  return v.chain.status === 'unstaking' || v.chain.status === 'unstaked' ? 'left the set' : 'gone';
+/**
+ * Whether a validator is where a scale wants it, in the manager's own phases — the one vocabulary
+ * of every display (`status`, `watch`, the devnet's board, scale progress; defined by `Phase` in
+ * planner/plan.ts and explained in docs/operations.md, "Phases"): a wanted one `active` (or
+ * `staked` when the scale waits only for stakes), a leaving one `unstaked` (out of the set).
+ */
+export function isSettled(v: ValidatorStatus, wait: 'none' | 'staked' | 'active'): boolean {
+  if (!v.wanted) return v.phase === 'unstaked';
+  return v.phase === 'active' || (wait !== 'active' && v.phase === 'staked');
 }
 
 const check = (done: boolean): string => (done ? '[x]' : '[ ]');
 
 /**
- * Live progress of a scale, per validator: pod ready → staked → active (or, leaving: draining →
- * unstaking → left the set). Redrawn in place on a terminal; elsewhere one plain line per change.
+ * Live progress of a scale, per validator, in its phases: pending → staking → staked → active
+ * (or, leaving: active → unstaking → unstaked). Redrawn in place on a terminal, with a mark per
+ * step reached; elsewhere one plain line per phase change.
  */
 export class ScaleProgress {
   readonly #out: NodeJS.WritableStream & { isTTY?: boolean };
@@ -69,7 +68,7 @@ export class ScaleProgress {
     const lines: string[] = [];
     for (const v of shown) {
       const id = v.id ?? v.key;
-      const stage = stageOf(v);
+      const stage = v.phase;
       const before = this.#stages.get(id);
       this.#stages.set(id, stage);
       if (this.#tty) {
@@ -83,7 +82,7 @@ export class ScaleProgress {
         // Off a terminal, the first snapshot only reports who is not settled yet. A validator
         // that first shows up in a later one is reported whatever its stage: a slow machine may
         // see a joiner only once it is already active.
-        if (this.#shown || (stage !== 'active' && stage !== 'left the set' && stage !== 'gone'))
+        if (this.#shown || !isSettled(v, 'active'))
           this.#out.write(
             `${id}: ${before === undefined ? '' : `${before} → `}${stage} (${v.reason})\n`,
           );

@@ -7,7 +7,7 @@ import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { ScaleResult } from '../scale/scaler.ts';
 import type { ValidatorStatus } from '../status.ts';
 import { failOn, type Answer, type ControlClient } from './control-client.ts';
-import { ScaleProgress, stageOf } from './render.ts';
+import { ScaleProgress, isSettled } from './render.ts';
 import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
 
 function integer(min: number, max: number, what: string) {
@@ -66,11 +66,7 @@ export function stillHappening(
   const open: string[] = [];
   for (const v of validators) {
     if (v.id === null) continue;
-    const stage = stageOf(v);
-    const done = v.wanted
-      ? stage === 'active' || (wait !== 'active' && stage === 'staked')
-      : stage === 'left the set' || stage === 'gone';
-    if (!done) open.push(`${v.id} ${stage} (${v.reason})`);
+    if (!isSettled(v, wait)) open.push(`${v.id} ${v.phase} (${v.reason})`);
   }
   return open;
 }
