@@ -8,7 +8,12 @@ import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { DevnetInfo } from '../cli/devnet-file.ts';
-import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulator/index.ts';
+import {
+  SnapshotError,
+  startEmulator,
+  type Emulator,
+  type ImageCommand,
+} from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
@@ -38,6 +43,7 @@ import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
+import { applyManifests, notResumable, objectsFile } from './resume.ts';
 
 export interface DevnetOptions {
   /** Validators at genesis (and replicas of the StatefulSet). */
@@ -191,6 +197,8 @@ async function startLocked(
   const saved = options.resume === true ? await readSavedChain(dir) : undefined;
   if (options.resume === true && saved === undefined)
     throw new Error(`--resume: ${dir} holds no chain to resume; start without --resume`);
+  const unresumable = saved === undefined ? undefined : notResumable(dir, join(dir, 'emulator'));
+  if (unresumable !== undefined) throw new Error(unresumable);
   // A resumed chain keeps its shape; the flags only shape a new one.
   const validators = saved?.validators ?? options.validators;
   const pacemaker = saved?.pacemaker ?? options.pacemaker;
@@ -256,6 +264,17 @@ async function startLocked(
       null,
       2,
     );
+  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
+  // has not listened yet must not find its port taken (it would fail on every restart). A resumed
+  // chain's manager takes its last port again when free (the validators' preStop hook names it).
+  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
+  const lastPort = saved?.managerPort;
+  const rpcPort =
+    options.rpcPort !== 0
+      ? options.rpcPort
+      : lastPort !== undefined && (await isPortFree(lastPort))
+        ? lastPort
+        : ((await freePorts(1, fixedPorts))[0] ?? 0);
   const shape: ChainShape = {
     validators,
     keys: keyCount,
@@ -265,18 +284,15 @@ async function startLocked(
     ports,
     replicas: saved?.replicas ?? validators,
     height: saved?.height ?? 0,
+    managerPort: rpcPort,
   };
   if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
-
-  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
-  // has not listened yet must not find its port taken (it would fail on every restart).
-  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
-  const rpcPort =
-    options.rpcPort === 0 ? ((await freePorts(1, fixedPorts))[0] ?? 0) : options.rpcPort;
   const compileCache = process.env.NODE_COMPILE_CACHE ?? join(dir, 'compile-cache');
   const emulator = await startEmulator({
     port: options.kubePort,
     dir: emulatorDir,
+    // The cluster's objects, kept for `--resume` (read back here when resuming: resume.ts).
+    stateFile: objectsFile(emulatorDir),
     kubelet: {
       mode: 'process',
       images: { [NODE_IMAGE]: nodeImage() },
@@ -298,6 +314,13 @@ async function startLocked(
         NODE_COMPILE_CACHE: compileCache,
       },
     },
+  }).catch((error: unknown) => {
+    // The objects of the last run cannot be read back: say which file and what to do.
+    if (error instanceof SnapshotError)
+      throw new Error(
+        `--resume: ${error.message}; start without --resume for a fresh devnet (the chain's nodes keep their data only with their cluster)`,
+      );
+    throw error;
   });
   let manager: ChildProcess | undefined;
   /** The start failed: a manager not spawned yet is not spawned any more. */
@@ -349,7 +372,7 @@ async function startLocked(
       fullNodeStatefulSet(settings),
       validatorStatefulSet(shape.replicas, settings, departure),
     ];
-    for (const manifest of manifests) await objects.create(manifest);
+    await applyManifests(objects, manifests, { resumed: saved !== undefined, log });
     log(
       `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
     );
