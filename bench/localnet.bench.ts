@@ -95,7 +95,7 @@ async function admissionThroughput(): Promise<BenchResult> {
   const floorMs = signatureCheckMs(txs);
   let net: LocalNet | undefined;
   try {
-    net = await startNet({ keys, validators: 1, logLevel: 'warn' });
+    net = await startNet({ keys, validators: 1, logLevel: 'warn', debugRoutes: true });
     const rpc = new PocketRpcClient({ baseUrl: net.nodes[0]!.rpcUrl });
     await broadcastAll(rpc, txs.slice(0, 200)); // warm-up: JIT, connections
     const measured = txs.slice(200);
@@ -129,7 +129,13 @@ async function blockCommitTime(): Promise<BenchResult[]> {
   const floorMs = signatureCheckMs(txs);
   let net: LocalNet | undefined;
   try {
-    net = await startNet({ keys, validators: 4, logLevel: 'warn', roundTimeoutMs: 5_000 });
+    net = await startNet({
+      keys,
+      validators: 4,
+      logLevel: 'warn',
+      roundTimeoutMs: 5_000,
+      debugRoutes: true,
+    });
     const clients = net.nodes.map((n) => new PocketRpcClient({ baseUrl: n.rpcUrl }));
     const gossipStarted = performance.now();
     await broadcastAll(clients[0]!, txs);

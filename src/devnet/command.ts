@@ -16,7 +16,8 @@ interface DevnetFlags {
   dir: string;
   kubePort: number;
   rpcPort: number;
-  pacemaker: 'auto' | 'manual';
+  /** Default: `manual` on `--fidelity v1` (V1's chart), else `auto`. */
+  pacemaker?: 'auto' | 'manual';
   blockInterval: number;
   txMode: 'rpc' | 'cli';
   fidelity: 'intended' | 'v1';
@@ -73,9 +74,8 @@ export function registerDevnetCommand(program: Command): void {
     )
     .option(
       '--pacemaker <mode>',
-      'auto (blocks at an interval) or manual (one block per trigger-view)',
+      'auto (blocks at an interval) or manual (one block per trigger-view); default auto, manual with --fidelity v1 (V1 has no block interval)',
       oneOf(['auto', 'manual'] as const, '--pacemaker'),
-      'auto',
     )
     .option(
       '--block-interval <ms>',
@@ -145,7 +145,9 @@ export function registerDevnetCommand(program: Command): void {
             dir: flags.dir,
             kubePort: flags.kubePort,
             rpcPort: flags.rpcPort,
-            pacemaker: flags.pacemaker,
+            // V1's chart runs the manual pacemaker (charts/pocket/values.yaml:80), and V1's auto
+            // pacemaker starts each height the moment the last commits (no block interval).
+            pacemaker: flags.pacemaker ?? (flags.fidelity === 'v1' ? 'manual' : 'auto'),
             blockIntervalMs: flags.blockInterval,
             txMode: flags.txMode,
             fidelity: flags.fidelity,
@@ -185,6 +187,11 @@ export function registerDevnetCommand(program: Command): void {
         process.stderr.write(
           hints.map((line, i) => `  ${i === 0 ? 'try:' : '    '} ${line}\n`).join(''),
         );
+        // The participation page; the token rides in the fragment, which the browser keeps to itself.
+        if (info.managerUrl !== null && info.token !== null)
+          process.stderr.write(
+            `  page: ${info.managerUrl}/ui/#token=${encodeURIComponent(info.token)}\n`,
+          );
         board =
           info.managerUrl === null
             ? undefined

@@ -44,6 +44,7 @@ import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
 import { applyManifests, notResumable, objectsFile } from './resume.ts';
+import { v1ChartConfigJson } from '../localnet/cli/chart-config.ts';
 
 export interface DevnetOptions {
   /** Validators at genesis (and replicas of the StatefulSet). */
@@ -148,7 +149,9 @@ function nodeImage(): ImageCommand {
 /**
  * CLI mode on a V1 chain: localnet-cli run under the name `p1` (its v1 mode) through a symlink,
  * with the config and genesis files p1 loads before `Debug TriggerView` (CONFIG_PATH,
- * GENESIS_PATH; app/client/cli/helpers/setup.go:28, common.go:18 at 58c9b650).
+ * GENESIS_PATH; app/client/cli/helpers/setup.go:28, common.go:18 at 58c9b650). The config is the
+ * one V1's chart renders (charts/pocket/values.yaml:73-126), `p2p.hostname: ""` included: p1
+ * creates its P2P module only because the manager sets POCKET_P2P_HOSTNAME, as on a real LocalNet.
  */
 async function p1Files(
   dir: string,
@@ -162,7 +165,7 @@ async function p1Files(
   await symlink(localnetCli, p1);
   const config = join(folder, 'config.json');
   const genesis = join(folder, 'genesis.json');
-  await writeFile(config, '{}\n', { mode: 0o600 });
+  await writeFile(config, v1ChartConfigJson(), { mode: 0o600 });
   await writeFile(genesis, genesisJson, { mode: 0o600 });
   return { CM_CLI_PATH: p1, CM_CLI_CONFIG_PATH: config, CM_CLI_GENESIS_PATH: genesis };
 }

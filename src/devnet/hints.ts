@@ -2,7 +2,12 @@
 // suggestion must work exactly as printed: the folder flag when the devnet is not `./.devnet`,
 // a scale that changes something, `--drive` when no block comes without it.
 import { relative, resolve } from 'node:path';
-import { findsByItself, managerUrlOf, type DevnetInfo } from '../cli/devnet-file.ts';
+import {
+  DEFAULT_DEVNET_DIR,
+  findsByItself,
+  managerUrlOf,
+  type DevnetInfo,
+} from '../cli/devnet-file.ts';
 
 /**
  * How to name the devnet's folder in a command typed in `cwd`: empty when the CLI finds it by
@@ -16,22 +21,34 @@ export function devnetFlag(dir: string, cwd: string): string {
 }
 
 /**
+ * How many late joiners a `--fidelity v1` chain of `genesis` validators survives. V1's leader
+ * never counts its own vote, late joiners never vote, and every row counts toward
+ * `num > 2/3 × rows` (docs/pocket-v1-localnet.md): the genesis voters besides the leader must be
+ * more than 2/3 of all rows, `3(N − 1) > 2(N + k)`, so `k < (N − 3)/2`. 4 or 5 genesis validators
+ * take none, 7 take one, 8 take two; fewer than 4 make no block at all.
+ */
+export function v1Joiners(genesis: number): number {
+  return Math.max(0, Math.floor((genesis - 4) / 2));
+}
+
+/** The smallest genesis set of a `--fidelity v1` devnet whose hint can suggest a scale. */
+const V1_SCALABLE_GENESIS = 7;
+
+/**
  * A scale target that changes something: two more validators, within the keys; else one less.
- * On `--fidelity v1` late joiners never vote and every row counts toward the quorum, so only
- * fewer than half the genesis set may join (`k < N/2`: 4 genesis validators carry one more, 4 of
- * 5); a larger target would be refused (NO_STATE_SYNC), so it is not suggested.
+ * On `--fidelity v1` only what V1 survives (`v1Joiners`), and never one less: the unstaked row
+ * still counts and its voter is gone (a genesis validator down halts V1 too). Undefined when no
+ * scale of this devnet works.
  */
 export function suggestedScale(
   validators: number,
   keys: number,
   fidelity: 'intended' | 'v1' = 'intended',
 ): number | undefined {
-  const joiners = fidelity === 'v1' ? Math.min(2, Math.ceil(validators / 2) - 1) : 2;
-  // A v1 set of 1 or 2 can take no joiner, and one less would be below its minimum set.
-  if (joiners <= 0) return undefined;
+  const joiners = fidelity === 'v1' ? Math.min(2, v1Joiners(validators)) : 2;
   const up = Math.min(keys, validators + joiners);
   if (up > validators) return up;
-  return validators > 1 ? validators - 1 : undefined;
+  return fidelity !== 'v1' && validators > 1 ? validators - 1 : undefined;
 }
 
 /**
@@ -62,11 +79,30 @@ export function readyHints(
   // On v1 a late joiner is staked but never votes (no state sync): `--wait active` could only
   // fail, so the hint waits for the stake.
   const wait = info.fidelity === 'v1' ? 'staked' : 'active';
-  return [
-    ...(target === undefined ? [] : [`${cli} scale ${target} --wait ${wait}${drive}`]),
-    `${cli} status`,
-    kubectl,
-  ];
+  const first =
+    target !== undefined
+      ? [`${cli} scale ${target} --wait ${wait}${drive}`]
+      : info.fidelity === 'v1'
+        ? [v1Restart(info, cwd)]
+        : [];
+  return [...first, `${cli} status`, kubectl];
+}
+
+/**
+ * A `--fidelity v1` devnet no scale of which V1 survives: the devnet to start instead (after this
+ * one stops), whose own hint then suggests `scale 8`.
+ */
+function v1Restart(info: DevnetInfo, cwd: string): string {
+  const dir =
+    resolve(cwd, DEFAULT_DEVNET_DIR) === resolve(info.dir)
+      ? ''
+      : ` --dir ${shellQuote(displayPath(info.dir, cwd))}`;
+  const cli = info.txMode === 'cli' ? ' --tx-mode cli' : '';
+  const why =
+    info.validators < 4
+      ? `V1 makes no block with ${info.validators} validators`
+      : `V1 halts on any scale of ${info.validators} genesis validators`;
+  return `npx cluster-manager devnet --fidelity v1 --validators ${V1_SCALABLE_GENESIS}${cli}${dir}   # after Ctrl-C: ${why}; ${V1_SCALABLE_GENESIS} take scale ${V1_SCALABLE_GENESIS + 1}`;
 }
 
 /** The variables a shell wants for this devnet: the manager, its token, kubectl, the chain. */

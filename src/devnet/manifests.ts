@@ -116,6 +116,9 @@ function nodeContainer(
     ],
     env: [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      // The manager drives views of a manual pacemaker through the node's debug RPC (RPC mode,
+      // intended profile): off unless asked for (docs/adr/0023-debug-routes-off-unless-asked.md).
+      { name: 'LOCALNET_DEBUG_ROUTES', value: 'true' },
       // Each pod reads the key of its own ordinal + 1 from the mounted Secret.
       ...(withKeys
         ? [{ name: 'POCKET_PRIVATE_KEY_FILE_TEMPLATE', value: '/etc/validator-keys/{id}' }]

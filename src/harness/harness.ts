@@ -28,7 +28,9 @@ import { keyNeedles, scanFilesForKeys, findKeys, type KeyLeak } from './key-leak
 import { runKubectl, type KubectlResult } from './kubectl.ts';
 import { ChainLedger, type LedgerTx } from './ledger.ts';
 import { commandLine, descendants, isAlive } from './processes.ts';
-import { pending, waitFor } from './wait.ts';
+import { participationLines } from '../manager/cli/participation-grid.ts';
+import type { Participation } from '../manager/participation/participation.ts';
+import { pending, waitFor, WaitTimeout, type Probe, type WaitOptions } from './wait.ts';
 import { startWatchdog } from './watchdog.ts';
 
 export interface ScaleOptions {
@@ -294,7 +296,7 @@ export class Harness {
     what: string,
     options: { timeoutMs?: number; url?: string; drive?: boolean } = {},
   ): Promise<ValidatorRow> {
-    return waitFor(
+    return this.#wait(
       async () => {
         const row = await this.validator(key, options.url);
         if (row !== undefined && check(row)) return row;
@@ -324,6 +326,54 @@ export class Harness {
       });
   }
 
+  /**
+   * The manager's participation read (`GET /v1/participation`): per height who signed, who was
+   * staked and did not, the proposer and the stakes and unstakes (defaults: the last 50 heights).
+   */
+  async participation(from?: number, to?: number): Promise<Participation> {
+    const query = new URLSearchParams();
+    if (from !== undefined) query.set('from', String(from));
+    if (to !== undefined) query.set('to', String(to));
+    const response = await fetch(
+      `${this.#managerUrl()}/v1/participation${query.size === 0 ? '' : `?${query.toString()}`}`,
+      {
+        headers: { authorization: `Bearer ${this.info.token ?? ''}` },
+        signal: AbortSignal.timeout(10_000),
+      },
+    );
+    if (!response.ok)
+      throw new Error(`GET /v1/participation: HTTP ${response.status} ${await response.text()}`);
+    return (await response.json()) as Participation;
+  }
+
+  /**
+   * The grid of the last `heights` heights as `cluster-manager participation` draws it off a
+   * terminal, `width` columns wide; a line saying why when it cannot be read (no manager).
+   */
+  async participationGrid(heights = 60, width = 100): Promise<string> {
+    try {
+      const newest = (await this.participation()).height;
+      const read = await this.participation(Math.max(1, newest - heights + 1), Math.max(1, newest));
+      return participationLines(read, {
+        width,
+        color: false,
+        height: Number.POSITIVE_INFINITY,
+      }).join('\n');
+    } catch (error: unknown) {
+      return `(no participation grid: ${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+
+  /** `waitFor`, whose timeout ends with the grid of the last heights (who signed where). */
+  async #wait<T>(probe: Probe<T>, options: WaitOptions): ReturnType<typeof waitFor<T>> {
+    try {
+      return await waitFor(probe, options);
+    } catch (error: unknown) {
+      if (!(error instanceof WaitTimeout)) throw error;
+      throw new WaitTimeout(`${error.message}\n${await this.participationGrid()}`);
+    }
+  }
+
   #managerUrl(): string {
     if (this.info.managerUrl === null) throw new Error('this devnet runs without a manager');
     return this.info.managerUrl;
@@ -331,8 +381,8 @@ export class Harness {
 
   /**
    * Starts another manager process on this devnet with the devnet manager's environment plus
-   * `env` (give it its own CM_RPC_PORT, CM_IDENTITY and CM_JOURNAL_PATH); resolves once its
-   * control RPC answers /healthz.
+   * `env` (give it its own CM_RPC_PORT — `0` for one the OS picks, read back from its log —,
+   * CM_IDENTITY and CM_JOURNAL_PATH); resolves once its control RPC answers /healthz.
    */
   async startReplica(env: Record<string, string>, name: string): Promise<ManagerReplica> {
     const base = Object.fromEntries(
@@ -352,7 +402,21 @@ export class Harness {
     child.once('exit', () => out.end());
     const pid = child.pid ?? -1;
     this.#managerPids.add(pid);
-    const url = `http://${merged.CM_RPC_HOST ?? '127.0.0.1'}:${merged.CM_RPC_PORT ?? ''}`;
+    // CM_RPC_PORT=0: the replica listens on a port the OS picks and names it in its log, so no
+    // port is chosen here and released for it (anyone could take it in between).
+    const url =
+      merged.CM_RPC_PORT === '0'
+        ? await waitFor(
+            async () => {
+              if (child.exitCode !== null) throw new Error(`exited; see ${log}`);
+              const line = (await readFile(log, 'utf8'))
+                .split('\n')
+                .find((each) => each.includes('"control RPC listening"'));
+              return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
+            },
+            { what: `manager replica ${name} to listen`, timeoutMs: 30_000 },
+          )
+        : `http://${merged.CM_RPC_HOST ?? '127.0.0.1'}:${merged.CM_RPC_PORT ?? ''}`;
     const replica: ManagerReplica = {
       url,
       pid,
@@ -492,7 +556,7 @@ export class Harness {
   }
 
   async waitForHeight(height: number, timeoutMs = 30_000): Promise<void> {
-    await waitFor(
+    await this.#wait(
       async () => {
         const now = await this.chain.height();
         return now >= height || pending(`height ${now}`);
@@ -509,7 +573,7 @@ export class Harness {
       while ((await this.chain.height()) < start + blocks && Date.now() < deadline)
         await this.triggerView().catch(() => undefined);
     }
-    await waitFor(
+    await this.#wait(
       async () => {
         const now = await this.chain.height();
         if (now >= start + blocks) return true;
@@ -604,7 +668,7 @@ export class Harness {
     const address = await this.#addressOf(id);
     const since = Math.max(1, options.since ?? 1);
     let scanned = since - 1;
-    return waitFor(
+    return this.#wait(
       async () => {
         const height = await this.chain.height();
         for (let h = scanned + 1; h <= height; h++) {
@@ -633,7 +697,7 @@ export class Harness {
   async expectInactive(id: string, options: { timeoutMs?: number } = {}): Promise<number> {
     const address = await this.#addressOf(id);
     let outAt: number | undefined;
-    return waitFor(
+    return this.#wait(
       async () => {
         const row = await this.chain.validator(address);
         const height = await this.chain.height();
@@ -687,7 +751,7 @@ export class Harness {
     options: { timeoutMs?: number } = {},
   ): Promise<number> {
     const want = [...ids].sort().join(',');
-    return waitFor(
+    return this.#wait(
       async () => {
         const staked = (await this.stakedValidators()).join(',');
         const height = await this.chain.height();

@@ -107,10 +107,13 @@ export class Chain {
     if (qc.blockHash !== blockHash) return 'certificate is for another block';
     const set = this.validatorSet(qc.height);
     const signers = new Set<string>();
+    // V1's leader never signs its own round's certificate (fidelity.ts, rounds.leaderExcluded).
+    const leader = this.profile.rounds.leaderExcluded ? set.proposer(qc.height, qc.round) : '';
     for (const { address, signature } of qc.signatures) {
       const member = set.get(address);
       if (member === undefined) return `signer ${address} is not in the validator set`;
       if (signers.has(address)) return `signer ${address} appears twice`;
+      if (address === leader) return `signer ${address} led round ${qc.round}`;
       const bytes = voteSignBytes(this.genesisHash, {
         kind: VoteKind.precommit,
         height: qc.height,
@@ -158,8 +161,14 @@ export class Chain {
     const { qc } = committed;
     if (vote.blockHash !== committed.hash || vote.round !== qc.round) return false;
     if (qc.signatures.some((s) => s.address === vote.validator)) return false;
-    const member = this.validatorSet(vote.height).get(vote.validator);
+    const set = this.validatorSet(vote.height);
+    const member = set.get(vote.validator);
     if (member === undefined) return false;
+    if (
+      this.profile.rounds.leaderExcluded &&
+      set.proposer(vote.height, qc.round) === vote.validator
+    )
+      return false;
     const bytes = voteSignBytes(this.genesisHash, vote);
     if (!verifyHex(this.#verify, vote.signature, bytes, member.publicKey)) return false;
     qc.signatures.push({ address: vote.validator, signature: vote.signature });

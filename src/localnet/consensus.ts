@@ -5,11 +5,13 @@ import type { Ed25519Verify } from '../pocket/index.ts';
 import type { ValidatorSet } from './validator-set.ts';
 import { SignStep, type Lock, type VoteGuard } from './vote-guard.ts';
 import {
+  newRoundSignBytes,
   proposalSignBytes,
   signVote,
   verifyHex,
   voteSignBytes,
   VoteKind,
+  type SignedNewRound,
   type SignedProposal,
   type Signer,
   type Vote,
@@ -29,7 +31,13 @@ export interface VoteMessage {
   vote: Vote;
 }
 
-export type ConsensusMessage<B> = ProposalMessage<B> | VoteMessage;
+/** V1's NewRound: the sender is in this round (sent by the `v1` profile only). */
+export interface NewRoundMessage {
+  type: 'newround';
+  newRound: SignedNewRound;
+}
+
+export type ConsensusMessage<B> = ProposalMessage<B> | VoteMessage | NewRoundMessage;
 
 /** Everything consensus needs from the node around it. */
 export interface ConsensusHost<B> {
@@ -101,6 +109,28 @@ export interface ConsensusOptions<B> {
    * the quorum) neither side could reach a quorum or a timeout without it (docs/localnet-node.md).
    */
   catchUpOnAnyMessage?: boolean | undefined;
+  /**
+   * V1's leader (the `v1` profile): the proposer of a round never counts its own messages. V1's
+   * leader sends its votes (`sendToLeader`, consensus/hotstuff_leader.go:96-102, 147-153,
+   * 198-204) and its NewRound (`broadcastToValidators`, helpers.go:179-200) through
+   * `P2PModule.Send`, and RainTree's `sendInternal` returns without sending to its own address
+   * (p2p/raintree/router.go:172-179); the threshold stays `num > 2/3 × all rows`
+   * (helpers.go:119-134). So here the proposer of a round signs no vote in it (no certificate
+   * holds its signature), a vote in its name is not counted, every member announces each round
+   * it enters (a signed NewRound), and the proposer proposes only once more than 2/3 of the set
+   * besides itself announced the round. A height then commits only while the other live voters
+   * are more than 2/3 of all rows.
+   */
+  leaderExcluded?: boolean | undefined;
+  /**
+   * V1's manual pacemaker (`v1` profile, manual mode): while a height waits for its trigger, its
+   * round goes up by one every step timeout (the timer keeps running and `InterruptRound` bumps
+   * the round without sending anything: consensus/pacemaker/module.go:172-224, 246-261), and a
+   * trigger starts the round after it (`triggerNextView` → `InterruptRound`,
+   * consensus/debugging.go:60-74) — except at genesis, where it starts round 0 of height 1
+   * (`NewHeight`). Asked each time a height waits (the mode can change).
+   */
+  idleRounds?: (() => boolean) | undefined;
 }
 
 /** Step of the current round. `idle`: the height is not started yet (manual pacemaker). */
@@ -135,6 +165,10 @@ interface HeightState<B> {
   validity: Map<string, boolean>;
   prevotes: VotesByRound;
   precommits: VotesByRound;
+  /** NewRound announcements by round and sender (leaderExcluded only). */
+  newRounds: Map<number, Map<string, SignedNewRound>>;
+  /** A round was started at this height (by a trigger, a timeout or a message). */
+  started: boolean;
   prevoteTimeoutFor: Set<number>;
   precommitTimeoutFor: Set<number>;
   polkaSeenFor: Set<number>;
@@ -170,6 +204,7 @@ export class Consensus<B> {
     this.#host = options.host;
     this.#s = this.#freshHeight(options.height);
     this.#restoreFromGuard();
+    this.#scheduleIdleRound(options.height);
   }
 
   get height(): number {
@@ -182,6 +217,14 @@ export class Consensus<B> {
 
   get step(): Step {
     return this.#s.step;
+  }
+
+  /**
+   * No round of the first height has started: V1's consensus height is still 0 there
+   * (consensus/module.go:116, 298-302) until a trigger starts height 1 (`NewHeight`).
+   */
+  get atGenesis(): boolean {
+    return this.#s.height === 1 && !this.#s.started;
   }
 
   /** Pacemaker input: make sure this node is at least at (height, round) (see docs). */
@@ -204,12 +247,17 @@ export class Consensus<B> {
     }
   }
 
-  /** Manual trigger: start an idle height at round 0, or move a started one to the next round. */
+  /**
+   * Manual trigger: start an idle height at round 0, or move a started one to the next round.
+   * With idle rounds (V1's manual pacemaker), a waiting height starts at the round after the one
+   * its timer reached, except the first height at genesis (round 0).
+   */
   nextView(): { height: number; round: number } {
-    const target =
-      this.#s.step === Step.idle
-        ? { height: this.#s.height, round: 0 }
-        : { height: this.#s.height, round: this.#s.round + 1 };
+    const s = this.#s;
+    const idle = s.step === Step.idle;
+    const round =
+      idle && (this.#options.idleRounds?.() !== true || this.atGenesis) ? 0 : s.round + 1;
+    const target = { height: s.height, round };
     this.advanceTo(target.height, target.round);
     return target;
   }
@@ -217,7 +265,7 @@ export class Consensus<B> {
   /** A message from a peer (or a peer's replay of round state). */
   receive(message: ConsensusMessage<B>): void {
     if (this.#stopped) return;
-    const height = message.type === 'vote' ? message.vote.height : message.proposal.height;
+    const height = heightOf(message);
     if (height === this.#s.height) {
       if (this.#accept(message)) this.#evaluate();
       return;
@@ -238,7 +286,7 @@ export class Consensus<B> {
 
   /** f + 1 validators speaking at the next height have decided ours: fetch that block. */
   #noteAhead(message: ConsensusMessage<B>): void {
-    const sender = message.type === 'vote' ? message.vote.validator : message.proposal.proposer;
+    const sender = senderOf(message);
     if (!this.#s.set.has(sender)) return;
     this.#s.aheadSenders.add(sender);
     if (this.#s.aheadSenders.size === this.#s.set.skipThreshold) this.#host.requestSync();
@@ -259,6 +307,9 @@ export class Consensus<B> {
       for (const votes of byRound.values()) {
         for (const vote of votes.values()) messages.push({ type: 'vote', vote });
       }
+    }
+    for (const announced of this.#s.newRounds.values()) {
+      for (const newRound of announced.values()) messages.push({ type: 'newround', newRound });
     }
     return { height: this.#s.height, round: this.#s.round, messages };
   }
@@ -302,6 +353,8 @@ export class Consensus<B> {
       validity: new Map(),
       prevotes: new Map(),
       precommits: new Map(),
+      newRounds: new Map(),
+      started: false,
       prevoteTimeoutFor: new Set(),
       precommitTimeoutFor: new Set(),
       polkaSeenFor: new Set(),
@@ -316,12 +369,8 @@ export class Consensus<B> {
     this.#clearTimers();
     this.#s = this.#freshHeight(height);
     this.#restoreFromGuard();
-    const replay = this.#future.filter((m) =>
-      m.type === 'vote' ? m.vote.height === height : m.proposal.height === height,
-    );
-    this.#future = this.#future.filter((m) =>
-      m.type === 'vote' ? m.vote.height > height : m.proposal.height > height,
-    );
+    const replay = this.#future.filter((m) => heightOf(m) === height);
+    this.#future = this.#future.filter((m) => heightOf(m) > height);
     const target = this.#target;
     if (target !== undefined && target.height <= height) {
       this.#target = undefined;
@@ -330,6 +379,22 @@ export class Consensus<B> {
     let changed = false;
     for (const message of replay) changed = this.#accept(message) || changed;
     if (changed || this.#s.step !== Step.idle) this.#evaluate();
+    this.#scheduleIdleRound(height);
+  }
+
+  /**
+   * While this height waits for its trigger on V1's manual pacemaker, its round goes up by one
+   * every step timeout, silently (see ConsensusOptions.idleRounds).
+   */
+  #scheduleIdleRound(height: number): void {
+    if (this.#options.idleRounds === undefined) return;
+    const s = this.#s;
+    if (s.height !== height || s.step !== Step.idle || s.decided) return;
+    this.#schedule(() => {
+      if (this.#s !== s || s.step !== Step.idle || s.decided) return;
+      if (this.#options.idleRounds?.() === true) s.round += 1;
+      this.#scheduleIdleRound(height);
+    }, s.round);
   }
 
   /**
@@ -344,8 +409,8 @@ export class Consensus<B> {
     const guard = this.#options.guard;
     for (const value of guard.signedAt(s.height)?.messages ?? []) {
       const message = this.#host.restoreMessage?.(value);
-      if (message === undefined) continue;
-      const signer = message.type === 'vote' ? message.vote.validator : message.proposal.proposer;
+      if (message === undefined || message.type === 'newround') continue;
+      const signer = senderOf(message);
       if (signer !== this.#options.signer?.address) continue;
       // Into `own` first, so that accepting it does not count as observing a forgotten message.
       s.own.push(message);
@@ -370,12 +435,44 @@ export class Consensus<B> {
     const resumeAt = this.#options.guard.lastRoundAt(s.height) ?? 0;
     s.round = Math.max(round, resumeAt);
     s.step = Step.propose;
+    s.started = true;
     this.#schedule(() => this.#onTimeoutPropose(s.height, s.round), s.round);
     this.#scheduleHeartbeat(s.height, s.round);
     this.#resendOwn(); // what an earlier process signed in this round (see #restoreFromGuard)
+    this.#announceRound();
+    this.#tryPropose();
+  }
+
+  /** V1's NewRound (leaderExcluded): every member but the round's proposer says it is here. */
+  #announceRound(): void {
+    const s = this.#s;
     const signer = this.#options.signer;
-    if (signer === undefined || s.set.proposer(s.height, s.round) !== signer.address) return;
-    if (!this.#options.guard.allows(s.height, s.round, SignStep.proposal)) return;
+    if (this.#options.leaderExcluded !== true || signer === undefined) return;
+    if (!s.set.has(signer.address) || s.set.proposer(s.height, s.round) === signer.address) return;
+    const unsigned = { height: s.height, round: s.round };
+    const signature = bytesToHex(signer.sign(newRoundSignBytes(this.#options.chainTag, unsigned)));
+    const message: NewRoundMessage = {
+      type: 'newround',
+      newRound: { ...unsigned, validator: signer.address, signature },
+    };
+    s.own.push(message);
+    this.#acceptNewRound(message.newRound, false);
+    this.#host.broadcast(message);
+  }
+
+  /** Proposes in the current round when this node leads it and may (once per round). */
+  #tryPropose(): boolean {
+    const s = this.#s;
+    const signer = this.#options.signer;
+    if (s.step !== Step.propose || s.proposals.has(s.round)) return false;
+    if (signer === undefined || s.set.proposer(s.height, s.round) !== signer.address) return false;
+    if (!this.#options.guard.allows(s.height, s.round, SignStep.proposal)) return false;
+    // V1's leader first waits for NewRound from more than 2/3 of the set besides itself.
+    if (
+      this.#options.leaderExcluded === true &&
+      (s.newRounds.get(s.round)?.size ?? 0) < s.set.quorum
+    )
+      return false;
     this.#learnEarlierPolka(); // before choosing what to propose
     let block: B;
     let hash: string;
@@ -406,6 +503,7 @@ export class Consensus<B> {
     s.own.push(message);
     this.#accept(message);
     this.#host.broadcast(message);
+    return true;
   }
 
   // --- accepting messages ---------------------------------------------------------------
@@ -417,6 +515,7 @@ export class Consensus<B> {
   #accept(message: ConsensusMessage<B>, join = true): boolean {
     const s = this.#s;
     if (message.type === 'vote') return this.#acceptVote(message.vote, join);
+    if (message.type === 'newround') return this.#acceptNewRound(message.newRound, join);
     const { proposal, block } = message;
     if (s.proposals.has(proposal.round)) return false;
     const proposer = s.set.proposer(proposal.height, proposal.round);
@@ -442,10 +541,40 @@ export class Consensus<B> {
     return true;
   }
 
+  /**
+   * A NewRound of our height (leaderExcluded only): stored once per sender and round; the
+   * round's proposer's own never counts (V1 never delivers it).
+   */
+  #acceptNewRound(newRound: SignedNewRound, join: boolean): boolean {
+    const s = this.#s;
+    if (this.#options.leaderExcluded !== true) return false;
+    const { height, round, validator, signature } = newRound;
+    if (height !== s.height || !Number.isInteger(round) || round < 0) return false;
+    if (s.set.proposer(height, round) === validator) return false;
+    const member = s.set.get(validator);
+    let announced = s.newRounds.get(round);
+    if (member === undefined || announced?.has(validator) === true) return false;
+    const bytes = newRoundSignBytes(this.#options.chainTag, newRound);
+    if (!verifyHex(this.#options.verify, signature, bytes, member.publicKey)) return false;
+    if (announced === undefined) {
+      announced = new Map<string, SignedNewRound>();
+      s.newRounds.set(round, announced);
+    }
+    announced.set(validator, newRound);
+    if (join) this.#joinIfIdle(round);
+    return true;
+  }
+
   /** Verifies a vote of our height and stores it; returns whether it was new and valid. */
   #storeVote(vote: Vote): boolean {
     const s = this.#s;
     if (vote.height !== s.height || !Number.isInteger(vote.round) || vote.round < 0) return false;
+    // V1's leader never counts its own vote (leaderExcluded): nobody counts one in its name.
+    if (
+      this.#options.leaderExcluded === true &&
+      s.set.proposer(s.height, vote.round) === vote.validator
+    )
+      return false;
     const member = s.set.get(vote.validator);
     if (member === undefined) return false;
     const byRound = vote.kind === VoteKind.prevote ? s.prevotes : s.precommits;
@@ -480,7 +609,12 @@ export class Consensus<B> {
 
   /** Any valid message of our height starts an idle height (the pacemaker reached someone). */
   #joinIfIdle(round: number): void {
-    if (this.#s.step === Step.idle && !this.#s.decided) this.#startRound(round);
+    const s = this.#s;
+    if (s.step !== Step.idle || s.decided) return;
+    // V1's pacemaker drops a message of a round below its own (pacemaker/module.go:135-139):
+    // a height whose idle rounds went past it waits for its trigger or a later round.
+    if (this.#options.idleRounds !== undefined && !this.atGenesis && round < s.round) return;
+    this.#startRound(round);
   }
 
   // --- the rules --------------------------------------------------------------------------
@@ -497,6 +631,7 @@ export class Consensus<B> {
     if (s.decided) return false;
     if (this.#tryDecide()) return true;
     if (s.step === Step.idle) return false;
+    if (this.#tryPropose()) return true;
     const r = s.round;
     const quorum = s.set.quorum;
     const current = s.proposals.get(r);
@@ -631,6 +766,8 @@ export class Consensus<B> {
       for (const [round, votes] of byRound) for (const address of votes.keys()) add(round, address);
     }
     for (const [round, stored] of s.proposals) add(round, stored.proposal.proposer);
+    for (const [round, announced] of s.newRounds)
+      for (const address of announced.keys()) add(round, address);
     let best: number | undefined;
     for (const [round, set] of senders) {
       if (set.size >= threshold && (best === undefined || round > best)) best = round;
@@ -665,6 +802,12 @@ export class Consensus<B> {
     const s = this.#s;
     const signer = this.#options.signer;
     if (signer === undefined || !s.set.has(signer.address)) return;
+    // V1's leader's votes go to itself and are dropped: it signs none in a round it leads.
+    if (
+      this.#options.leaderExcluded === true &&
+      s.set.proposer(s.height, s.round) === signer.address
+    )
+      return;
     const step = kind === VoteKind.prevote ? SignStep.prevote : SignStep.precommit;
     const guard = this.#options.guard;
     if (!guard.allows(s.height, s.round, step)) return;
@@ -742,10 +885,7 @@ export class Consensus<B> {
   /** Re-sends what we signed in the current round, for peers that missed or forgot it. */
   #resendOwn(): void {
     const s = this.#s;
-    for (const message of s.own) {
-      const round = message.type === 'vote' ? message.vote.round : message.proposal.round;
-      if (round === s.round) this.#host.broadcast(message);
-    }
+    for (const message of s.own) if (roundOf(message) === s.round) this.#host.broadcast(message);
   }
 
   #schedule(callback: () => void, round: number, factor = 1): void {
@@ -787,6 +927,23 @@ function majorityHash(votes: Map<string, Vote>, quorum: number): string | undefi
 function isSameMessage<B>(message: ConsensusMessage<B>, round: number, step: SignStep): boolean {
   if (message.type === 'proposal')
     return step === SignStep.proposal && message.proposal.round === round;
+  if (message.type === 'newround') return false;
   const kind = step === SignStep.prevote ? VoteKind.prevote : VoteKind.precommit;
   return message.vote.round === round && message.vote.kind === kind;
+}
+
+/** The height, round and signer of any consensus message. */
+function heightOf<B>(message: ConsensusMessage<B>): number {
+  if (message.type === 'vote') return message.vote.height;
+  return message.type === 'newround' ? message.newRound.height : message.proposal.height;
+}
+
+function roundOf<B>(message: ConsensusMessage<B>): number {
+  if (message.type === 'vote') return message.vote.round;
+  return message.type === 'newround' ? message.newRound.round : message.proposal.round;
+}
+
+function senderOf<B>(message: ConsensusMessage<B>): string {
+  if (message.type === 'vote') return message.vote.validator;
+  return message.type === 'newround' ? message.newRound.validator : message.proposal.proposer;
 }

@@ -58,8 +58,46 @@ export interface FidelityProfile {
      * `timeout_msec` (`consensus/pacemaker/module.go:289-292`, "TODO: exponential backoff").
      */
     readonly timeoutGrows: boolean;
+    /**
+     * The proposer of a round never counts its own vote nor its NewRound, and waits for NewRound
+     * from more than 2/3 of the set besides itself (V1: RainTree drops a send to self,
+     * `p2p/raintree/router.go:172-179`; ConsensusOptions.leaderExcluded).
+     */
+    readonly leaderExcluded: boolean;
+    /**
+     * On the manual pacemaker, a height waiting for its trigger bumps its round every step
+     * timeout and a trigger starts the round after it (`consensus/pacemaker/module.go:172-261`,
+     * `consensus/debugging.go:60-74`).
+     */
+    readonly idleRounds: boolean;
+    /**
+     * The auto pacemaker waits `--block-interval-ms` after a commit. V1's starts the next height
+     * at once (`NewHeight` → `startNextView`, `consensus/pacemaker/module.go:226-287`;
+     * `debug_time_between_steps_msec` is read and never used, `pacemaker/debug.go:16-20`).
+     */
+    readonly blockInterval: boolean;
   };
   readonly rpc: {
+    /**
+     * `/v1/consensus/state` says height 0 until the first height starts (V1's consensus height,
+     * `consensus/module.go:116`, set from the block store only once it holds a block, 298-302).
+     */
+    readonly heightZeroAtGenesis: boolean;
+    /**
+     * `/v1/query/unconfirmed_tx` matches the hash as given: V1's mempool is keyed by the
+     * lowercase hex hash (`rpc/handlers_query.go:557-561`, `utility/types/tx_fifo_mempool.go:98-99`).
+     */
+    readonly hashCaseSensitive: boolean;
+    /**
+     * POST bodies bind as Echo v4.9.1's `DefaultBinder` does (`bind.go:59-97`): a form binds no
+     * field (V1's structs have no `form` tags) and gives zero values, the JSON check is a
+     * case-sensitive prefix. Otherwise only `application/json` binds.
+     */
+    readonly echoFormBinding: boolean;
+    /** A request body over 16 MiB is refused with 413 (V1's Echo has no BodyLimit: `rpc/server.go:36-62`). */
+    readonly bodyLimit: boolean;
+    /** A GET route also answers HEAD (Echo v4.9.1 answers 405: its router matches methods exactly). */
+    readonly headAsGet: boolean;
     /** `/v1/query/block` answers `{"block": …}` (openapi) rather than the block itself. */
     readonly wrapBlock: boolean;
     /** The mempool queries answer 500 `CODE: 135` while the mempool holds anything. */
@@ -83,8 +121,19 @@ const INTENDED: FidelityProfile = {
   follows: () => true,
   blockTxBytes: (genesis) => genesis.max_block_bytes,
   maxTxBytes: (genesis) => genesis.max_block_bytes,
-  rounds: { catchUpOnAnyMessage: false, timeoutGrows: true },
+  rounds: {
+    catchUpOnAnyMessage: false,
+    timeoutGrows: true,
+    leaderExcluded: false,
+    idleRounds: false,
+    blockInterval: true,
+  },
   rpc: {
+    heightZeroAtGenesis: false,
+    hashCaseSensitive: false,
+    echoFormBinding: false,
+    bodyLimit: true,
+    headAsGet: true,
     wrapBlock: true,
     mempoolUnreadableWhenBusy: false,
     debugRoutes: true,
@@ -101,8 +150,19 @@ const V1: FidelityProfile = {
     address !== undefined && genesis.validators.some((v) => v.address === address),
   blockTxBytes: () => V1_BLOCK_TX_BYTES,
   maxTxBytes: () => undefined,
-  rounds: { catchUpOnAnyMessage: true, timeoutGrows: false },
+  rounds: {
+    catchUpOnAnyMessage: true,
+    timeoutGrows: false,
+    leaderExcluded: true,
+    idleRounds: true,
+    blockInterval: false,
+  },
   rpc: {
+    heightZeroAtGenesis: true,
+    hashCaseSensitive: true,
+    echoFormBinding: true,
+    bodyLimit: false,
+    headAsGet: false,
     wrapBlock: false,
     mempoolUnreadableWhenBusy: true,
     debugRoutes: false,

@@ -48,6 +48,8 @@ export interface StartNetOptions {
   shutdownDrainMs?: number;
   /** Every node's fidelity profile (default `intended`). */
   fidelity?: Fidelity;
+  /** Every node serves the debug actions (`--debug-routes`; default off). */
+  debugRoutes?: boolean;
 }
 
 /** The net could not start; the message names the node, the port and the cause. */
@@ -93,6 +95,8 @@ interface Member {
   key: ValidatorKey;
   rpcPort: number;
   p2pPort: number;
+  /** The listening sockets held for the node's next start (rpc, p2p); handed over at spawn. */
+  held: [Server, Server] | undefined;
   child: ChildProcess | undefined;
 }
 
@@ -111,14 +115,15 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
   if (!Number.isInteger(staked) || staked < 1 || staked > options.validators) {
     throw new RangeError(`staked must be within 1…${options.validators} (got ${staked})`);
   }
-  const ports = await allocatePorts(2 * options.validators, options.basePort, host);
+  const sockets = await holdPorts(2 * options.validators, options.basePort, host);
   const members: Member[] = entries.slice(0, options.validators).map(([id, key], i) => {
-    const rpcPort = ports[2 * i] ?? 0;
-    const p2pPort = ports[2 * i + 1] ?? 0;
+    const held = sockets.slice(2 * i, 2 * i + 2) as [Server, Server];
+    const [rpcPort, p2pPort] = held.map(portOf) as [number, number];
     return {
       key,
       rpcPort,
       p2pPort,
+      held,
       child: undefined,
       node: {
         id,
@@ -146,7 +151,11 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
   };
   process.on('exit', killAll);
 
-  const spawnMember = (member: Member): ChildProcess => {
+  const spawnMember = async (member: Member): Promise<ChildProcess> => {
+    // The node's ports stay ours until its process holds them: the sockets listen here from their
+    // choice on (a restart takes its ports again first) and are passed down as fds 4 and 5.
+    const held = member.held ?? (await holdAgain(member, host));
+    member.held = undefined;
     const log = openSync(join(dir, 'logs', `${member.node.id}.log`), 'a');
     const dataDir = join(dir, 'data', member.node.id);
     mkdirSync(dataDir, { recursive: true });
@@ -158,9 +167,9 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       '--host',
       host,
       '--rpc-port',
-      String(member.rpcPort),
+      `fd:${INHERITED_FDS[0]}`,
       '--p2p-port',
-      String(member.p2pPort),
+      `fd:${INHERITED_FDS[1]}`,
       '--pacemaker',
       options.pacemaker ?? PacemakerMode.manual,
       '--block-interval-ms',
@@ -174,6 +183,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       '--key-file',
       '-',
       ...(options.fidelity === undefined ? [] : ['--fidelity', options.fidelity]),
+      ...(options.debugRoutes === true ? ['--debug-routes'] : []),
       ...(options.roundTimeoutMs === undefined
         ? []
         : ['--round-timeout-ms', String(options.roundTimeoutMs)]),
@@ -186,7 +196,10 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       delete env.POCKET_PRIVATE_KEY;
       delete env.LOCALNET_KEY_FILE;
       // The key goes through a pipe, so it is in neither argv nor /proc/<pid>/environ.
-      const child = spawn(process.execPath, args, { env, stdio: ['pipe', log, log, 'ipc'] });
+      const child = spawn(process.execPath, args, {
+        env,
+        stdio: ['pipe', log, log, 'ipc', ...held.map(listeningFd)],
+      });
       child.stdin?.on('error', () => undefined);
       child.stdin?.end(member.key.exportPrivateKeyHex());
       child.on('exit', () => {
@@ -196,6 +209,8 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       return child;
     } finally {
       closeSync(log);
+      // The child has its own copies of the listening sockets now (or never started).
+      for (const socket of held) socket.close();
     }
   };
 
@@ -213,7 +228,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
     });
 
   const startMember = async (member: Member): Promise<void> => {
-    const child = spawnMember(member);
+    const child = await spawnMember(member);
     const deadline = Date.now() + (options.startTimeoutMs ?? 60_000);
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) {
@@ -236,6 +251,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
   const stop = async (): Promise<void> => {
     if (stopped) return;
     stopped = true;
+    for (const member of members) for (const socket of member.held?.splice(0) ?? []) socket.close();
     const running = members.flatMap((m) => (m.child === undefined ? [] : [m.child]));
     for (const child of running) child.kill('SIGTERM');
     const exited = await Promise.all(running.map((child) => waitExit(child, 5000)));
@@ -298,51 +314,62 @@ function tail(file: string): string {
   }
 }
 
+/** The fds a node process gets its rpc and p2p sockets on (0–2: stdio, 3: the IPC channel). */
+const INHERITED_FDS = [4, 5] as const;
+
 /**
- * `count` ports: consecutive from `base` (each checked free first, so a taken one is named
- * before any node starts), or free ones picked by the OS.
+ * `count` listening sockets on `host`: consecutive ports from `base` (a taken one is named before
+ * any node starts), or ports the OS picks. They are held, never released and listened on again
+ * later: a port found free and released was free for anyone else too (an outgoing connection's
+ * local port, another test's `listen(0)`), and a node's EADDRINUSE then broke the net.
  */
-async function allocatePorts(
-  count: number,
-  base: number | undefined,
-  host: string,
-): Promise<number[]> {
-  if (base !== undefined && base > 0) {
-    const ports = Array.from({ length: count }, (_, i) => base + i);
-    for (const [i, port] of ports.entries()) {
-      const problem = await probePort(port, host);
-      if (problem !== undefined) {
+async function holdPorts(count: number, base: number | undefined, host: string): Promise<Server[]> {
+  const held: Server[] = [];
+  try {
+    for (let i = 0; i < count; i++) {
+      const port = base !== undefined && base > 0 ? base + i : 0;
+      const socket = await listenOn(port, host);
+      if (typeof socket === 'string') {
         const node = String(Math.floor(i / 2) + 1).padStart(3, '0');
         throw new NetStartError(
-          `port ${port} (node ${node} ${i % 2 === 0 ? 'rpc' : 'p2p'}, --base-port ${base}) on ${host}: ${problem}`,
+          `port ${port} (node ${node} ${i % 2 === 0 ? 'rpc' : 'p2p'}, --base-port ${base}) on ${host}: ${socket}`,
         );
       }
+      held.push(socket);
     }
-    return ports;
+    return held;
+  } catch (error: unknown) {
+    for (const socket of held) socket.close();
+    throw error;
   }
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<Server>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => {
-    const address = server.address();
-    return typeof address === 'object' && address !== null ? address.port : 0;
-  });
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
 }
 
-/** Whether `port` can be listened on: undefined, or the reason (`address already in use (EADDRINUSE)`). */
-function probePort(port: number, host: string): Promise<string | undefined> {
+/** A restarted node's own ports again, taken back the moment its old process has exited. */
+async function holdAgain(member: Member, host: string): Promise<[Server, Server]> {
+  const held: Server[] = [];
+  for (const [kind, port] of [
+    ['rpc', member.rpcPort],
+    ['p2p', member.p2pPort],
+  ] as const) {
+    const socket = await listenOn(port, host);
+    if (typeof socket === 'string') {
+      for (const each of held) each.close();
+      throw new NetStartError(
+        `port ${port} (node ${member.node.id} ${kind}) on ${host}: ${socket}`,
+      );
+    }
+    held.push(socket);
+  }
+  return held as [Server, Server];
+}
+
+/**
+ * A socket listening on `port` (0: one the OS picks), or why not (`address already in use
+ * (EADDRINUSE)`). Connections that reach it before its node has it are dropped, not left hanging.
+ */
+function listenOn(port: number, host: string): Promise<Server | string> {
   return new Promise((resolve) => {
-    const server = createServer();
+    const server = createServer((socket) => socket.destroy());
     server.once('error', (error: NodeJS.ErrnoException) => {
       const reason =
         error.code === 'EADDRINUSE'
@@ -352,6 +379,21 @@ function probePort(port: number, host: string): Promise<string | undefined> {
             : 'cannot listen';
       resolve(`${reason} (${error.code ?? 'error'})`);
     });
-    server.listen(port, host, () => server.close(() => resolve(undefined)));
+    server.listen(port, host, () => resolve(server));
   });
+}
+
+function portOf(server: Server): number {
+  const address = server.address();
+  return typeof address === 'object' && address !== null ? address.port : 0;
+}
+
+/**
+ * The file descriptor of a listening socket, to pass to a child in its `stdio`. Node documents no
+ * getter for it; `_handle.fd` is the TCP handle's own (Unix).
+ */
+export function listeningFd(server: Server): number {
+  const fd = (server as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  if (typeof fd !== 'number' || fd < 0) throw new NetStartError('cannot pass a listening socket');
+  return fd;
 }

@@ -58,6 +58,13 @@ export interface LocalnetNodeOptions {
   fidelity?: Fidelity | undefined;
   /** Mempool bounds (default V1 LocalNet's: 9000 transactions, 1 GiB). */
   mempoolLimits?: MempoolLimits | undefined;
+  /**
+   * The debug actions (`/v1/debug/*` on the RPC, forwarded ones on the p2p port, and — in the
+   * intended profile — V1's debug messages): off unless asked for. They reset, trigger and
+   * re-mode a chain with no signature and no token (docs/adr/0023-debug-routes-off-unless-asked.md).
+   * The v1 profile takes V1's debug messages either way, as V1 does.
+   */
+  debugRoutes?: boolean | undefined;
   logger: Logger;
 }
 
@@ -140,7 +147,8 @@ export class LocalnetNode {
     });
     this.#pacemaker = new Pacemaker({
       mode: options.pacemaker ?? PacemakerMode.manual,
-      intervalMs: options.blockIntervalMs ?? 1000,
+      // V1's auto pacemaker starts the next height at once (fidelity.ts, rounds.blockInterval).
+      intervalMs: this.profile.rounds.blockInterval ? (options.blockIntervalMs ?? 1000) : 0,
       startHeight: (height) => this.#consensus.advanceTo(height, 0),
       currentHeight: () => this.#consensus.height,
     });
@@ -224,14 +232,23 @@ export class LocalnetNode {
       .members.some((m) => m.address === address);
   }
 
+  /** Whether this node takes debug actions from its RPC and its peers (`debugRoutes`). */
+  get debugRoutes(): boolean {
+    return this.#options.debugRoutes === true;
+  }
+
   get pacemakerMode(): PacemakerMode {
     return this.#pacemaker.mode;
   }
 
-  /** `/v1/consensus/state`: the height being decided (committed + 1), round and step. */
+  /**
+   * `/v1/consensus/state`: the height being decided (committed + 1), round and step; V1 says 0
+   * until its first height starts.
+   */
   consensusState(): { height: number; round: number; step: number } {
+    const genesis = this.profile.rpc.heightZeroAtGenesis && this.#consensus.atGenesis;
     return {
-      height: this.#consensus.height,
+      height: genesis ? 0 : this.#consensus.height,
       round: this.#consensus.round,
       step: STEP_NUMBERS[this.#consensus.step],
     };
@@ -498,6 +515,10 @@ export class LocalnetNode {
       log: this.#log,
       height: this.#chain.height + 1,
       catchUpOnAnyMessage: this.profile.rounds.catchUpOnAnyMessage,
+      leaderExcluded: this.profile.rounds.leaderExcluded,
+      idleRounds: this.profile.rounds.idleRounds
+        ? () => this.#pacemaker.mode === PacemakerMode.manual
+        : undefined,
     });
   }
 

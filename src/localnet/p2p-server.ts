@@ -59,6 +59,7 @@ export function createP2pListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/p2p/v1/txs',
+      stateChanging: true,
       handler: (request) => {
         const txs = parseHexList((parseBody(request) as { txs?: unknown } | undefined)?.txs);
         if (txs === undefined) return text(400, 'bad request');
@@ -69,6 +70,7 @@ export function createP2pListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/p2p/v1/consensus',
+      stateChanging: true,
       handler: (request) =>
         node.receiveConsensus(parseBody(request)) ? empty() : text(400, 'bad request'),
     },
@@ -85,9 +87,14 @@ export function createP2pListener(node: LocalnetNode, log: Logger): RequestListe
         return json(200, { blocks: node.blocks(from, to) });
       },
     },
+  ];
+  const debugRoutes: Route[] = [
     {
+      // The RPC's debug actions, forwarded by a peer: off with them (node.debugRoutes), or a
+      // node without debug routes could be reset through its p2p port.
       method: 'POST',
       path: '/p2p/v1/debug',
+      stateChanging: true,
       handler: (request) => {
         const action = parseDebug(parseBody(request));
         if (action === undefined) return text(400, 'bad request');
@@ -95,19 +102,25 @@ export function createP2pListener(node: LocalnetNode, log: Logger): RequestListe
         return empty();
       },
     },
-    {
-      // Stands for V1's P2P `DebugMessage` (the one transport the stand-in cannot copy: V1 uses
-      // libp2p and protobuf): applied by this node only; the client sends one to each validator.
-      method: 'POST',
-      path: '/p2p/v1/debug-message',
-      handler: (request) => {
-        const action = parseV1DebugMessage(parseBody(request));
-        if (action === undefined) return text(400, 'bad request');
-        node.receiveDebugMessage(action);
-        return empty();
-      },
-    },
   ];
+  const debugMessages: Route = {
+    // Stands for V1's P2P `DebugMessage` (the one transport the stand-in cannot copy: V1 uses
+    // libp2p and protobuf): applied by this node only; the client sends one to each validator.
+    // V1 takes them from anyone (the v1 profile too); the intended profile when asked for.
+    method: 'POST',
+    path: '/p2p/v1/debug-message',
+    stateChanging: true,
+    handler: (request) => {
+      const action = parseV1DebugMessage(parseBody(request));
+      if (action === undefined) return text(400, 'bad request');
+      node.receiveDebugMessage(action);
+      return empty();
+    },
+  };
+  // Intended: the debug actions when asked for. v1: V1's debug messages only, always.
+  const asked = node.profile.rpc.debugRoutes && node.debugRoutes;
+  if (asked) routes.push(...debugRoutes);
+  if (asked || !node.profile.rpc.debugRoutes) routes.push(debugMessages);
   return createRouter(routes, {
     bodyLimit: 64 * 1024 * 1024,
     onError: (error, request) =>

@@ -77,7 +77,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
   const accountOf = (
     request: HttpRequest,
   ): { address: string; amount: bigint } | { error: HttpResponse } => {
-    const body = bindJson(request, { address: 'string', height: 'int' });
+    const body = bindJson(request, { address: 'string', height: 'int' }, rpc.echoFormBinding);
     if (body === undefined) return { error: text(400, BAD_REQUEST) };
     const address = goHexDecode(body.address);
     if (typeof address === 'string') return { error: text(400, address) };
@@ -99,7 +99,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/client/broadcast_tx_sync',
       handler: (request) => {
-        const body = bindJson(request, { address: 'string', raw_hex_bytes: 'string' });
+        const body = bindJson(
+          request,
+          { address: 'string', raw_hex_bytes: 'string' },
+          rpc.echoFormBinding,
+        );
         if (body === undefined) return text(400, BAD_REQUEST);
         const bytes = goHexDecode(body.raw_hex_bytes);
         if (typeof bytes === 'string') return text(400, 'cannot decode tx bytes');
@@ -116,7 +120,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/validator',
       handler: (request) => {
-        const body = bindJson(request, { address: 'string', height: 'int' });
+        const body = bindJson(request, { address: 'string', height: 'int' }, rpc.echoFormBinding);
         if (body === undefined) return text(400, BAD_REQUEST);
         const address = goHexDecode(body.address);
         if (typeof address === 'string') return text(500, address);
@@ -130,12 +134,16 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/validators',
       handler: (request) => {
-        const body = bindJson(request, {
-          height: 'int',
-          page: 'int',
-          per_page: 'int',
-          sort: 'string',
-        });
+        const body = bindJson(
+          request,
+          {
+            height: 'int',
+            page: 'int',
+            per_page: 'int',
+            sort: 'string',
+          },
+          rpc.echoFormBinding,
+        );
         if (body === undefined) return text(400, BAD_REQUEST);
         const all = node.chain.state.at(queryHeight(body.height)).actors(ActorKind.validator);
         const page = pageIndexes(all.length, body.page, body.per_page);
@@ -176,7 +184,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/tx',
       handler: (request) => {
-        const body = bindJson(request, { hash: 'string' });
+        const body = bindJson(request, { hash: 'string' }, rpc.echoFormBinding);
         if (body === undefined) return text(400, BAD_REQUEST);
         const hash = goHexDecode(body.hash);
         if (typeof hash === 'string') return text(500, hash);
@@ -189,9 +197,12 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/unconfirmed_tx',
       handler: (request) => {
-        const body = bindJson(request, { hash: 'string' });
+        const body = bindJson(request, { hash: 'string' }, rpc.echoFormBinding);
         if (body === undefined) return text(400, BAD_REQUEST);
-        const pending = node.mempool.get(body.hash.toLowerCase());
+        // V1's mempool is keyed by the lowercase hex hash, looked up as given.
+        const pending = node.mempool.get(
+          rpc.hashCaseSensitive ? body.hash : body.hash.toLowerCase(),
+        );
         if (pending === undefined) return text(400, `hash not found in mempool: ${body.hash}`);
         const unreadable = mempoolUnreadable();
         if (unreadable !== undefined) return unreadable;
@@ -203,7 +214,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/unconfirmed_txs',
       handler: (request) => {
-        const body = bindJson(request, { page: 'int', per_page: 'int', sort: 'string' });
+        const body = bindJson(
+          request,
+          { page: 'int', per_page: 'int', sort: 'string' },
+          rpc.echoFormBinding,
+        );
         if (body === undefined) return text(400, BAD_REQUEST);
         const all = node.mempool.list();
         const page = pageIndexes(all.length, body.page, body.per_page);
@@ -229,7 +244,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/block',
       handler: (request) => {
-        const body = bindJson(request, { height: 'int' });
+        const body = bindJson(request, { height: 'int' }, rpc.echoFormBinding);
         if (body === undefined) return text(400, BAD_REQUEST);
         const height = body.height === 0 ? node.chain.height : body.height;
         const committed = node.chain.block(height);
@@ -244,7 +259,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       method: 'POST',
       path: '/v1/query/param',
       handler: (request) => {
-        const body = bindJson(request, { param_name: 'string', height: 'int' });
+        const body = bindJson(
+          request,
+          { param_name: 'string', height: 'int' },
+          rpc.echoFormBinding,
+        );
         if (body === undefined) return text(400, BAD_REQUEST);
         const value = node.chain.state.at(queryHeight(body.height)).param(body.param_name);
         if (value === undefined) return text(500, NO_ROWS);
@@ -278,6 +297,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/v1/debug/trigger_view',
+      stateChanging: true,
       handler: async (request) => {
         const height = request.query.get('height');
         // Strictly a whole number: a typo must not silently turn the guard against a second
@@ -297,6 +317,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/v1/debug/toggle_pacemaker_mode',
+      stateChanging: true,
       handler: (request) => {
         const requested = request.query.get('mode');
         const mode = isPacemakerMode(requested)
@@ -311,6 +332,7 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     {
       method: 'POST',
       path: '/v1/debug/reset_to_genesis',
+      stateChanging: true,
       handler: () => {
         node.resetToGenesis();
         return json(200, { height: node.chain.height });
@@ -319,9 +341,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     { method: 'GET', path: '/v1/debug/state', handler: () => json(200, node.describe()) },
   ];
   // V1 has no debug routes: its debug messages travel over P2P (app/client/cli/debug.go:257-270).
-  if (rpc.debugRoutes) routes.push(...debugRoutes);
+  // The intended profile has them when asked for (`--debug-routes`), for no browser.
+  if (rpc.debugRoutes && node.debugRoutes) routes.push(...debugRoutes);
   return createRouter(rpc.goKeyOrder ? routes.map(inGoKeyOrder) : routes, {
-    bodyLimit: 16 * 1024 * 1024,
+    bodyLimit: rpc.bodyLimit ? 16 * 1024 * 1024 : Infinity,
+    headAsGet: rpc.headAsGet,
     onError: (error, request) =>
       log.error({ err: error, path: request.path }, 'RPC handler failed'),
   });

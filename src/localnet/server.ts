@@ -1,6 +1,6 @@
 // Starting a node: the node itself plus its RPC and p2p servers, listening; and stopping it all.
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Server as NetServer } from 'node:net';
 import type { Logger } from 'pino';
 import { LocalnetNode, type LocalnetNodeOptions } from './node.ts';
 import { createP2pListener } from './p2p-server.ts';
@@ -9,12 +9,21 @@ import { createRpcListener } from './rpc-server.ts';
 // node:http(s) through process.getBuiltinModule, not an ESM import: eslint.config.js says why.
 const { createServer } = process.getBuiltinModule('node:http');
 
+/**
+ * Where a server listens: a port (0: one the OS picks), an inherited socket that is already
+ * listening (`{fd}`: how `localnet-node net` hands each node the ports it holds), or a listening
+ * `net.Server` of this process, whose socket the node takes over (Node's `server.listen(handle)`)
+ * and closes when it stops. The last two let a caller own a port from before the genesis names it
+ * until the node serves on it: a port picked, released and listened on later can be taken
+ * meanwhile (an outgoing connection's local port, another program's `listen(0)`).
+ */
+export type ListenTarget = number | { fd: number } | NetServer;
+
 export interface StartNodeOptions extends Omit<LocalnetNodeOptions, 'logger'> {
-  /** Interface to listen on (both servers). */
+  /** Interface to listen on (both servers); unused for a socket that is already listening. */
   host: string;
-  /** 0 picks a free port. */
-  rpcPort: number;
-  p2pPort: number;
+  rpcPort: ListenTarget;
+  p2pPort: ListenTarget;
   logger: Logger;
 }
 
@@ -76,13 +85,15 @@ export async function startNode(options: StartNodeOptions): Promise<RunningNode>
   };
 }
 
-function listen(server: Server, host: string, port: number): Promise<void> {
+function listen(server: Server, host: string, target: ListenTarget): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, host, () => {
+    const listening = (): void => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    if (typeof target === 'number') server.listen(target, host, listening);
+    else server.listen(target, listening);
   });
 }
 

@@ -26,6 +26,18 @@ export interface SignedProposal {
   signature: string;
 }
 
+/**
+ * A validator's announcement that it is in round `round` of `height` (V1's NewRound). Only the
+ * `v1` profile sends and counts them: its leader proposes once more than 2/3 of the set besides
+ * itself announced the round (consensus/hotstuff_leader.go:40, helpers.go:119-134).
+ */
+export interface SignedNewRound {
+  height: number;
+  round: number;
+  validator: string;
+  signature: string;
+}
+
 /** Something that signs consensus messages: a validator's key. */
 export interface Signer {
   address: string;
@@ -49,6 +61,15 @@ export function proposalSignBytes(
 ): Uint8Array {
   return encoder.encode(
     `localnet-consensus/v1\n${chainTag}\nproposal\n${proposal.height}\n${proposal.round}\n${proposal.polRound}\n${proposal.blockHash}`,
+  );
+}
+
+export function newRoundSignBytes(
+  chainTag: string,
+  newRound: Pick<SignedNewRound, 'height' | 'round'>,
+): Uint8Array {
+  return encoder.encode(
+    `localnet-consensus/v1\n${chainTag}\nnewround\n${newRound.height}\n${newRound.round}`,
   );
 }
 

@@ -1,7 +1,7 @@
 // Shape checks for JSON that arrives from peers: nothing untyped reaches consensus or the chain.
 import type { Block, BlockHeader, CommittedBlock, QuorumCert } from './block.ts';
 import type { ConsensusMessage } from './consensus.ts';
-import { VoteKind, type SignedProposal, type Vote } from './votes.ts';
+import { VoteKind, type SignedNewRound, type SignedProposal, type Vote } from './votes.ts';
 
 type Json = Record<string, unknown>;
 
@@ -59,11 +59,22 @@ function parseProposal(value: unknown): SignedProposal | undefined {
   return { height, round, polRound, blockHash, proposer, signature };
 }
 
+function parseNewRound(value: unknown): SignedNewRound | undefined {
+  if (!isObject(value)) return undefined;
+  const { height, round, validator, signature } = value;
+  if (!isInt(height) || !isInt(round) || !isHex(validator) || !isHex(signature)) return undefined;
+  return { height, round, validator, signature };
+}
+
 export function parseConsensusMessage(value: unknown): ConsensusMessage<Block> | undefined {
   if (!isObject(value)) return undefined;
   if (value.type === 'vote') {
     const vote = parseVote(value.vote);
     return vote === undefined ? undefined : { type: 'vote', vote };
+  }
+  if (value.type === 'newround') {
+    const newRound = parseNewRound(value.newRound);
+    return newRound === undefined ? undefined : { type: 'newround', newRound };
   }
   if (value.type !== 'proposal') return undefined;
   const proposal = parseProposal(value.proposal);

@@ -15,6 +15,7 @@ import { ManagerError } from './errors.ts';
 import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import type { KubeClients } from './kube/client.ts';
 import { Manager, type ManagerOptions } from './manager.ts';
+import { participationSource, type ParticipationSource } from './participation/participation.ts';
 import type { ManagerControl, ViewDriver } from './read-model.ts';
 import { ManagerControlPlane, type ControlPlanePorts } from './rpc/control-plane.ts';
 import { noReplicaTarget, type ReplicaTarget } from './scale/replica-target.ts';
@@ -116,4 +117,14 @@ export function controlPlaneOf(
 ): ManagerControlPlane {
   const ports = readerPorts(manager);
   return new ManagerControlPlane({ ...ports, scaler: (scaler ?? ((p) => new Scaler(p)))(ports) });
+}
+
+/** The participation read of `manager`: its record, named with its keys, rows for its wanted ids. */
+export function participationOf(manager: Manager): ParticipationSource {
+  return participationSource({
+    record: manager.participation,
+    keys: manager.keys,
+    desired: () => manager.desired(),
+    chain: manager.chain,
+  });
 }

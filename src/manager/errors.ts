@@ -38,6 +38,7 @@ export const ErrorCatalogue = {
   BODY_TOO_LARGE: { status: 413, retryable: false },
   HEADERS_TOO_LARGE: { status: 431, retryable: false },
   UNAUTHORIZED: { status: 401, retryable: false },
+  CROSS_ORIGIN: { status: 403, retryable: false },
   NOT_FOUND: { status: 404, retryable: false },
   INTERNAL: { status: 500, retryable: true },
 } as const satisfies Record<string, ManagerErrorSpec>;

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import type { ChainAdapter } from './chain/adapter.ts';
 import { chainFactsOf } from './chain/chain-facts.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
+import { ParticipationRecord } from './participation/record.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { PacedRun } from './paced-run.ts';
@@ -83,6 +84,8 @@ export class Manager {
   readonly clock: Clock;
   readonly events = new EventEmitter<ManagerEvents>();
   readonly chain: ChainView;
+  /** Who signed, proposed and missed each height the chain view read (participation/record.ts). */
+  readonly participation = new ParticipationRecord();
   readonly book: ActionBook;
   /** The chain port: reads, sending, rules and capabilities (chain/port.ts). */
   readonly chainPort: ChainPort;
@@ -189,6 +192,8 @@ export class Manager {
         onHealth: () => this.#schedulePhaseRefresh(),
         onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
         onHighWater: (mark) => this.#onHighWater(mark),
+        onBlock: (block) => this.participation.addBlock(block),
+        onRows: (height, rows) => this.participation.addRows(height, rows),
       },
     });
     this.metrics.chainTrusted.set(1);

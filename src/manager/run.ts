@@ -11,7 +11,7 @@ import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hook
 import { loadKubeClients, type KubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Manager } from './manager.ts';
-import { composeManager, controlPlaneOf } from './compose.ts';
+import { composeManager, controlPlaneOf, participationOf } from './compose.ts';
 import { startControlServer } from './rpc/server.ts';
 import { VERSION } from './version.ts';
 
@@ -56,7 +56,13 @@ export async function startService(options: {
   const manager = composeManager({ config, logger, hooks, ...source });
   const control = controlPlaneOf(manager);
   const server = await startControlServer(
-    { control, token: config.rpcToken, logger, version: VERSION },
+    {
+      control,
+      token: config.rpcToken,
+      logger,
+      version: VERSION,
+      participation: participationOf(manager),
+    },
     { host: config.rpcHost, port: config.rpcPort },
   );
   logger.info({ url: server.url }, 'control RPC listening');

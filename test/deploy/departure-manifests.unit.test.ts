@@ -178,6 +178,23 @@ describe.skipIf(noKubectl)('k8s/overlays/pocket-v1/validators: the patch for V1�
     expectHookReachesManager(manager, pocket);
   });
 
+  it('keeps the chart’s four key variables, all from the validator’s Secret key, and its image', () => {
+    // charts/pocket/templates/statefulset.yaml:55, 69-90 at 58c9b650; values.yaml:147 (tag
+    // `latest`), build/localnet/Tiltfile:206 (repository `pocket-image`).
+    const keys = [
+      'POCKET_PRIVATE_KEY',
+      'POCKET_CONSENSUS_PRIVATE_KEY',
+      'POCKET_P2P_PRIVATE_KEY',
+      'POCKET_IBC_HOST_PRIVATE_KEY',
+    ];
+    for (const name of keys) {
+      expect(env(pocket, name)?.valueFrom, name).toEqual({
+        secretKeyRef: { name: 'validators-private-keys', key: '001' },
+      });
+    }
+    expect((pocket as { image?: string }).image).toBe('pocket-image:latest');
+  });
+
   it('leaves V1’s own data volume (the chart’s claim) in place', () => {
     expect(set.spec.template.spec.volumes?.find((v) => v.name === 'data-dir')).toEqual({
       name: 'data-dir',

@@ -286,6 +286,21 @@ describe.skipIf(noKubectl)('k8s/overlays/pocket-v1', () => {
     expect(sourceOf(config.cliGenesisPath)).toBe('v1-localnet-genesis');
   });
 
+  it('gives p1 run by hand in the pod what V1’s cli-client gives it, POCKET_P2P_HOSTNAME included', () => {
+    // build/localnet/manifests/cli-client.yaml:40-44, 80-86 at 58c9b650: the chart's config has
+    // `p2p.hostname: ""`, and p1's Debug commands die creating their P2P module without it.
+    const deployment = findObject(objects, 'Deployment', 'cluster-manager');
+    const env = Object.fromEntries(
+      (containerOf(deployment, 'manager').env ?? []).map((v) => [v.name, v.value]),
+    );
+    expect(env).toMatchObject({
+      CONFIG_PATH: config.cliConfigPath,
+      GENESIS_PATH: config.cliGenesisPath,
+      POCKET_P2P_HOSTNAME: '127.0.0.1',
+      POCKET_REMOTE_CLI_URL: config.chainRpcUrl,
+    });
+  });
+
   it('mounts p1 at CM_CLI_PATH from the init container that copies it', () => {
     const deployment = findObject(objects, 'Deployment', 'cluster-manager');
     const manager = containerOf(deployment, 'manager');

@@ -42,14 +42,38 @@ describe('the hints of a ready devnet', () => {
     expect(suggestedScale(1, 1)).toBeUndefined();
   });
 
-  it('on --fidelity v1 suggest only what V1 can carry: one late joiner for 4 genesis validators, two for 6', () => {
-    expect(readyHints({ ...info, fidelity: 'v1' }, '/repo', run)[0]).toBe(
-      'npx cluster-manager scale 5 --wait staked',
-    );
-    expect(suggestedScale(6, 32, 'v1')).toBe(8);
-    expect(suggestedScale(5, 32, 'v1')).toBe(7);
+  it('on --fidelity v1 suggest only what V1 survives: the genesis voters besides the leader > 2/3 of all rows', () => {
+    // 3(N − 1) > 2(N + k): 4 or 5 genesis validators take no joiner, 6 and 7 one, 8 two.
+    expect([4, 5, 6, 7, 8, 9, 10].map((n) => suggestedScale(n, 32, 'v1'))).toEqual([
+      undefined,
+      undefined,
+      7,
+      8,
+      10,
+      11,
+      12,
+    ]);
+    // Never one less: the unstaked row still counts and its voter is gone.
+    expect(suggestedScale(7, 7, 'v1')).toBeUndefined();
     expect(suggestedScale(2, 32, 'v1')).toBeUndefined();
-    expect(suggestedScale(1, 32, 'v1')).toBeUndefined();
+    expect(
+      readyHints({ ...info, fidelity: 'v1', validators: 7, pacemaker: 'manual' }, '/repo', run)[0],
+    ).toBe('npx cluster-manager scale 8 --wait staked --drive');
+  });
+
+  it('on --fidelity v1 with 4 genesis validators (any scale halts V1) suggest a devnet of 7 instead', () => {
+    const v1 = { ...info, fidelity: 'v1' as const, pacemaker: 'manual' as const };
+    expect(readyHints(v1, '/repo', run)).toEqual([
+      'npx cluster-manager devnet --fidelity v1 --validators 7   # after Ctrl-C: V1 halts on any scale of 4 genesis validators; 7 take scale 8',
+      'npx cluster-manager status',
+      'kubectl --kubeconfig .devnet/kubeconfig get pods',
+    ]);
+    expect(readyHints({ ...v1, validators: 3, txMode: 'cli' }, '/repo', run)[0]).toBe(
+      'npx cluster-manager devnet --fidelity v1 --validators 7 --tx-mode cli   # after Ctrl-C: V1 makes no block with 3 validators; 7 take scale 8',
+    );
+    expect(readyHints({ ...v1, dir: '/tmp/net 2' }, '/repo', run)[0]).toMatch(
+      /^npx cluster-manager devnet --fidelity v1 --validators 7 --dir '\/tmp\/net 2' {3}#/,
+    );
   });
 
   it('add --drive when the pacemaker is manual', () => {

@@ -52,6 +52,9 @@ async function signedSince(id: string, from: number): Promise<number[]> {
 async function commitOne(): Promise<number> {
   const response = await fetch(`${net.info.chainRpcUrl}/v1/debug/trigger_view?wait=true`, {
     method: 'POST',
+    // JSON: the node refuses any other body on its debug routes (a `text/plain` one is what a
+    // web page can send; docs/localnet-node.md, "Debug actions and browsers").
+    headers: { 'content-type': 'application/json' },
     body: '{}',
     signal: AbortSignal.timeout(15_000),
   });

@@ -2,7 +2,6 @@
 // kill it (SIGKILL) and the other takes over within the lease's timing, with its own journal,
 // and nothing is sent twice — not even the stake the old leader left in the mempool (the
 // planner's mempool check). Also issue B's "leader change during scaling".
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness, type ManagerReplica } from '../../src/harness/index.ts';
@@ -25,14 +24,6 @@ interface Readiness {
   leaderIdentity: string | null;
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return typeof address === 'object' && address !== null ? address.port : 0;
-}
-
 async function stakeCounts(h: Harness): Promise<Record<string, number>> {
   const out: Record<string, number> = {};
   for (const [id, c] of await h.ledger.counts()) out[id] = c.stakes;
@@ -47,7 +38,7 @@ describe('two manager replicas with leader election', { timeout: 120_000 }, () =
     const { h } = devnet;
     replica = await h.startReplica(
       {
-        CM_RPC_PORT: String(await freePort()),
+        CM_RPC_PORT: '0',
         CM_IDENTITY: 'manager-b',
         CM_JOURNAL_PATH: join(h.info.dir, 'journal-b.sqlite'),
       },

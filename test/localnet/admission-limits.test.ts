@@ -40,6 +40,7 @@ async function start(fidelity: 'intended' | 'v1'): Promise<RunningNode> {
     actor_type: 4,
   });
   const node = await startNode({
+    debugRoutes: true,
     genesis,
     key: key('001'),
     fidelity,

@@ -1,8 +1,10 @@
-// localnet-cli in its v1 mode prints what V1's p1 prints (app/client/cli at 58c9b650, cobra
-// v1.6.0): help from cobra's templates, `Error: …` then the usage on stderr and main's fatal log
-// line on stdout with exit 1, `HTTP status code: N` with exit 0, and `Debug TriggerView` that
-// needs CONFIG_PATH and GENESIS_PATH and reaches each validator with a debug message — against a
-// node in the v1 profile.
+// localnet-cli in its v1 mode prints what V1's debug-built p1 prints (app/client/cli at 58c9b650,
+// cobra v1.6.0): the debug keybase's line first on every call, help from cobra's templates,
+// `Error: …` then the usage on stderr and main's fatal log line on stdout with exit 1, `HTTP
+// status code: N` with exit 0, and `Debug TriggerView` that needs CONFIG_PATH and GENESIS_PATH,
+// fails to create its P2P module on the chart's config (`p2p.hostname: ""`) unless
+// POCKET_P2P_HOSTNAME is set, and reaches each validator with a debug message — against four
+// validators in the v1 profile.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -10,31 +12,37 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/harness/wait.ts';
-import { buildGenesis } from '../../src/localnet/genesis.ts';
-import { startNode, type RunningNode } from '../../src/localnet/server.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
+import { v1ChartConfigJson } from '../../src/localnet/cli/chart-config.ts';
+import type { RunningNode } from '../../src/localnet/server.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
-import { freePort } from './support/ports.ts';
 import { compileCacheEnv } from '../support/compile-cache-env.ts';
+import { startInProcessNet, type InProcessNet } from './support/in-process-net.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
-const keys = generateKeys({ count: 2, seed: 'localnet-cli-v1' });
+const keys = generateKeys({ count: 5, seed: 'localnet-cli-v1' });
 const validator = keys.get('001')!;
-const other = keys.get('002')!;
+const other = keys.get('005')!;
 let dir: string;
+let net: InProcessNet;
 let node: RunningNode;
 let rpc: PocketRpcClient;
-let files: { CONFIG_PATH: string; GENESIS_PATH: string };
+/** The chart's config and the genesis; `POCKET_P2P_HOSTNAME` as V1's cli-client sets it. */
+let files: { CONFIG_PATH: string; GENESIS_PATH: string; POCKET_P2P_HOSTNAME: string };
 let fake: Server;
 let fakeUrl: string;
 
 interface Run {
   code: number | null;
+  /** stdout after the debug keybase's line, which every call prints first (checked here). */
   stdout: string;
   stderr: string;
 }
+
+/** app/client/keybase/debug/keystore.go:61, logged at debug by the global logger in `init()`. */
+const KEYBASE_LINE =
+  /^\{"level":"debug","time":"[^"]+","message":"Debug keybase initializing\.\.\. Restoring from the embedded backup file\.\.\."\}\n/;
 
 function p1(
   args: string[],
@@ -60,8 +68,32 @@ function p1(
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdin.end('');
     child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.on('close', (code) => {
+      const v1 = fidelity === 'v1' || bin !== CLI;
+      if (v1) expect(stdout, 'the debug keybase line first').toMatch(KEYBASE_LINE);
+      resolve({ code, stdout: v1 ? stdout.replace(KEYBASE_LINE, '') : stdout, stderr });
+    });
   });
+}
+
+/** `p1 Debug TriggerView` (with the config, genesis and hostname) until the validators commit. */
+async function triggerUntilBlock(args: string[] = []): Promise<number> {
+  const before = node.node.chain.height;
+  return waitFor(
+    async () => {
+      const heights = net.nodes.map((n) => n.node.chain.height);
+      if (heights.every((h) => h > before)) return Math.min(...heights);
+      if (heights.every((h) => h === before)) {
+        const run = await p1(
+          [...args, '--remote_cli_url', node.rpcUrl, 'Debug', 'TriggerView'],
+          files,
+        );
+        expect(run.code, run.stdout).toBe(0);
+      }
+      return pending(`heights ${heights.join(',')}`);
+    },
+    { what: `block ${before + 1}`, timeoutMs: 30_000, intervalMs: 300 },
+  );
 }
 
 /** main.go:21-23: the one JSON line p1's global zerolog logger writes before exit 1. */
@@ -86,20 +118,15 @@ const GO_LOG = /^\d{4}\/\d\d\/\d\d \d\d:\d\d:\d\d /;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'localnet-cli-v1-'));
-  const p2pPort = await freePort();
-  node = await startNode({
-    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2pPort}` }),
-    key: validator,
-    fidelity: 'v1',
-    host: '127.0.0.1',
-    rpcPort: 0,
-    p2pPort,
-    roundTimeoutMs: 300,
-    logger: pino({ level: 'silent' }),
-  });
+  net = await startInProcessNet({ keys, fidelity: 'v1' });
+  node = net.nodes[0]!;
   rpc = new PocketRpcClient({ baseUrl: node.rpcUrl });
-  files = { CONFIG_PATH: join(dir, 'config.json'), GENESIS_PATH: join(dir, 'genesis.json') };
-  writeFileSync(files.CONFIG_PATH, '{"rpc":{"port":"50832"}}');
+  files = {
+    CONFIG_PATH: join(dir, 'config.json'),
+    GENESIS_PATH: join(dir, 'genesis.json'),
+    POCKET_P2P_HOSTNAME: '127.0.0.1',
+  };
+  writeFileSync(files.CONFIG_PATH, v1ChartConfigJson());
   writeFileSync(files.GENESIS_PATH, JSON.stringify(node.node.genesis));
   fake = createServer((req, res) => {
     req.resume();
@@ -126,7 +153,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await node.stop();
+  await net.stop();
   await new Promise((resolve) => fake.close(resolve));
   rmSync(dir, { recursive: true, force: true });
 });
@@ -220,6 +247,7 @@ describe('localnet-cli v1 mode: help and failures as p1', () => {
     );
     const noGenesis = await p1(['--remote_cli_url', node.rpcUrl, 'Debug', 'TriggerView'], {
       CONFIG_PATH: files.CONFIG_PATH,
+      POCKET_P2P_HOSTNAME: '127.0.0.1',
     });
     expect(noGenesis.code).toBe(1);
     expect(noGenesis.stderr.replace(GO_LOG, '')).toBe(
@@ -227,14 +255,59 @@ describe('localnet-cli v1 mode: help and failures as p1', () => {
     );
     expect(node.node.chain.height).toBe(0);
   });
+
+  it('fails Debug TriggerView on the chart’s config without POCKET_P2P_HOSTNAME: "Failed to create p2p module", exit 1', async () => {
+    // The chart's `p2p.hostname: ""` (values.yaml:98) becomes the P2P module's listen address even
+    // in client debug mode; Go's resolver refuses the empty name (p2p/module.go:106-112,
+    // p2p/utils/url_conversion.go:132-147) and zerolog's Fatal exits 1 from PersistentPreRunE
+    // (helpers/setup.go:90-95): nothing on stderr, cobra never prints.
+    const { POCKET_P2P_HOSTNAME: _hostname, ...withoutHostname } = files;
+    const run = await p1(
+      ['--remote_cli_url', node.rpcUrl, 'Debug', 'TriggerView'],
+      withoutHostname,
+    );
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 1, stderr: '' });
+    const lines = run.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, string>);
+    expect(lines.map(({ time: _time, ...rest }) => rest)).toEqual([
+      { level: 'debug', message: 'Creating P2P module' },
+      { level: 'debug', module: 'p2p', message: 'setupPeerstoreProvider' },
+      { level: 'debug', module: 'p2p', message: 'loaded peerstore provider...' },
+      {
+        level: 'fatal',
+        error:
+          'parsing multiaddr from config: resolving peer IP for hostname: : resolving peer IP for hostname: , lookup : no such host',
+        message: 'Failed to create p2p module',
+      },
+    ]);
+    expect(Object.keys(lines[3]!)).toEqual(['level', 'error', 'time', 'message']);
+    // The variable counts only where the config names the key (viper's AutomaticEnv).
+    writeFileSync(join(dir, 'empty.json'), '{}');
+    const bare = await p1(['--remote_cli_url', node.rpcUrl, 'Debug', 'TriggerView'], {
+      ...files,
+      CONFIG_PATH: join(dir, 'empty.json'),
+    });
+    expect(bare.code).toBe(1);
+    expect(fatalLine(bare.stdout).message).toBe('Failed to create p2p module');
+    expect(node.node.chain.height).toBe(0);
+  });
 });
 
 describe('localnet-cli v1 mode against a v1 node', () => {
-  it('triggers a view with the config and genesis files: a debug message to each validator', async () => {
-    const before = node.node.chain.height;
+  it('triggers a view with the config, the genesis and POCKET_P2P_HOSTNAME: a debug message to each validator', async () => {
     const run = await p1(['--remote_cli_url', node.rpcUrl, 'Debug', 'TriggerView'], files);
-    expect(run).toEqual({ code: 0, stdout: '', stderr: '' });
-    await waitFor(() => node.node.chain.height > before, { what: 'the next block' });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toBe('');
+    // The P2P module's debug lines (module.go:70, 291, 308); V1's P2P start logs more, not copied.
+    expect(
+      run.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { message: string }).message),
+    ).toEqual(['Creating P2P module', 'setupPeerstoreProvider', 'loaded peerstore provider...']);
+    expect(await triggerUntilBlock()).toBeGreaterThanOrEqual(1);
   });
 
   it('stakes, sends and queries with p1’s output (V1’s e2e steps)', async () => {
@@ -258,10 +331,24 @@ describe('localnet-cli v1 mode against a v1 node', () => {
       '150000000',
     ]);
     expect(send).toEqual({ code: 0, stdout: 'HTTP status code: 200\n\n', stderr: '' });
+    await waitFor(() => net.nodes.every((n) => n.node.mempool.size === 2), {
+      what: 'both transactions in every validator’s mempool',
+    });
     const before = node.node.chain.height;
-    expect((await p1([...args, 'Debug', 'TriggerView'], files)).code).toBe(0);
-    const height = await waitFor(() => node.node.chain.height > before && node.node.chain.height);
-    const block = await p1([...args, 'Query', 'Block']);
+    await triggerUntilBlock(['--non_interactive=true']);
+    // A debug message that reached a validator after the block committed starts the next height
+    // there (consensus/debugging.go:60-74), so the transactions are in the first block after.
+    const included = before + 1;
+    await waitFor(
+      () =>
+        net.nodes.every(
+          (n) =>
+            n.node.consensusState().step === 1 && n.node.chain.height === node.node.chain.height,
+        ),
+      { what: 'every validator waiting for its next trigger' },
+    );
+    expect(node.node.chain.block(included)?.block.txs).toHaveLength(2);
+    const block = await p1([...args, 'Query', 'Block', '--height', String(included)]);
     expect(block.code).toBe(0);
     expect(block.stdout).toContain('state_hash');
     const txs = (
@@ -274,7 +361,7 @@ describe('localnet-cli v1 mode against a v1 node', () => {
     ]);
     expect(await p1([...args, 'Query', 'Height'])).toEqual({
       code: 0,
-      stdout: `{"height":${height}}\n\n`,
+      stdout: `{"height":${node.node.chain.height}}\n\n`,
       stderr: '',
     });
     expect((await rpc.account(other.address)).coins[0]?.amount).not.toBe('0');

@@ -13,8 +13,8 @@ import { generateKeys } from '../../src/pocket/index.ts';
 import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../src/localnet/server.ts';
 import { client, inEveryMempool, triggerView } from './support/chain.ts';
-import { freePort } from './support/ports.ts';
 import { compileCacheEnv } from '../support/compile-cache-env.ts';
+import { ownedPort, refusedPort, type RefusedPort } from '../support/owned-ports.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
 const keys = generateKeys({ count: 3, seed: 'localnet-cli' });
@@ -25,6 +25,7 @@ const secrets = [...keys.values()].map((k) => k.exportPrivateKeyHex());
 let dir: string;
 /** A loopback URL where nothing listens. */
 let closed: string;
+let refused: RefusedPort;
 let first: RunningNode;
 let second: RunningNode;
 const servers: Server[] = [];
@@ -79,32 +80,35 @@ async function fakeServer(
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'localnet-cli-test-'));
-  closed = `http://127.0.0.1:${await freePort()}`;
-  const [p2pFirst, p2pSecond] = [await freePort(), await freePort()];
+  refused = await refusedPort();
+  closed = `http://127.0.0.1:${refused.port}`;
+  // Listening already: the genesis names the first node's p2p port, which must stay its own.
+  const [p2pFirst, p2pSecond] = [await ownedPort(), await ownedPort()];
   const genesis = buildGenesis({
     keys,
     validators: 1,
-    serviceUrl: `127.0.0.1:${p2pFirst}`,
+    serviceUrl: `127.0.0.1:${p2pFirst.port}`,
     unstakingBlocks: 1,
   });
   const common = {
+    debugRoutes: true,
     genesis,
     host: '127.0.0.1',
     rpcPort: 0,
     roundTimeoutMs: 300,
     logger: pino({ level: 'silent' }),
   };
-  first = await startNode({ ...common, key: validator, p2pPort: p2pFirst });
+  first = await startNode({ ...common, key: validator, p2pPort: p2pFirst.server });
   second = await startNode({
     ...common,
     key: joiner,
-    p2pPort: p2pSecond,
-    peers: [`127.0.0.1:${p2pFirst}`],
+    p2pPort: p2pSecond.server,
+    peers: [`127.0.0.1:${p2pFirst.port}`],
   });
 });
 
 afterAll(async () => {
-  await Promise.all([first.stop(), second.stop()]);
+  await Promise.all([first.stop(), second.stop(), refused.release()]);
   for (const server of servers) server.close();
   rmSync(dir, { recursive: true, force: true });
   // No key ever reached a command line or a command's output.

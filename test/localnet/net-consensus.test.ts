@@ -18,7 +18,7 @@ const heights = (n: LocalNet) => Promise.all(n.nodes.map((node) => client(node.r
 
 describe('a 4-validator localnet', () => {
   it('commits one block on every node per TriggerView, certified by at least 3 of the 4', async () => {
-    net = await startNet({ keys, validators: 4, roundTimeoutMs: 300 });
+    net = await startNet({ keys, validators: 4, roundTimeoutMs: 300, debugRoutes: true });
     const addresses = net.nodes.map((n) => n.address);
     expect(await heights(net)).toEqual([0, 0, 0, 0]);
 
@@ -49,7 +49,7 @@ describe('a 4-validator localnet', () => {
   });
 
   it('commits with one validator down, stalls with two, and resumes without a fork after restarts', async () => {
-    net = await startNet({ keys, validators: 4, roundTimeoutMs: 250 });
+    net = await startNet({ keys, validators: 4, roundTimeoutMs: 250, debugRoutes: true });
     const [a, b, c, d] = net.nodes as [NetNode, NetNode, NetNode, NetNode];
     expect((await triggerView(a.rpcUrl)).height).toBe(1);
 

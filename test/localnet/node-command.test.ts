@@ -10,7 +10,9 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { parseGenesis } from '../../src/localnet/genesis.ts';
 import { client, triggerView } from './support/chain.ts';
-import { freePort } from './support/ports.ts';
+import { listeningFd } from '../../src/localnet/net.ts';
+import { ownedPort } from '../support/owned-ports.ts';
+import { rpcUrlFromLog } from './support/started-line.ts';
 import { waitFor } from '../../src/harness/wait.ts';
 import { compileCacheEnv } from '../support/compile-cache-env.ts';
 
@@ -27,15 +29,16 @@ interface Started {
   exited: Promise<number | null>;
 }
 
-function start(args: string[], env: Record<string, string> = {}): Started {
+/** `inherit`: listening sockets the child gets as fds 3, 4, … (`PORT_RPC=fd:3`). */
+function start(args: string[], env: Record<string, string> = {}, inherit: number[] = []): Started {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? '', ...compileCacheEnv(), ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...inherit],
   });
   children.push(child);
   let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) =>
     child.on('close', (code) => resolve(code)),
   );
@@ -115,7 +118,10 @@ describe('localnet-node genesis', () => {
 
 describe('localnet-node run', () => {
   it('takes ports and host from the kubelet env and the key from POCKET_PRIVATE_KEY only', async () => {
-    const [rpcPort, p2pPort] = [await freePort(), await freePort()];
+    // The ports are held from the moment the genesis names them: the node gets the listening
+    // sockets (fds 3 and 4) through the kubelet's variables.
+    const [rpc, p2p] = [await ownedPort(), await ownedPort()];
+    const [rpcPort, p2pPort] = [rpc.port, p2p.port];
     const genesisFile = join(dir, 'run-genesis.json');
     const genesisRun = start([
       'genesis',
@@ -129,13 +135,19 @@ describe('localnet-node run', () => {
       genesisFile,
     ]);
     expect(await genesisRun.exited).toBe(0);
-    const node = start(['run', '--genesis', genesisFile, '--round-timeout-ms', '300'], {
-      HOST: '127.0.0.1',
-      PORT_RPC: String(rpcPort),
-      PORT_P2P: String(p2pPort),
-      POCKET_PRIVATE_KEY: secrets[0]!,
-      LOCALNET_SHUTDOWN_DRAIN_MS: '0',
-    });
+    const node = start(
+      ['run', '--genesis', genesisFile, '--round-timeout-ms', '300'],
+      {
+        HOST: '127.0.0.1',
+        PORT_RPC: 'fd:3',
+        PORT_P2P: 'fd:4',
+        LOCALNET_DEBUG_ROUTES: 'true',
+        POCKET_PRIVATE_KEY: secrets[0]!,
+        LOCALNET_SHUTDOWN_DRAIN_MS: '0',
+      },
+      [listeningFd(rpc.server), listeningFd(p2p.server)],
+    );
+    await Promise.all([rpc.close(), p2p.close()]);
     const rpcUrl = `http://127.0.0.1:${rpcPort}`;
     await waitFor(() => healthy(rpcUrl), { timeoutMs: 15_000, what: 'the node to be healthy' });
     expect(await healthy(rpcUrl, 'HEAD')).toBe(true);
@@ -171,7 +183,6 @@ describe('localnet-node run', () => {
 
   it('runs as a full node without a key and rejects a bad key without printing it', async () => {
     const genesisFile = join(dir, 'run-genesis.json');
-    const rpcPort = await freePort();
     const full = start([
       'run',
       '--genesis',
@@ -179,11 +190,11 @@ describe('localnet-node run', () => {
       '--host',
       '127.0.0.1',
       '--rpc-port',
-      String(rpcPort),
+      '0',
       '--p2p-port',
       '0',
     ]);
-    const rpcUrl = `http://127.0.0.1:${rpcPort}`;
+    const rpcUrl = await rpcUrlFromLog(full.output);
     await waitFor(() => healthy(rpcUrl), {
       timeoutMs: 15_000,
       what: 'the full node to be healthy',
@@ -200,6 +211,7 @@ describe('localnet-node run', () => {
       {
         POCKET_PRIVATE_KEY: badKey,
         LOCALNET_PACEMAKER: 'sometimes',
+        LOCALNET_DEBUG_ROUTES: 'maybe',
       },
     );
     expect(await bad.exited).toBe(2);
@@ -208,6 +220,7 @@ describe('localnet-node run', () => {
       'POCKET_PRIVATE_KEY: KEY_BAD_LENGTH: key has 100 hex characters',
     );
     expect(bad.output()).toContain('--pacemaker must be manual or auto');
+    expect(bad.output()).toContain('LOCALNET_DEBUG_ROUTES must be true or false');
     expect(bad.output()).not.toContain(badKey.slice(0, 32));
   });
 });
@@ -236,6 +249,7 @@ describe('localnet-node net', () => {
       'net',
       '--keys',
       secretFile,
+      '--debug-routes',
       '--validators',
       '3',
       '--staked',

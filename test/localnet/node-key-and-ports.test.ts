@@ -4,7 +4,7 @@
 // argv (also for the nodes `net` starts), and a taken port named in the one-line error.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,8 +13,9 @@ import { waitFor } from '../../src/harness/wait.ts';
 import { buildGenesis } from '../../src/localnet/genesis.ts';
 import { startNet } from '../../src/localnet/net.ts';
 import { generateKeys, parsePrivateKey } from '../../src/pocket/index.ts';
-import { freePort } from './support/ports.ts';
 import { compileCacheEnv } from '../support/compile-cache-env.ts';
+import { ownedPort } from '../support/owned-ports.ts';
+import { rpcUrlFromLog } from './support/started-line.ts';
 
 const BIN = fileURLToPath(new URL('../../src/bin/localnet-node.ts', import.meta.url));
 const keys = generateKeys({ count: 2, seed: 'node-key-and-ports' });
@@ -45,14 +46,11 @@ function start(args: string[], env: Record<string, string> = {}): Started {
   return { child, stdout: () => stdout, stderr: () => stderr, exited };
 }
 
-/** Holds a port the way another program would. */
-async function occupy(port: number): Promise<void> {
-  const server = createServer();
+/** A port held the way another program would hold it (listening), from the moment it is known. */
+async function occupied(): Promise<number> {
+  const { port, server } = await ownedPort();
   servers.push(server);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, '127.0.0.1', resolve);
-  });
+  return port;
 }
 
 const procFile = (pid: number, name: 'environ' | 'cmdline'): string =>
@@ -98,9 +96,8 @@ describe('the node key: one rule with the manager', () => {
   it('with --key-file, keeps the key out of the process environment and argv', async () => {
     const file = join(dir, 'key');
     writeFileSync(file, secret, { mode: 0o600 });
-    const rpcPort = await freePort();
-    const node = run(['--rpc-port', String(rpcPort), '--key-file', file]);
-    const url = `http://127.0.0.1:${rpcPort}`;
+    const node = run(['--rpc-port', '0', '--key-file', file]);
+    const url = await rpcUrlFromLog(node.stdout);
     const roles = await waitFor(
       async () => {
         const response = await fetch(`${url}/v1/query/nodeRoles`, { method: 'POST' });
@@ -115,28 +112,33 @@ describe('the node key: one rule with the manager', () => {
   });
 
   it('with --key-file -, waits for a key written to its stdin after it started (no EAGAIN)', async () => {
-    const rpcPort = await freePort();
     const child = spawn(
       process.execPath,
-      [BIN, 'run', '--genesis', genesisFile, '--rpc-port', String(rpcPort), '--key-file', '-'],
+      [BIN, 'run', '--genesis', genesisFile, '--rpc-port', '0', '--key-file', '-'],
       {
         env: { PATH: process.env.PATH ?? '', ...compileCacheEnv() },
-        stdio: ['pipe', 'ignore', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe'],
       },
     );
     children.push(child);
+    let stdout = '';
     let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     // A slow writer: the node reaches its read first (a non-blocking pipe answered EAGAIN, and the
     // node refused to start; seen with the faster bundles in CI).
     const late = setTimeout(() => child.stdin.end(secret), 1_500);
     try {
+      const url = await Promise.race([
+        rpcUrlFromLog(() => stdout),
+        new Promise<never>((_, reject) =>
+          child.once('exit', () => reject(new Error(`the node exited: ${stderr}`))),
+        ),
+      ]);
       const roles = await waitFor(
         async () => {
           if (child.exitCode !== null) throw new Error(`the node exited: ${stderr}`);
-          const response = await fetch(`http://127.0.0.1:${rpcPort}/v1/query/nodeRoles`, {
-            method: 'POST',
-          });
+          const response = await fetch(`${url}/v1/query/nodeRoles`, { method: 'POST' });
           return (await response.json()) as { node_roles: string[] };
         },
         { timeoutMs: 15_000, what: 'the node to answer' },
@@ -176,8 +178,7 @@ describe('the node key: one rule with the manager', () => {
 
 describe('a port that is taken', () => {
   it('is named in run’s one-line error', async () => {
-    const port = await freePort();
-    await occupy(port);
+    const port = await occupied();
     const node = run(['--rpc-port', String(port)]);
     expect(await node.exited).toBe(1);
     expect(node.stderr().trim()).toBe(
@@ -189,8 +190,8 @@ describe('a port that is taken', () => {
     const secretFile = join(dir, 'secret.yaml');
     const entries = [...keys].map(([id, key]) => `  "${id}": "${key.exportPrivateKeyHex()}"`);
     writeFileSync(secretFile, `kind: Secret\nstringData:\n${entries.join('\n')}\n`);
-    const base = await freePort();
-    await occupy(base + 3);
+    // The first port `net` checks is the one held here: a port next to a free one may be anyone's.
+    const base = await occupied();
     const net = start([
       'net',
       '--keys',
@@ -202,7 +203,7 @@ describe('a port that is taken', () => {
     ]);
     expect(await net.exited).toBe(1);
     expect(net.stderr().trim()).toBe(
-      `error: port ${base + 3} (node 002 p2p, --base-port ${base}) on 127.0.0.1: address already in use (EADDRINUSE)`,
+      `error: port ${base} (node 001 rpc, --base-port ${base}) on 127.0.0.1: address already in use (EADDRINUSE)`,
     );
   });
 });

@@ -1,13 +1,14 @@
 // The pacemaker and the debug actions on two in-process validators: a TriggerView while a round
 // is stuck moves to the next round, a late node syncs and unblocks the chain, automatic mode
 // commits on its own, and toggle/reset reach the peer.
+import type { Server } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { generateKeys } from '../../src/pocket/index.ts';
 import { buildGenesis, type Genesis } from '../../src/localnet/genesis.ts';
 import { startNode, type RunningNode, type StartNodeOptions } from '../../src/localnet/server.ts';
 import { client, inEveryMempool, stakeTx, triggerView } from './support/chain.ts';
-import { freePort } from './support/ports.ts';
+import { ownedPort } from '../support/owned-ports.ts';
 import { waitFor } from '../../src/harness/wait.ts';
 
 const keys = generateKeys({ count: 3, seed: 'pacemaker' });
@@ -17,14 +18,15 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((node) => node.stop()));
 });
 
-async function twoValidators(): Promise<{ genesis: Genesis; ports: [number, number] }> {
-  const ports: [number, number] = [await freePort(), await freePort()];
+/** A genesis of two validators and their p2p sockets, listening already (each node takes its own). */
+async function twoValidators(): Promise<{ genesis: Genesis; ports: [Server, Server] }> {
+  const owned = [await ownedPort(), await ownedPort()];
   const genesis = buildGenesis({
     keys,
     validators: 2,
-    serviceUrl: (slot) => `127.0.0.1:${ports[slot.ordinal] ?? 0}`,
+    serviceUrl: (slot) => `127.0.0.1:${owned[slot.ordinal]?.port ?? 0}`,
   });
-  return { genesis, ports };
+  return { genesis, ports: [owned[0]!.server, owned[1]!.server] };
 }
 
 async function node(
@@ -32,6 +34,7 @@ async function node(
   options: Partial<StartNodeOptions> & Pick<StartNodeOptions, 'p2pPort'>,
 ): Promise<RunningNode> {
   const started = await startNode({
+    debugRoutes: true,
     genesis,
     host: '127.0.0.1',
     rpcPort: 0,
@@ -95,9 +98,9 @@ describe('pacemaker', () => {
     const { genesis, ports } = await twoValidators();
     const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
     await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
-    const full = await node(genesis, { p2pPort: await freePort() });
+    const full = await node(genesis, { p2pPort: 0 });
     // A validator not in the set (003 is not staked at genesis) gets no consensus messages either.
-    const joining = await node(genesis, { key: keys.get('003'), p2pPort: await freePort() });
+    const joining = await node(genesis, { key: keys.get('003'), p2pPort: 0 });
     const pollMs = async (url: string): Promise<number> =>
       ((await (await fetch(`${url}/v1/debug/state`)).json()) as { syncPollMs: number }).syncPollMs;
     await waitFor(async () => (await pollMs(a.rpcUrl)) === 4_000, {
@@ -121,7 +124,7 @@ describe('pacemaker', () => {
     const a = await node(genesis, { key: keys.get('001'), p2pPort: ports[0] });
     await node(genesis, { key: keys.get('002'), p2pPort: ports[1] });
     for (const height of [1, 2, 3]) expect((await triggerView(a.rpcUrl)).height).toBe(height);
-    const full = await node(genesis, { p2pPort: await freePort() });
+    const full = await node(genesis, { p2pPort: 0 });
     expect(await triggerView(full.rpcUrl)).toEqual({ status: 200, height: 4 });
     await waitFor(async () => (await client(a.rpcUrl).height()) === 4, {
       timeoutMs: 5_000,

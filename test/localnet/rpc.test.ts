@@ -51,6 +51,7 @@ beforeAll(async () => {
     actor_type: 4,
   });
   node = await startNode({
+    debugRoutes: true,
     genesis,
     key: key('001'),
     host: '127.0.0.1',

@@ -21,7 +21,14 @@ let fifth: NetNode;
 let first: NetNode;
 
 beforeAll(async () => {
-  net = await startNet({ keys, validators: 5, staked: 4, unstakingBlocks: 2, roundTimeoutMs: 300 });
+  net = await startNet({
+    keys,
+    validators: 5,
+    staked: 4,
+    unstakingBlocks: 2,
+    roundTimeoutMs: 300,
+    debugRoutes: true,
+  });
   fifth = net.nodes[4]!;
   first = net.nodes[0]!;
 });

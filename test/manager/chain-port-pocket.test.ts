@@ -19,7 +19,7 @@ for (const transport of ['rpc', 'cli'] as const) {
   beforeAll(async () => {
     // 002 runs a full node: once staked it syncs and votes (a silent second row would halt a
     // chain of one validator).
-    net = await startNet({ keys, validators: 2, staked: 1 });
+    net = await startNet({ keys, validators: 2, staked: 1, debugRoutes: true });
     port = pocketChain({
       rpcUrl: net.nodes[0]!.rpcUrl,
       profile: 'intended',

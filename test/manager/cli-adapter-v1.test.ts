@@ -1,26 +1,28 @@
 // The CLI adapter with a CLI that fails the way V1's p1 does (localnet-cli invoked as `p1`),
-// against a node in the v1 profile: `Debug TriggerView` needs CONFIG_PATH and GENESIS_PATH,
-// which the adapter passes when configured, and a failure is reported by its cause (cobra's
-// `Error:` line, Go's log.Fatal line), not by the usage text p1 prints after it.
+// against four validators in the v1 profile: `Debug TriggerView` needs CONFIG_PATH and
+// GENESIS_PATH, which the adapter passes when configured, and — on the config V1's chart renders
+// (`p2p.hostname: ""`) — POCKET_P2P_HOSTNAME, which the adapter sets to 127.0.0.1 as V1's own
+// cli-client does (build/localnet/manifests/cli-client.yaml:84-86); a failure is reported by its
+// cause (cobra's `Error:` line, Go's log.Fatal line), not by the usage text p1 prints after it.
 import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/harness/wait.ts';
-import { buildGenesis } from '../../src/localnet/genesis.ts';
-import { startNode, type RunningNode } from '../../src/localnet/server.ts';
+import { pending, waitFor } from '../../src/harness/wait.ts';
+import { v1ChartConfigJson } from '../../src/localnet/cli/chart-config.ts';
+import type { RunningNode } from '../../src/localnet/server.ts';
 import { CliChainAdapter } from '../../src/manager/chain/pocket/cli-adapter.ts';
 import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
-import { freePort } from '../localnet/support/ports.ts';
+import { startInProcessNet, type InProcessNet } from '../localnet/support/in-process-net.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
-const keys = generateKeys({ count: 2, seed: 'cli-adapter-v1' });
+const keys = generateKeys({ count: 5, seed: 'cli-adapter-v1' });
 let dir: string;
 let p1: string;
+let net: InProcessNet;
 let node: RunningNode;
 let rpc: PocketRpcClient;
 let files: { configPath: string; genesisPath: string };
@@ -30,24 +32,16 @@ beforeAll(async () => {
   // Invoked under the name p1, localnet-cli behaves as V1's p1 (its v1 mode).
   p1 = join(dir, 'p1');
   symlinkSync(CLI, p1);
-  const p2pPort = await freePort();
-  node = await startNode({
-    genesis: buildGenesis({ keys, validators: 1, serviceUrl: `127.0.0.1:${p2pPort}` }),
-    key: keys.get('001'),
-    fidelity: 'v1',
-    host: '127.0.0.1',
-    rpcPort: 0,
-    p2pPort,
-    roundTimeoutMs: 300,
-    logger: pino({ level: 'silent' }),
-  });
+  net = await startInProcessNet({ keys, fidelity: 'v1' });
+  node = net.nodes[0]!;
   rpc = new PocketRpcClient({ baseUrl: node.rpcUrl });
   files = { configPath: join(dir, 'config.json'), genesisPath: join(dir, 'genesis.json') };
-  writeFileSync(files.configPath, '{}');
+  // What the chart's ConfigMap holds (charts/pocket/values.yaml:73-126): `p2p.hostname` is "".
+  writeFileSync(files.configPath, v1ChartConfigJson());
   writeFileSync(files.genesisPath, JSON.stringify(node.node.genesis));
 });
 afterAll(async () => {
-  await node.stop();
+  await net.stop();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -78,14 +72,27 @@ describe('CliChainAdapter with p1 (v1 localnet-cli)', () => {
     expect(node.node.chain.height).toBe(0);
   });
 
-  it('triggers a view with CM_CLI_CONFIG_PATH and CM_CLI_GENESIS_PATH: the chain makes a block', async () => {
-    const before = node.node.chain.height;
-    await adapter(files).triggerView(new AbortController().signal);
-    await waitFor(() => node.node.chain.height > before, { what: 'a block' });
+  it('triggers views on the chart’s config (POCKET_P2P_HOSTNAME=127.0.0.1): the chain makes blocks', async () => {
+    // Before the adapter set the variable, p1 died creating its P2P module on every call:
+    // "Debug TriggerView failed: Failed to create p2p module: parsing multiaddr from config: …".
+    for (const height of [1, 2]) {
+      const reached = await waitFor(
+        async () => {
+          const heights = net.nodes.map((n) => n.node.chain.height);
+          if (heights.every((h) => h >= height)) return Math.min(...heights);
+          // Again only while no validator has it: a view after a commit starts the next height.
+          if (heights.every((h) => h === height - 1))
+            await adapter(files).triggerView(new AbortController().signal);
+          return pending(`heights ${heights.join(',')}`);
+        },
+        { what: `block ${height}`, timeoutMs: 30_000, intervalMs: 300 },
+      );
+      expect(reached).toBeGreaterThanOrEqual(height);
+    }
   });
 
   it('stakes through p1, and reports a refusal by cobra’s Error line, not the usage after it', async () => {
-    const key = keys.get('002')!;
+    const key = keys.get('005')!;
     const request = {
       kind: ActionKind.stake,
       key,

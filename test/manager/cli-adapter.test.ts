@@ -125,7 +125,7 @@ describe('the environment of a CLI call', () => {
     if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
-  it("is HOME, PATH and the manager's NODE_COMPILE_CACHE; nothing else of the manager's env", async () => {
+  it("is HOME, PATH, the manager's NODE_COMPILE_CACHE and POCKET_P2P_HOSTNAME; nothing else of the manager's env", async () => {
     dir = await mkdtemp(join(tmpdir(), 'cli-adapter-env-'));
     const cliPath = join(dir, 'p1');
     const envFile = join(dir, 'env.txt');
@@ -143,7 +143,9 @@ describe('the environment of a CLI call', () => {
       .filter((line) => line !== '')
       .map((line) => line.slice(0, line.indexOf('=')))
       .filter((name) => !['PWD', 'SHLVL', '_', 'OLDPWD'].includes(name));
-    expect(names.sort()).toEqual(['HOME', 'NODE_COMPILE_CACHE', 'PATH']);
+    expect(names.sort()).toEqual(['HOME', 'NODE_COMPILE_CACHE', 'PATH', 'POCKET_P2P_HOSTNAME']);
+    // V1's cli-client's value (build/localnet/manifests/cli-client.yaml:84-86).
+    expect(await readFile(envFile, 'utf8')).toContain('POCKET_P2P_HOSTNAME=127.0.0.1\n');
   });
 });
 

@@ -4,7 +4,7 @@
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts } from '../../src/devnet/ports.ts';
+import { refusedPort } from '../support/owned-ports.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { VERSION } from '../../src/manager/version.ts';
@@ -315,8 +315,9 @@ describe('failing', () => {
   });
 
   it('an unreachable manager exits 1 with one line', async () => {
-    const [port] = await freePorts(1);
-    const result = await runCli(['status', '--server', `http://127.0.0.1:${port}`]);
+    const dead = await refusedPort();
+    const result = await runCli(['status', '--server', `http://127.0.0.1:${dead.port}`]);
+    await dead.release();
     expect(result.code).toBe(1);
     expect(lines(result.stderr)).toEqual([
       expect.stringMatching(
@@ -417,11 +418,12 @@ describe('await-departure (the preStop hook)', () => {
   });
 
   it('retries while the manager is unreachable, and exits 3 when its timeout runs out', async () => {
-    const [dead] = await freePorts(1);
+    const dead = await refusedPort();
     const started = Date.now();
     const result = await runCli(['await-departure', '--pod', 'validator-0', '--timeout', '2'], {
-      env: { CLUSTER_MANAGER_URL: `http://127.0.0.1:${dead}`, CLUSTER_MANAGER_TOKEN: TOKEN },
+      env: { CLUSTER_MANAGER_URL: `http://127.0.0.1:${dead.port}`, CLUSTER_MANAGER_TOKEN: TOKEN },
     });
+    await dead.release();
     expect(result.code).toBe(3);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
     expect(result.stdout).toMatch(/the manager does not answer/);

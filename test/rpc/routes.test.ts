@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePorts } from '../../src/devnet/ports.ts';
+import { refusedPort } from '../support/owned-ports.ts';
 import { ErrorCatalogue } from '../../src/manager/errors.ts';
 import { kubernetesOf } from '../../src/manager/compose.ts';
 import { Phase } from '../../src/manager/planner/plan.ts';
@@ -182,10 +182,10 @@ describe('health', () => {
   });
 
   it('GET /readyz answers 503 while the chain has never answered', async () => {
-    const [dead] = await freePorts(1);
+    const dead = await refusedPort();
     const other = await fixture.startManager({
       CM_NAMESPACE: 'kube-public',
-      CM_CHAIN_RPC_URL: `http://127.0.0.1:${dead}`,
+      CM_CHAIN_RPC_URL: `http://127.0.0.1:${dead.port}`,
     });
     try {
       const response = await other.app.inject({ url: '/readyz' });
@@ -195,6 +195,7 @@ describe('health', () => {
       expect(body.chain.healthy).toBe(false);
     } finally {
       await other.stop();
+      await dead.release();
     }
   });
 });
@@ -635,10 +636,10 @@ describe('error answers of mutations', () => {
   });
 
   it('POST /v1/trigger-view answers 503 CHAIN_UNAVAILABLE when the chain does not answer', async () => {
-    const [dead] = await freePorts(1);
+    const dead = await refusedPort();
     const other = await fixture.startManager({
       CM_NAMESPACE: 'kube-public',
-      CM_CHAIN_RPC_URL: `http://127.0.0.1:${dead}`,
+      CM_CHAIN_RPC_URL: `http://127.0.0.1:${dead.port}`,
     });
     try {
       const response = await other.app.inject({
@@ -653,6 +654,7 @@ describe('error answers of mutations', () => {
       });
     } finally {
       await other.stop();
+      await dead.release();
     }
   });
 

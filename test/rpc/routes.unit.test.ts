@@ -136,6 +136,7 @@ describe('health and documents', () => {
         '/v1/actions',
         '/v1/departures/{pod}',
         '/v1/events',
+        '/v1/participation',
         '/v1/pause',
         '/v1/plan',
         '/v1/resume',

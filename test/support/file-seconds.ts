@@ -8,6 +8,8 @@ export const FILE_SECONDS: Readonly<Record<string, number>> = {
   'test/scenarios/scale-to-zero.test.ts': 39,
   'test/scenarios/seed-methodology.test.ts': 34,
   'test/integration/manager.test.ts': 30,
+  // Measured alone on a loaded machine (2026-12-03), not in a whole run.
+  'test/participation/participation.test.ts': 45,
   'test/scenarios/scale-steps.test.ts': 23,
   'test/rpc/cli.test.ts': 23,
   'test/scenarios/v1-devnet-cli.test.ts': 22,

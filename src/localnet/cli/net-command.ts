@@ -18,6 +18,7 @@ interface NetFlags {
   basePort?: string;
   keepDir?: boolean;
   fidelity: string;
+  debugRoutes?: boolean;
 }
 
 function wholeNumber(name: string, value: string | undefined, minimum: number): number | undefined {
@@ -41,6 +42,7 @@ export function netCommand(): Command {
     .option('--base-port <port>', 'node i uses rpc base+2i and p2p base+2i+1 (default: free ports)')
     .option('--keep-dir', 'keep the temp dir with genesis and logs after stopping')
     .option('--fidelity <profile>', 'intended or v1 (see docs/localnet-node.md)', Fidelity.intended)
+    .option('--debug-routes', 'every node serves the debug actions (/v1/debug/*; default off)')
     .action(async (flags: NetFlags) => {
       if (!isPacemakerMode(flags.pacemaker))
         throw new UsageError('--pacemaker must be manual or auto');
@@ -60,6 +62,7 @@ export function netCommand(): Command {
         pacemaker: flags.pacemaker,
         keepDir: flags.keepDir === true,
         fidelity,
+        debugRoutes: flags.debugRoutes === true,
         ...Object.fromEntries(Object.entries(optional).filter(([, v]) => v !== undefined)),
       }).catch((error: unknown) => {
         throw error instanceof NetStartError ? new CliError(error.message) : error;

@@ -7,14 +7,16 @@
 // p2p/providers/peerstore_provider/rpc/provider.go:63-92) and sends each one a `DebugMessage`
 // (debug.go:189-270). V1 sends it over libp2p; the stand-in takes it as JSON on the same
 // p2p port (`POST /p2p/v1/debug-message`): the one transport the stand-in cannot copy.
+import { lookup } from 'node:dns/promises';
 import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { extname } from 'node:path';
 import { CobraError, exactArgs, maximumNArgs, type CommandDef, type RunContext } from './cobra.ts';
 import type { P1Environment } from './p1-context.ts';
 import { readDevnetEndpoints } from './devnet-file.ts';
 import { scaleValidators } from './p1-debug.ts';
 import { P1Error, request } from './p1-io.ts';
-import { logFatal, zerologFatal, zerologLine } from './p1-v1-output.ts';
+import { GoFatal, logFatal, zerologFatal, zerologLine } from './p1-v1-output.ts';
 
 const DEFAULT_CONFIG = 'build/config/config.validator1.json';
 const SCALABLE_ACTORS = ['fishermen', 'full_nodes', 'servicers', 'validators'];
@@ -99,6 +101,71 @@ export function loadGenesis(path: string): void {
   }
 }
 
+/**
+ * `p2p.Create` as p1's `setupAndStartP2PModule` runs it (app/client/cli/helpers/setup.go:90-95):
+ * its debug lines (p2p/module.go:70, 291, 308), then the listen address from `p2p.hostname` and
+ * `p2p.port` (module.go:106-112, 508-516), even in client debug mode. An empty hostname is looked
+ * up and fails (`net.DefaultResolver.LookupHost("")`: "lookup : no such host";
+ * p2p/utils/url_conversion.go:65-68, 128-147) and p1 exits 1 with the fatal line on stdout.
+ * `POCKET_P2P_HOSTNAME` replaces the value only where the config names the key: viper's
+ * `AutomaticEnv` reads a variable for a known key only (runtime/configs/config.go:53-58, "If the
+ * key is not set in the config, the env var will not be used"), and the default config has no
+ * hostname (runtime/configs/config.go:135-139). V1's cli-client sets it to 127.0.0.1
+ * (build/localnet/manifests/cli-client.yaml:84-86). Returns the lines printed on the way.
+ */
+export async function createP2pModule(
+  config: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
+  const lines =
+    zerologLine('debug', 'Creating P2P module') +
+    zerologLine('debug', 'setupPeerstoreProvider', undefined, { module: 'p2p' }) +
+    zerologLine('debug', 'loaded peerstore provider...', undefined, { module: 'p2p' });
+  const p2p = viperSection(config, 'p2p');
+  const configured = p2p === undefined ? undefined : viperKey(p2p, 'hostname');
+  const fromEnv = env.POCKET_P2P_HOSTNAME ?? '';
+  const hostname =
+    configured !== undefined && fromEnv !== ''
+      ? fromEnv
+      : typeof configured === 'string'
+        ? configured
+        : '';
+  const problem = await resolveProblem(hostname);
+  if (problem === undefined) return lines;
+  const wrapped = `parsing multiaddr from config: resolving peer IP for hostname: ${hostname}: resolving peer IP for hostname: ${hostname}, ${problem}`;
+  throw new GoFatal({
+    stdout: lines + zerologLine('fatal', 'Failed to create p2p module', wrapped),
+  });
+}
+
+/** Why Go's resolver would not give `hostname` an address (`getPeerIP`), or undefined. */
+async function resolveProblem(hostname: string): Promise<string | undefined> {
+  if (hostname === '') return 'lookup : no such host';
+  if (isIP(hostname) !== 0) return undefined;
+  try {
+    await lookup(hostname);
+    return undefined;
+  } catch {
+    return `lookup ${hostname}: no such host`;
+  }
+}
+
+/** A key of a viper config map: viper matches keys case-insensitively. */
+function viperKey(map: Record<string, unknown>, key: string): unknown {
+  const found = Object.keys(map).find((k) => k.toLowerCase() === key);
+  return found === undefined ? undefined : map[found];
+}
+
+function viperSection(
+  map: Record<string, unknown>,
+  key: string,
+): Record<string, unknown> | undefined {
+  const value = viperKey(map, key);
+  return typeof value === 'object' && value !== null
+    ? (value as Record<string, unknown>)
+    : undefined;
+}
+
 /** The service URLs of the validators at the current height, read as p1's providers read them. */
 async function validatorsToMessage(remote: string): Promise<string[]> {
   const fail = (error: string): never => {
@@ -151,10 +218,11 @@ async function broadcastDebugMessage(
 
 export function v1DebugCommand(context: DebugContext): CommandDef {
   let config: Record<string, unknown> = {};
-  const p2pDependencies = (): void => {
+  const p2pDependencies = async (): Promise<void> => {
     const env = context.environment.env;
     config = loadConfig(env.CONFIG_PATH ?? DEFAULT_CONFIG);
     loadGenesis(env.GENESIS_PATH ?? DEFAULT_GENESIS);
+    context.environment.output.out(await createP2pModule(config, env));
   };
   const fire = (
     def: { use: string; aliases: string[]; short: string; long: string },

@@ -31,16 +31,21 @@ export function goLogLine(message: string, now = new Date()): string {
   return `${logPrefix(now)} ${message}\n`;
 }
 
-/** A zerolog JSON line of V1's global logger (field order: level, error, time, message). */
+/**
+ * A zerolog JSON line of V1's global logger (field order: level, error, time, message), or of a
+ * module's logger (`CreateLoggerForModule`: a `module` field after the level, logger/module.go:60-63).
+ * zerolog's global level starts at debug (v1.27.0) and p1 never sets it, so debug lines print.
+ */
 export function zerologLine(
-  level: 'fatal' | 'error' | 'info',
+  level: 'fatal' | 'error' | 'info' | 'debug',
   message: string,
   error?: string,
-  now = new Date(),
+  options: { module?: string; now?: Date } = {},
 ): string {
   const fields: Record<string, string> = { level };
+  if (options.module !== undefined) fields.module = options.module;
   if (error !== undefined) fields.error = error;
-  fields.time = rfc3339(now);
+  fields.time = rfc3339(options.now ?? new Date());
   fields.message = message;
   return `${JSON.stringify(fields)}\n`;
 }

@@ -722,12 +722,19 @@ function readInput(file: string): string {
   return readFileSync(file === '-' ? 0 : file, 'utf8');
 }
 
+const DEBUG_KEYBASE_LINE =
+  'Debug keybase initializing... Restoring from the embedded backup file...';
+
 /**
  * Runs p1's command line and prints as p1 does. Returns the exit code: 0, or 1 after a failure
  * (cobra's `Error:` and usage on stderr, then `main`'s fatal log line on stdout).
  */
 export async function runV1(argv: readonly string[], options: V1ProgramOptions): Promise<number> {
   const { output } = options.environment;
+  // A debug-built p1 (the LocalNet's: build/localnet/Tiltfile:98, `go build -tags=debug`) restores
+  // its debug keybase in an `init()` before `main`, on every call, and says so on stdout
+  // (app/client/debug.go:1-7, app/client/keybase/debug/keystore.go:24-35, 61).
+  output.out(zerologLine('debug', DEBUG_KEYBASE_LINE));
   const root = createV1Program(options);
   try {
     const outcome = await execute(root, argv);

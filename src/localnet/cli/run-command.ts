@@ -12,14 +12,14 @@ import { DataDirError } from '../data-dir.ts';
 import { Fidelity, isFidelity } from '../fidelity.ts';
 import { parseGenesis, type Genesis } from '../genesis.ts';
 import { isPacemakerMode, type PacemakerMode } from '../pacemaker.ts';
-import { startNode } from '../server.ts';
+import { startNode, type ListenTarget } from '../server.ts';
 
 export interface RunConfig {
   genesis: Genesis;
   key: ValidatorKey | undefined;
   host: string;
-  rpcPort: number;
-  p2pPort: number;
+  rpcPort: ListenTarget;
+  p2pPort: ListenTarget;
   pacemaker: PacemakerMode;
   blockIntervalMs: number;
   roundTimeoutMs: number | undefined;
@@ -29,6 +29,8 @@ export interface RunConfig {
   /** On SIGTERM, how long a validator keeps voting while it is still in the active set. */
   shutdownDrainMs: number;
   fidelity: Fidelity;
+  /** The debug actions (off unless asked for: `--debug-routes`, LOCALNET_DEBUG_ROUTES=true). */
+  debugRoutes: boolean;
 }
 
 interface RunFlags {
@@ -45,6 +47,7 @@ interface RunFlags {
   shutdownDrainMs?: string;
   fidelity?: string;
   keyFile?: string;
+  debugRoutes?: boolean;
 }
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
@@ -55,10 +58,15 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  */
 export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunConfig {
   const problems: string[] = [];
-  const port = (name: string, value: string | undefined, fallback: number): number => {
+  // A port, or `fd:N`: a listening socket inherited as file descriptor N (`localnet-node net`
+  // passes each node the ports it holds, so none is free for another program in between).
+  const port = (name: string, value: string | undefined, fallback: number): ListenTarget => {
     if (value === undefined || value === '') return fallback;
+    const fd = /^fd:(\d{1,4})$/.exec(value)?.[1];
+    if (fd !== undefined && Number(fd) > 2) return { fd: Number(fd) };
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535) problems.push(`${name} must be a port number`);
+    if (!Number.isInteger(n) || n < 0 || n > 65535)
+      problems.push(`${name} must be a port number (or fd:N, an inherited listening socket)`);
     return n;
   };
   const positive = (name: string, value: string | undefined): number | undefined => {
@@ -103,6 +111,7 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
   if (!isFidelity(fidelity)) problems.push('--fidelity must be intended or v1');
   const pacemaker = flags.pacemaker ?? env.LOCALNET_PACEMAKER ?? 'manual';
   if (!isPacemakerMode(pacemaker)) problems.push('--pacemaker must be manual or auto');
+  const debugRoutes = flags.debugRoutes === true || onOff(env.LOCALNET_DEBUG_ROUTES, problems);
   const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
@@ -127,6 +136,7 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     shutdownDrainMs:
       nonNegative('--shutdown-drain-ms', flags.shutdownDrainMs ?? env.LOCALNET_SHUTDOWN_DRAIN_MS) ??
       20_000,
+    debugRoutes,
   };
   if (
     problems.length > 0 ||
@@ -137,6 +147,16 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     throw new UsageError(problems.join('; '));
   }
   return { ...config, genesis, pacemaker, fidelity };
+}
+
+/** LOCALNET_DEBUG_ROUTES: `true`/`on`/`1` or `false`/`off`/`0`/unset; anything else is a problem. */
+function onOff(value: string | undefined, problems: string[]): boolean {
+  if (value === undefined || value === '') return false;
+  const normal = value.trim().toLowerCase();
+  if (['on', 'true', '1'].includes(normal)) return true;
+  if (!['off', 'false', '0'].includes(normal))
+    problems.push('LOCALNET_DEBUG_ROUTES must be true or false');
+  return false;
 }
 
 /** How long `--key-file -` waits for its writer (`startNet` writes the key right after spawn). */
@@ -235,6 +255,7 @@ export async function runNode(config: RunConfig): Promise<void> {
   });
   const running = await startNode({
     fidelity: config.fidelity,
+    debugRoutes: config.debugRoutes,
     genesis: config.genesis,
     key: config.key,
     host: config.host,
@@ -319,6 +340,10 @@ export function runCommand(): Command {
     .option(
       '--fidelity <profile>',
       'intended (V1 as meant) or v1 (V1 as its Go code runs) (env LOCALNET_FIDELITY, default intended)',
+    )
+    .option(
+      '--debug-routes',
+      'serve the debug actions: /v1/debug/* and their forwarding between peers (env LOCALNET_DEBUG_ROUTES=true; default off: they reset and drive the chain with no key or token)',
     )
     .option(
       '--key-file <file>',

@@ -11,7 +11,7 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
 import type { ActionKind, ChainValidator } from '../model.ts';
-import type { ChainReads, CommittedTx, MempoolTx } from './port.ts';
+import type { ChainBlock, ChainReads, CommittedTx, MempoolTx } from './port.ts';
 
 export type { CommittedTx, MempoolTx } from './port.ts';
 
@@ -26,6 +26,10 @@ export interface ChainViewListener {
   onTrust?(trusted: boolean, reason: string | undefined): void;
   /** A new highest height was accepted (to persist it: a restarted manager keeps the mark). */
   onHighWater?(mark: HighWater): void;
+  /** A block was read and found linked to the ones before it (in height order; the record's feed). */
+  onBlock?(block: ChainBlock): void;
+  /** Every row at `height` was read; the blocks up to `height` went to onBlock before. */
+  onRows?(height: number, rows: ReadonlyMap<string, ChainValidator>): void;
 }
 
 /** The highest height accepted, and the identity (state hash) of its block. */
@@ -264,6 +268,7 @@ export class ChainView {
         }
         for (const address of this.#validators.keys()) if (!next.has(address)) changed.add(address);
         const committed = await this.#scanBlocks(height, changed);
+        listener.onRows?.(height, next);
         this.#validators = next;
         this.#height = height;
         this.#raiseMark(height);
@@ -385,6 +390,7 @@ export class ChainView {
       this.#expectIdentity(h - 1, block.parentHash);
       this.#expectIdentity(h, block.hash);
       this.#identities.set(h, block.hash);
+      this.#options.listener.onBlock?.(block);
       for (const signer of block.signers) {
         if ((this.#signers.get(signer) ?? -1) < h) {
           if (!this.#signers.has(signer)) changed.add(signer);

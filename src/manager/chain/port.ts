@@ -47,6 +47,8 @@ export interface ChainBlock {
   /** The addresses whose signatures certify this block. */
   readonly signers: readonly string[];
   readonly txs: readonly CommittedTx[];
+  /** The address of the validator that proposed the block, per its header; undefined when unread. */
+  readonly proposer?: string | undefined;
 }
 
 /**

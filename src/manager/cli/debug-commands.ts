@@ -1,5 +1,5 @@
 // The debug CLI: `scale`, `status`, `plan`, `actions`, `pause`, `resume`, `trigger-view`,
-// `watch`, `logs`, `completion` — clients of the control RPC (and, for `logs`, of the Kubernetes
+// `watch`, `participation`, `logs`, `completion` — clients of the control RPC (and, for `logs`, of the Kubernetes
 // API). The manager is found by --server, --devnet, the env, or ./.devnet (server-target.ts).
 // Exit codes: 0 done, 1 failed, 2 usage, 3 timed out, 130/143 interrupted (docs/cli.md).
 import { InvalidArgumentError, type Command } from 'commander';
@@ -9,6 +9,7 @@ import type { ActionSummary, ValidatorStatus } from '../status.ts';
 import { failOn, type ControlClient } from './control-client.ts';
 import { registerCompletionCommand } from './completion-command.ts';
 import { registerLogsCommand } from './logs-command.ts';
+import { registerParticipationCommand } from './participation-command.ts';
 import { problemLines, statusTable, summaryLines, table } from './render.ts';
 import { registerScaleCommand } from './scale-command.ts';
 import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
@@ -272,6 +273,7 @@ export function registerDebugCommands(program: Command): void {
         throw new CliError(`the manager at ${api.server} closed the event stream`, ExitCode.failed);
     });
 
+  registerParticipationCommand(program);
   registerLogsCommand(program);
   registerCompletionCommand(program);
 }

@@ -1,13 +1,16 @@
 // The control RPC (fastify): route plugins for health (probes, metrics, the OpenAPI document),
-// reads, mutations and the event stream, each route with one TypeBox schema that gives its
+// reads, participation, mutations, the event stream and the page at /ui/, each route with one TypeBox schema that gives its
 // validation, its handler's types and its part of the OpenAPI document. Every /v1 route sits
 // behind the bearer token (bearerAuth); /healthz, /readyz, /metrics and /openapi.json do not.
+// Every state-changing route refuses what a web page can make a browser send (browserGuard).
 // `buildServer` does not listen (tests use inject()); `startControlServer` does.
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from '../logger.ts';
+import type { ParticipationSource } from '../participation/participation.ts';
 import { bearerAuth } from './auth.ts';
+import { browserGuard } from './browser-guard.ts';
 import type { ControlPlane } from './control-plane.ts';
 import {
   answerClientError,
@@ -19,7 +22,9 @@ import {
 import { eventRoutes } from './routes/events.ts';
 import { healthRoutes } from './routes/health.ts';
 import { mutationRoutes } from './routes/mutations.ts';
+import { ParticipationHeightSchema, participationRoutes } from './routes/participation.ts';
 import { readRoutes } from './routes/reads.ts';
+import { uiRoutes } from './routes/ui.ts';
 import { sharedSchemas } from './schemas.ts';
 
 export interface ServerDeps {
@@ -29,6 +34,8 @@ export interface ServerDeps {
   version: string;
   /** Bounds of the event stream (defaults: MAX_EVENT_STREAMS, MAX_UNSENT_BYTES). */
   streams?: { max?: number; maxUnsentBytes?: number };
+  /** The participation read and `block` events (without it the read answers 503). */
+  participation?: ParticipationSource;
 }
 
 export async function buildServer(deps: ServerDeps) {
@@ -65,18 +72,23 @@ export async function buildServer(deps: ServerDeps) {
         typeof json.$id === 'string' ? json.$id : `def-${i}`,
     },
   });
-  for (const schema of sharedSchemas) app.addSchema(schema);
+  for (const schema of [...sharedSchemas, ParticipationHeightSchema]) app.addSchema(schema);
   app.setErrorHandler(answerError);
   app.setNotFoundHandler(answerNotFound);
 
+  // First: a web page's request to change something is refused before anything else is read.
+  await app.register(browserGuard);
   await app.register(healthRoutes, { control: deps.control, version: deps.version });
+  await app.register(uiRoutes);
   await app.register(async (v1) => {
     await v1.register(bearerAuth, { token: deps.token });
     await v1.register(readRoutes, { control: deps.control });
+    await v1.register(participationRoutes, { participation: deps.participation });
     await v1.register(eventRoutes, {
       control: deps.control,
       maxStreams: deps.streams?.max,
       maxUnsentBytes: deps.streams?.maxUnsentBytes,
+      blocks: deps.participation?.onBlock,
     });
     await v1.register(mutationRoutes, { control: deps.control });
   });

@@ -98,3 +98,32 @@ export async function inEveryMempool(rpcUrls: readonly string[], hash: string): 
     }
   }
 }
+
+/**
+ * V1's way to the next block: `p1 Debug TriggerView` (a debug message to each of `p2pAddresses`)
+ * until every node of `rpcUrls` holds one more block, the height it reached. Views are sent again
+ * only while no node has the block (a view sent after some committed it would start the next
+ * height there); with every voter but the leader needed in one round (V1's four validators), a
+ * round may split and take another view.
+ */
+export async function nextV1Block(
+  p2pAddresses: readonly string[],
+  rpcUrls: readonly string[],
+  options: { timeoutMs?: number; retryMs?: number } = {},
+): Promise<number> {
+  const heights = () => Promise.all(rpcUrls.map((url) => client(url).height()));
+  const before = Math.min(...(await heights()));
+  const deadline = Date.now() + (options.timeoutMs ?? 20_000);
+  let last: number[] = [];
+  let sentAt = -Infinity;
+  while (Date.now() < deadline) {
+    last = await heights();
+    if (last.every((h) => h > before)) return Math.min(...last);
+    if (last.every((h) => h === before) && Date.now() - sentAt >= (options.retryMs ?? 1_200)) {
+      await sendDebugMessage(p2pAddresses);
+      sentAt = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`no block ${before + 1} on every node (heights ${last.join(',')})`);
+}

@@ -15,7 +15,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { freePorts } from '../../../src/devnet/ports.ts';
+import { ownedPort } from '../../support/owned-ports.ts';
 import { startEmulator, type Emulator } from '../../../src/kube-emulator/index.ts';
 import { buildGenesis } from '../../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../../src/localnet/server.ts';
@@ -119,11 +119,12 @@ export async function startControlFixture(): Promise<ControlFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'cm-rpc-test-'));
   const namespace = 'default';
   const keys = generateKeys({ count: 2, seed: 'control-rpc-test' });
-  const [rpc1, p2p1, rpc2, p2p2] = await freePorts(4);
+  // Listening from here on: the genesis and the StatefulSet name them, and each node takes its own.
+  const [rpc1, p2p1, rpc2, p2p2] = await Promise.all([1, 2, 3, 4].map(() => ownedPort()));
   const genesis = buildGenesis({
     keys,
     validators: 1,
-    serviceUrl: `127.0.0.1:${p2p1}`,
+    serviceUrl: `127.0.0.1:${p2p1?.port ?? 0}`,
     unstakingBlocks: 3,
   });
   const nodeLog = pino({ level: 'silent' });
@@ -136,11 +137,12 @@ export async function startControlFixture(): Promise<ControlFixture> {
     ] as const) {
       nodes.push(
         await startNode({
+          debugRoutes: true,
           genesis,
           key: keys.get(id),
           host: '127.0.0.1',
-          rpcPort: rpcPort ?? 0,
-          p2pPort: p2pPort ?? 0,
+          rpcPort: rpcPort?.server ?? 0,
+          p2pPort: p2pPort?.server ?? 0,
           pacemaker: 'manual',
           roundTimeoutMs: 1_000,
           syncIntervalMs: 200,
@@ -166,7 +168,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
     });
     await apps.createNamespacedStatefulSet({
       namespace,
-      body: validatorStatefulSet(STATEFULSET, 1, { rpc: rpc2 ?? 0, p2p: p2p2 ?? 0 }),
+      body: validatorStatefulSet(STATEFULSET, 1, { rpc: rpc2?.port ?? 0, p2p: p2p2?.port ?? 0 }),
     });
     const chain = new PocketRpcClient({ baseUrl: nodes[0]?.rpcUrl ?? '', timeoutMs: 10_000 });
     const running = new Set<ManagerUnderTest>();

@@ -1,18 +1,22 @@
-// The scenario of issue 13's "Done when" against `devnet --fidelity v1`, for either transaction
-// mode (v1-devnet.test.ts: rpc, v1-devnet-cli.test.ts: cli). See v1-devnet.test.ts for the story.
+// The scenario against `devnet --fidelity v1`, for either transaction mode (v1-devnet.test.ts:
+// rpc, v1-devnet-cli.test.ts: cli). The nodes behave as V1's Go code does: the leader of a round
+// never counts its own vote (consensus/hotstuff_leader.go:96-102 → p2p/raintree/router.go:172-179),
+// late joiners never sync or vote, every row ever staked counts toward `num > 2/3 × rows`
+// (consensus/helpers.go:119-134), no debug RPC routes, the mempool query's 135 while anything is
+// pending. So a chain of 7 genesis validators survives one late joiner (6 others > 16/3) and no
+// second (6 > 6 fails); 4 survive none (issue 29) — the manager's refusals of what V1 cannot
+// survive are tested where they are built. Views are driven V1's way (a DebugMessage to each
+// validator; in CLI mode `p1 Debug TriggerView` on the config V1's chart renders, whose
+// `p2p.hostname` is "": the manager sets POCKET_P2P_HOSTNAME as V1's cli-client does).
+// Everything is asserted on the chain (heights, committed transactions, signers).
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness } from '../../../src/harness/index.ts';
 import { PocketRpcClient } from '../../../src/pocket/index.ts';
 import { useDevnet } from '../../integration/support.ts';
 
-const GENESIS = ['001', '002', '003', '004'];
-
-interface KubeEvent {
-  reason: string;
-  type: string;
-  message: string;
-  involvedObject: { name: string };
-}
+const GENESIS = ['001', '002', '003', '004', '005', '006', '007'];
 
 type Counts = Map<string, { stakes: number; unstakes: number }>;
 function delta(before: Counts, after: Counts): Record<string, [number, number]> {
@@ -27,10 +31,9 @@ function delta(before: Counts, after: Counts): Record<string, [number, number]> 
 
 /**
  * Drives views through the manager (`trigger-view`: its adapter's V1 TriggerView) until `blocks`
- * more blocks committed, within `withinMs`; a halted chain fails it. The stand-in's V1 profile
- * with one silent member needs every live voter in the same round, and a round led by it (or cut
- * short by a view that reached one validator late) takes a few round timeouts: hence views until
- * the blocks come, not exactly one per block.
+ * more blocks committed, within `withinMs`; a halted chain fails it. Every voter but the leader
+ * is needed in one round, and a view that reaches a validator after a peer's NewRound moved it
+ * into the round takes it one round further (in V1 as here): views until the blocks come.
  */
 async function committing(
   h: Harness,
@@ -49,45 +52,81 @@ async function committing(
   return { from, to };
 }
 
-/** The whole suite against a `devnet --fidelity v1` whose manager sends in `txMode`. */
+/**
+ * Who signed blocks `from + 1`…`to`: each certificate a quorum of the rows (5 of 7, 5 of 8) from
+ * the genesis validators but its round's leader (whose vote V1 never counts), so at most six;
+ * over a few blocks every genesis validator.
+ */
+async function expectGenesisSigning(h: Harness, from: number, to: number): Promise<void> {
+  const seen = new Set<string>();
+  for (let height = from + 1; height <= to; height++) {
+    const signers = await h.activeValidators(height);
+    expect(signers.length, `signers of ${height}: ${signers.join(',')}`).toBeGreaterThanOrEqual(5);
+    expect(signers.length, `signers of ${height}: ${signers.join(',')}`).toBeLessThanOrEqual(
+      GENESIS.length - 1,
+    );
+    for (const id of signers) {
+      expect(GENESIS, `signer ${id} of ${height}`).toContain(id);
+      seen.add(id);
+    }
+  }
+  if (to - from >= 3) expect(seen.size).toBeGreaterThanOrEqual(GENESIS.length - 1);
+}
+
+/** The whole suite against a `devnet --fidelity v1 --validators 7` whose manager sends in `txMode`. */
 export function v1DevnetSuite(txMode: 'rpc' | 'cli'): void {
-  const devnet = useDevnet(`v1-${txMode}`, { fidelity: 'v1', pacemaker: 'manual', txMode });
+  const devnet = useDevnet(`v1-${txMode}`, {
+    fidelity: 'v1',
+    pacemaker: 'manual',
+    txMode,
+    validators: GENESIS.length,
+  });
   describe(`the manager on devnet --fidelity v1 (${txMode} mode)`, { timeout: 180_000 }, () => {
     it('is healthy, reads validator-001 and commits blocks through V1 debug messages', async () => {
       const { h } = devnet;
       expect(h.info.fidelity).toBe('v1');
-      const { to } = await committing(h, 3);
-      expect(await h.activeValidators(to)).toEqual(GENESIS);
+      if (txMode === 'cli') {
+        // p1 loads the config V1's chart renders: its `p2p.hostname` is "" (values.yaml:98), and
+        // without POCKET_P2P_HOSTNAME p1 dies creating its P2P module; the manager sets it.
+        const env = await readFile(join(h.info.dir, 'manager.env'), 'utf8');
+        const configPath = /^CM_CLI_CONFIG_PATH=(.*)$/m.exec(env)?.[1] ?? '';
+        const config = JSON.parse(await readFile(configPath, 'utf8')) as {
+          p2p: { hostname: string };
+        };
+        expect(config.p2p.hostname).toBe('');
+      }
+      const { from, to } = await committing(h, 3);
+      await expectGenesisSigning(h, from, to);
     });
 
-    it('scale 5: 005 staked once, the chain keeps committing, status says 005 cannot vote', async () => {
+    it('scale 8: 008 staked once, the chain keeps committing, status says 008 cannot vote', async () => {
       const { h } = devnet;
       const before = await h.ledger.counts();
       // No view yet: the stake waits in the mempool, which V1 will not list (135). The manager stays
       // healthy and follows its own transaction by hash.
-      expect((await h.scaleTo(5, { wait: 'none' })).status).toBe(200);
+      expect((await h.scaleTo(8, { wait: 'none' })).status).toBe(200);
       const sent = await waitFor(
         async () =>
-          (await h.actions()).find((a) => a.validatorId === '005' && a.state === 'sent') ??
-          pending('no stake of 005 sent yet'),
-        { what: 'the stake of 005 sent', timeoutMs: 30_000 },
+          (await h.actions()).find((a) => a.validatorId === '008' && a.state === 'sent') ??
+          pending('no stake of 008 sent yet'),
+        { what: 'the stake of 008 sent', timeoutMs: 30_000 },
       );
       const chain = new PocketRpcClient({ baseUrl: h.info.chainRpcUrl });
       expect(await chain.mempool()).toMatchObject({ readable: false });
       // The harness copes as the manager does: it looks up the manager's own transactions by
       // hash (CLI mode: the hash is known only once a block shows it, so nothing is listed).
       expect(await h.mempool()).toEqual(
-        sent.txHash === null ? [] : [{ id: '005', type: 'MessageStake', hash: sent.txHash }],
+        sent.txHash === null ? [] : [{ id: '008', type: 'MessageStake', hash: sent.txHash }],
       );
       const readiness = await waitFor(
         async () => {
           const r = await h.manager<{ chain: { healthy: boolean; lastError: string | null } }>(
             '/readyz',
           );
-          const row = await h.validator('005');
-          return row?.phase === 'staking' ? { r, row } : pending(`005 is ${row?.phase}`);
+          const row = await h.validator('008');
+          return row?.phase === 'staking' ? { r, row } : pending(`008 is ${row?.phase}`);
         },
-        { what: '005 staking', timeoutMs: 10_000 },
+        { what: '008 staking', timeoutMs: 10_000 },
       );
       expect(readiness.r.chain).toMatchObject({ healthy: true, lastError: null });
       // RPC mode knows the hash before sending; CLI mode learns it only from a block, since V1
@@ -95,70 +134,30 @@ export function v1DevnetSuite(txMode: 'rpc' | 'cli'): void {
       if (txMode === 'rpc')
         expect(readiness.row.reason).toContain(String(sent.txHash).slice(0, 12));
       else expect(readiness.row.reason).toMatch(/waiting for a transaction to commit/);
-      const answer = await h.scaleTo(5, { wait: 'staked', timeoutSeconds: 90 });
+      const answer = await h.scaleTo(8, { wait: 'staked', timeoutSeconds: 90, drive: true });
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
       expect(answer.body).toMatchObject({ done: true });
-      const { to } = await committing(h, 3);
-      expect(delta(before, await h.ledger.counts())).toEqual({ '005': [1, 0] });
-      expect(await h.stakedValidators()).toEqual([...GENESIS, '005']);
-      // 005 is counted in V1's quorum but never signs: four of five carry every block.
-      expect(await h.activeValidators(to)).toEqual(GENESIS);
-      const row = await h.validator('005');
+      const { from, to } = await committing(h, 3);
+      expect(delta(before, await h.ledger.counts())).toEqual({ '008': [1, 0] });
+      expect(await h.stakedValidators()).toEqual([...GENESIS, '008']);
+      // 008 counts among V1's rows but never signs: the genesis validators carry every block.
+      await expectGenesisSigning(h, from, to);
+      const row = await h.validator('008');
       expect(row).toMatchObject({ phase: 'staked' });
       expect(row?.reason).toMatch(/^NO_STATE_SYNC: cannot vote: chain has no state sync/);
-    });
-
-    it('scale 7: nothing that would halt the chain is staked; the answer comes at once', async () => {
-      const { h } = devnet;
-      const before = await h.ledger.counts();
-      const started = Date.now();
-      const answer = await h.scaleTo(7, { wait: 'staked', timeoutSeconds: 90 });
-      const tookMs = Date.now() - started;
-      expect(answer.status, JSON.stringify(answer.body)).toBe(409);
-      const error = answer.body.error as { code: string; message: string; details: unknown };
-      expect(error).toMatchObject({ code: 'SCALE_BLOCKED', details: { reason: 'NO_STATE_SYNC' } });
-      expect(error.message).toMatch(/006 is pending: NO_STATE_SYNC: cannot vote/);
-      expect(tookMs).toBeLessThan(30_000);
-      await committing(h, 3);
-      expect(delta(before, await h.ledger.counts())).toEqual({});
-      expect(await h.stakedValidators()).toEqual([...GENESIS, '005']);
-      const chain = new PocketRpcClient({ baseUrl: h.info.chainRpcUrl });
-      expect(await chain.mempool()).toEqual({ readable: true, transactions: [] });
-      for (const id of ['006', '007'])
-        expect((await h.validator(id))?.reason).toMatch(/^NO_STATE_SYNC/);
-      // Said as a metric and as Warning Events on the pods.
       const metrics = await (await fetch(`${h.info.managerUrl ?? ''}/metrics`)).text();
-      expect(metrics).toMatch(/cluster_manager_validators_cannot_vote\{state="refused"\} 2/);
       expect(metrics).toMatch(/cluster_manager_validators_cannot_vote\{state="staked"\} 1/);
-      const events = await waitFor(
-        async () => {
-          const out = await h.kubectl(['get', 'events', '-o', 'json']);
-          const items = (JSON.parse(out.stdout) as { items: KubeEvent[] }).items.filter(
-            (e) => e.reason === 'CannotVote',
-          );
-          return items.length >= 3 ? items : pending(`${items.length} CannotVote events`);
-        },
-        { what: 'CannotVote events for 005, 006 and 007', timeoutMs: 10_000 },
-      );
-      expect(new Set(events.map((e) => e.type))).toEqual(new Set(['Warning']));
-      // On the validator's pod (or its StatefulSet while the pod is not there yet).
-      expect(new Set(events.map((e) => /validator (\d{3}):/.exec(e.message)?.[1]))).toEqual(
-        new Set(['005', '006', '007']),
-      );
-      expect(events.find((e) => e.message.startsWith('validator 005:'))?.involvedObject.name).toBe(
-        'validator-4',
-      );
     });
 
-    it('scale 4: 005 unstaked once, the chain keeps committing', async () => {
+    it('scale 7: 008 unstaked once; its row still counts, and the chain keeps committing', async () => {
       const { h } = devnet;
       const before = await h.ledger.counts();
-      const answer = await h.scaleTo(4, { wait: 'staked', timeoutSeconds: 90 });
+      const answer = await h.scaleTo(7, { wait: 'staked', timeoutSeconds: 90, drive: true });
       expect(answer.status, JSON.stringify(answer.body)).toBe(200);
-      const { to } = await committing(h, 3);
-      expect(delta(before, await h.ledger.counts())).toEqual({ '005': [0, 1] });
+      const { from, to } = await committing(h, 3);
+      expect(delta(before, await h.ledger.counts())).toEqual({ '008': [0, 1] });
       expect(await h.stakedValidators()).toEqual(GENESIS);
-      expect(await h.activeValidators(to)).toEqual(GENESIS);
+      await expectGenesisSigning(h, from, to);
     });
   });
 }

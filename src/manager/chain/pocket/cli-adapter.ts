@@ -7,7 +7,8 @@
 // another tag (a restarted container gives the new process the same pid). `p1` exits 0 even on
 // HTTP errors, so the outcome is read from its `HTTP status code: N` line. `p1 Debug …` loads a
 // node config and a genesis (CONFIG_PATH, GENESIS_PATH: app/client/cli/helpers/setup.go:28,
-// common.go:18) and exits 1 without them, so the adapter passes both when configured. A failed
+// common.go:18) and exits 1 without them, so the adapter passes both when configured, and
+// POCKET_P2P_HOSTNAME=127.0.0.1 as V1's cli-client does (the chart's hostname is ""). A failed
 // call is reported by its cause: cobra's `Error: …` line, Go's `log.Fatal` line, or the fatal
 // log line p1 prints on stdout — never the usage text that follows cobra's error.
 import { randomBytes } from 'node:crypto';
@@ -279,6 +280,12 @@ export class CliChainAdapter implements ChainAdapter {
           : { NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE }),
         ...(configPath === undefined ? {} : { CONFIG_PATH: configPath }),
         ...(genesisPath === undefined ? {} : { GENESIS_PATH: genesisPath }),
+        // p1's Debug commands build a P2P listen address from the config's `p2p.hostname`, even
+        // as a client, and exit 1 ("Failed to create p2p module") on the chart's "" (values.yaml:98;
+        // p2p/module.go:106-112). V1's own cli-client sets this for exactly that
+        // (build/localnet/manifests/cli-client.yaml:84-86). It applies where the config names the
+        // key, as the chart's does (viper's AutomaticEnv, runtime/configs/config.go:53-58).
+        POCKET_P2P_HOSTNAME: '127.0.0.1',
       },
       cwd: home,
       stdin: 'ignore',

@@ -79,6 +79,8 @@ export function pocketReads(rpc: PocketQueries): ChainReads {
         time: parseChainTime(header.timestamp),
         signers: (header.quorum_cert.threshold_sig.signatures ?? []).map((s) => s.address),
         txs: (block.transactions ?? []).map((tx) => committedTxOf(tx, height)),
+        // V1 writes the header's proposer address bytes as hex (rpc/utils.go, blockToRPCBlock).
+        proposer: header.proposer_addr === '' ? undefined : header.proposer_addr,
       };
     },
     mempool: async (options) => {

@@ -1,5 +1,5 @@
-// GET /v1/events: server-sent events (@fastify/sse) of phase changes, actions, heights, pause and
-// chain trust. A read like every other /v1 route (registered behind bearerAuth), with a bounded
+// GET /v1/events: server-sent events (@fastify/sse) of phase changes, actions, heights, blocks
+// (who signed them: the participation read's heights), pause and chain trust. A read like every other /v1 route (registered behind bearerAuth), with a bounded
 // number of clients (503 TOO_MANY_STREAMS beyond it, with Retry-After) and backpressure per
 // client (event-feed.ts): a client that does not read is dropped once its unsent events pass a
 // bound, with the reason SLOW_CLIENT in the log.
@@ -7,6 +7,7 @@ import { fastifySSE } from '@fastify/sse';
 import { ManagerError } from '../../errors.ts';
 import type { PhaseChange } from '../../phase-tracker.ts';
 import type { ActionRecord } from '../../model.ts';
+import type { ParticipationSource } from '../../participation/participation.ts';
 import type { ChainTrust } from '../../planner/plan.ts';
 import type { ControlPlane } from '../control-plane.ts';
 import { EventFeed } from '../event-feed.ts';
@@ -24,6 +25,8 @@ export interface EventRouteOptions {
   control: ControlPlane;
   maxStreams?: number | undefined;
   maxUnsentBytes?: number | undefined;
+  /** Subscribes to the participation record's new heights (`block` events). */
+  blocks?: ParticipationSource['onBlock'] | undefined;
 }
 
 /** Described in the document only: the body is a stream, not one JSON value. */
@@ -55,7 +58,7 @@ export const eventRoutes: RoutePlugin<EventRouteOptions> = async (app, options) 
       sse: { kind: 'manual' },
       schema: {
         summary:
-          'Server-sent events: `hello`, then phase changes (`phase`), actions (`action`), chain heights (`height`), pause (`paused`) and chain trust (`trust`)',
+          'Server-sent events: `hello`, then phase changes (`phase`), actions (`action`), chain heights (`height`), committed blocks with their signers (`block`, a ParticipationHeight), pause (`paused`) and chain trust (`trust`)',
         description: `At most ${maxStreams} clients at once (503 TOO_MANY_STREAMS beyond); a client that falls ${maxUnsent} bytes behind is dropped.`,
         response: { ...eventStreamResponse, 503: errorRef },
       },
@@ -117,6 +120,7 @@ export const eventRoutes: RoutePlugin<EventRouteOptions> = async (app, options) 
       control.events.on('height', onHeight);
       control.events.on('paused', onPaused);
       control.events.on('trust', onTrust);
+      const offBlocks = options.blocks?.((height) => send('block', height));
       const end = (): void => sse.close();
       streams.add(end);
       sse.onClose(() => {
@@ -126,6 +130,7 @@ export const eventRoutes: RoutePlugin<EventRouteOptions> = async (app, options) 
         control.events.off('height', onHeight);
         control.events.off('paused', onPaused);
         control.events.off('trust', onTrust);
+        offBlocks?.();
       });
       request.log.debug('event stream opened');
     },
