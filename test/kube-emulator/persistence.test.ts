@@ -109,7 +109,7 @@ describe('an emulator with a state file', () => {
         { signal: AbortSignal.timeout(5_000) },
       );
       const reader = watch.body!.getReader();
-      const { value } = await reader.read();
+      const { value } = (await reader.read()) as { value?: Uint8Array };
       await reader.cancel();
       expect(new TextDecoder().decode(value)).toMatch(/"code":410/);
     } finally {

@@ -21,7 +21,8 @@ export interface WatchRequest {
   /** Undefined, '' and '0' mean "now, starting with the current state as ADDED". */
   resourceVersion: string | undefined;
   allowBookmarks: boolean;
-  sendInitialEvents: boolean;
+  /** `sendInitialEvents`: true (watch-list), false (none), undefined (legacy: RV unset or 0). */
+  sendInitialEvents: boolean | undefined;
   timeoutSeconds: number | undefined;
   /** Events carry one-row Tables (kubectl get -w) when set; `includeObject` as asked. */
   table: { includeObject: string | null } | undefined;
@@ -107,7 +108,11 @@ export class WatchHub {
     response.flushHeaders();
     const store = api.store;
     const rvText = request.resourceVersion;
-    const fromNow = rvText === undefined || rvText === '' || rvText === '0';
+    // Watch-list (sendInitialEvents=true) starts with the current state whatever the RV (the
+    // cacher serves "not older than" it); otherwise RV unset or 0 starts now, legacy watches with
+    // synthetic ADDED events, `sendInitialEvents=false` without (cacher.go, v0.32.4).
+    const unset = rvText === undefined || rvText === '' || rvText === '0';
+    const fromNow = unset || request.sendInitialEvents === true;
     const since = fromNow ? [] : store.since(Number(rvText));
     if (this.#expireNext > 0 || since === undefined || (!fromNow && !/^\d+$/.test(rvText))) {
       if (this.#expireNext > 0) this.#expireNext--;
@@ -136,12 +141,12 @@ export class WatchHub {
     };
     this.#open.add(watch);
     response.on('close', () => this.#close(watch));
-    if (fromNow) {
+    if (fromNow && request.sendInitialEvents !== false) {
       for (const object of store.list(request.info.storage)) {
         if (request.filter.matches(object))
           this.#write(watch, this.#line('ADDED', object, request));
       }
-      if (request.sendInitialEvents && request.allowBookmarks) this.#bookmark(watch, true);
+      if (request.sendInitialEvents === true && request.allowBookmarks) this.#bookmark(watch, true);
     } else {
       for (const event of since)
         if (event.storage === request.info.storage) this.#deliver(watch, event);
