@@ -1,6 +1,6 @@
 // `logs --pretty`: pino's JSON lines (the nodes' and the manager's logs) as one readable line
 // each — time, level, message, then the other fields as key=value. Our own few lines rather than
-// pino-pretty (ADR 0023): the CLI ships in the image as a bundle, and pino-pretty would bring a
+// pino-pretty (ADR 0027): the CLI ships in the image as a bundle, and pino-pretty would bring a
 // dozen runtime packages for this. A line that is not pino's JSON passes as it is.
 import { Transform, type TransformCallback } from 'node:stream';
 
