@@ -25,6 +25,7 @@ interface DevnetFlags {
   keys?: number;
   resume?: boolean;
   hooksFile?: string;
+  wide?: boolean;
 }
 
 function int(min: number, max: number, what: string) {
@@ -96,6 +97,10 @@ export function registerDevnetCommand(program: Command): void {
       'intended',
     )
     .option('--no-manager', 'start the cluster and chain only')
+    .option(
+      '--wide',
+      "on a terminal, show each validator's reason whole on the board (wrapped onto more lines) instead of cut to fit the width",
+    )
     .option(
       '--hooks-file <file>',
       "the manager's lifecycle hooks (docs/hooks.md; CM_HOOKS_FILE in the shell does the same), checked before the devnet starts",
@@ -199,6 +204,7 @@ export function registerDevnetCommand(program: Command): void {
                 url: info.managerUrl,
                 token: info.token ?? undefined,
                 out: process.stdout,
+                wide: flags.wide === true,
               });
         board?.start();
         const stopped = await new Promise<boolean>((resolve) => {

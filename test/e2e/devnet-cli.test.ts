@@ -13,13 +13,16 @@ import { kubectlVersions, runKubectl } from '../../src/harness/kubectl.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { BIN } from '../../src/devnet/devnet.ts';
 import { readyHints } from '../../src/devnet/hints.ts';
-import { lines, runCli, startCli } from '../rpc/support/cli.ts';
+import { BIN as CLI, lines, runCli, startCli } from '../rpc/support/cli.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
 /** A kubectl that sends built-in kinds as protobuf (1.32 and newer), if the machine has one. */
 const protobufKubectl = kubectlVersions().find((binary) => binary.minor >= 32);
 if (protobufKubectl === undefined)
   console.warn('the kubectl create secret test is skipped: no kubectl 1.32 or newer here');
+/** tmux, for the test of a real 80-column terminal (Debian's `tmux`). */
+const noTmux = spawnSync('tmux', ['-V']).status !== 0;
+if (noTmux) console.warn('the 80-column terminal test is skipped: tmux is not installed');
 /** The folder a developer works in; the devnet is its `.devnet`, and nothing is exported. */
 let root: string;
 let net: Harness;
@@ -463,5 +466,69 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
       );
       expect(restaked, 'the stake of 004 after its unstake').toBeDefined();
     },
+  );
+
+  it.skipIf(noTmux)(
+    'in a real terminal (tmux) narrowed from 120 to 80 columns while it waits, `scale 6 --wait active` ends with each validator on one line, none over 80 columns',
+    async () => {
+      // A tmux server of this test's own (its socket), so no other session is touched.
+      const socket = `cm-devnet-cli-${process.pid}`;
+      const tmux = (...args: string[]): string => {
+        const run = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+        expect(run.status, run.stderr).toBe(0);
+        return run.stdout;
+      };
+      // -J: a line the terminal wrapped comes back whole (a row over 80 columns shows as such).
+      const pane = (): string[] =>
+        tmux('capture-pane', '-p', '-J', '-t', 'scale')
+          .split('\n')
+          .map((line) => line.trimEnd());
+      try {
+        tmux('new-session', '-d', '-s', 'scale', '-x', '120', '-y', '40', '-c', root);
+        tmux('set-option', '-t', 'scale', 'remain-on-exit', 'on');
+        // No --drive: the test makes the blocks, once the window is narrowed under the table.
+        tmux(
+          'send-keys',
+          '-t',
+          'scale',
+          `clear; '${process.execPath}' '${CLI.clusterManager}' scale 6 --wait active --timeout 120; echo EXIT=$?`,
+          'Enter',
+        );
+        // The progress is drawn (no block is made before the resize, so the scale cannot end).
+        await waitFor(() => pane().some((l) => /^00[56] /.test(l)) || pending(pane().join('\n')), {
+          what: 'the progress of 005 and 006 on screen',
+          timeoutMs: 30_000,
+        });
+        tmux('resize-window', '-t', 'scale', '-x', '80', '-y', '40');
+        await waitFor(
+          async () => {
+            if (pane().some((l) => l.startsWith('EXIT='))) return true;
+            await commitOne();
+            return pending(pane().join('\n'));
+          },
+          { what: 'the scale to end', timeoutMs: 150_000, intervalMs: 200 },
+        );
+        const screen = pane().filter((l) => l !== '');
+        expect(
+          screen.filter((l) => [...l].length > 80),
+          `lines over 80 columns (a wrapped row comes back whole) on:\n${screen.join('\n')}`,
+        ).toEqual([]);
+        expect(screen.filter((l) => l.startsWith('EXIT='))).toEqual(['EXIT=0']);
+        // One header, drawn for 80 columns: the steps left out for the reasons' room.
+        expect(
+          screen.filter((l) => l.startsWith('ID ')),
+          screen.join('\n'),
+        ).toEqual([expect.stringMatching(/^ID +POD +PHASE +REASON$/)]);
+        for (const id of ['001', '002', '003', '004', '005', '006'])
+          expect(
+            screen.filter((l) => l.startsWith(`${id}  `)),
+            `${id}'s rows (more than one: an old drawing left on screen):\n${screen.join('\n')}`,
+          ).toHaveLength(1);
+        expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
+      } finally {
+        spawnSync('tmux', ['-L', socket, 'kill-server']);
+      }
+    },
+    200_000,
   );
 });
