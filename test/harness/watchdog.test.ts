@@ -1,5 +1,5 @@
 // Nothing a harness started outlives its test process, however that process ends: a vitest file
-// whose test times out with no afterAll (vitest SIGTERMs the worker, then SIGKILLs it; no exit hook
+// with no afterAll whose tests fail and time out (vitest SIGTERMs the worker, then SIGKILLs it; no exit hook
 // runs), and a test process killed with SIGKILL. The harness's watchdog stops the devnet's manager
 // and node processes (detached: they would run on) and says so in the devnet's folder.
 import { spawn } from 'node:child_process';
@@ -58,7 +58,7 @@ async function watchdogLog(dir: string): Promise<string> {
 }
 
 describe('the harness watchdog', () => {
-  it('stops the devnet of a vitest file whose test timed out and that never stopped it', async () => {
+  it('stops the devnet of a vitest file whose tests failed and timed out and that never stopped it', async () => {
     const dir = await devnetDir('vitest');
     const run = await new Promise<{ code: number | null; output: string }>((resolve, reject) => {
       const child = spawn(
@@ -77,6 +77,7 @@ describe('the harness watchdog', () => {
       child.once('close', (code) => resolve({ code, output }));
     });
     expect(run.output).toMatch(/Test timed out in 500ms/);
+    expect(run.output).toMatch(/fails an assertion[\s\S]*no such validator/);
     expect(run.code).toBe(1);
     const pids = JSON.parse(await readFile(join(dir, 'pids.json'), 'utf8')) as number[];
     // The manager and the two nodes (validator and full node) at least.
