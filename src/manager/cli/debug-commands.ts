@@ -41,13 +41,16 @@ export function registerDebugCommands(program: Command): void {
   program
     .option(
       '--server <url>',
-      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the devnet in ./.devnet; else ${DEFAULT_SERVER}]`,
+      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the nearest .devnet from here up; else ${DEFAULT_SERVER}]`,
     )
     .option(
       '--token <token>',
       "bearer token of the control RPC, for reads and changes [env CLUSTER_MANAGER_TOKEN; a devnet's own when its manager is used]",
     )
-    .option('--devnet <dir>', 'use the devnet in this folder (default: ./.devnet when it exists)');
+    .option(
+      '--devnet <dir>',
+      'use the devnet in this folder (default: the nearest .devnet from the working folder up, as git finds .git)',
+    );
 
   registerScaleCommand(program);
 

@@ -1,5 +1,5 @@
 // Which manager a debug command talks to, and with which token: `--server` > an explicit
-// `--devnet DIR` > CLUSTER_MANAGER_URL > the devnet in ./.devnet > http://127.0.0.1:8080. A
+// `--devnet DIR` > CLUSTER_MANAGER_URL > the nearest .devnet from the working folder up > http://127.0.0.1:8080. A
 // devnet's token is sent only to that devnet's manager, and only while the devnet that wrote it
 // runs (its devnet.lock): a stopped or killed devnet's port may be another server's by now.
 import type { Command } from 'commander';
