@@ -10,7 +10,7 @@ import {
   PROCESSES_FILE,
   recordedProcesses,
 } from './process-record.ts';
-import { isSameProcess, stampOf, type ProcessStamp } from '../cli/process-stamp.ts';
+import { isSameProcess, isStillExiting, stampOf, type ProcessStamp } from '../cli/process-stamp.ts';
 
 /** Everything a devnet writes in its folder (the lock aside); nothing else there is touched. */
 export const DEVNET_FILES = [
@@ -76,10 +76,12 @@ export async function stopLeftovers(dir: string): Promise<ProcessStamp[]> {
       // gone meanwhile
     }
   }
+  // Until every thread has exited: their ports are free only then (a --resume takes them again).
+  const running = (stamp: ProcessStamp): boolean => isSameProcess(stamp) || isStillExiting(stamp);
   const deadline = Date.now() + 10_000;
-  while ([...targets.values()].some(isSameProcess)) {
+  while ([...targets.values()].some(running)) {
     if (Date.now() > deadline) {
-      const left = [...targets.values()].filter(isSameProcess).map((s) => s.pid);
+      const left = [...targets.values()].filter(running).map((s) => s.pid);
       throw new Error(`processes ${left.join(', ')} did not stop`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { stopLeftovers } from '../../src/devnet/cleanup.ts';
+import { isPortFree } from '../../src/devnet/ports.ts';
 import { managersOf, PROCESSES_FILE, ProcessRecorder } from '../../src/devnet/process-record.ts';
 import { isAlive, pending, waitFor } from '../../src/harness/index.ts';
 
@@ -126,4 +127,41 @@ describe('managersOf and stopLeftovers', () => {
       await rm(other, { recursive: true, force: true });
     }
   });
+  it('returns only once the stopped processes have closed their ports (a --resume takes them again at once)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'process-record-ports-'));
+    // A manager of the folder (found by its environment) that holds a port and has worker
+    // threads with some heap, as a node or a manager does: killed, it loses its command line and
+    // its leader turns zombie while the workers still exit, the port still taken (85–155 ms here).
+    const bin = join(dir, 'cluster-manager.ts');
+    await writeFile(
+      bin,
+      [
+        "const { Worker } = require('node:worker_threads');",
+        "for (let i = 0; i < 4; i++) new Worker('setInterval(() => {}, 1000); const a = []; for (let j = 0; j < 2e5; j++) a.push({ j });', { eval: true });",
+        "const heap = []; for (let j = 0; j < 1e6; j++) heap.push({ j, s: 'x' + j });",
+        "require('node:net').createServer().listen(0, '127.0.0.1', function () { console.log(this.address().port); });",
+      ].join('\n'),
+    );
+    const children: ChildProcess[] = [];
+    try {
+      for (let round = 0; round < 3; round++) {
+        const child = spawn(process.execPath, [bin, 'run'], {
+          stdio: ['ignore', 'pipe', 'inherit'],
+          env: { PATH: '', KUBECONFIG: join(dir, 'kubeconfig') },
+        });
+        children.push(child);
+        const port = Number(
+          await new Promise<string>((resolve) => child.stdout.once('data', (d) => resolve(`${d}`))),
+        );
+        expect((await stopLeftovers(dir)).map((s) => s.pid)).toEqual([child.pid]);
+        expect(
+          await isPortFree(port),
+          `port ${port} right after stopLeftovers (round ${round + 1})`,
+        ).toBe(true);
+      }
+    } finally {
+      for (const child of children) child.kill('SIGKILL');
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
