@@ -68,8 +68,8 @@ export class Tiles {
 
   /** @param {Tile} tile @param {number} row @param {number} column @param {TileData} data */
   #place(tile, row, column, data) {
-    if (tile.row !== row) tile.el.style.top = `${row * TILE_ROWS * data.rowPx}px`;
-    if (tile.column !== column) tile.el.style.left = `${column * TILE_COLUMNS * data.cellPx}px`;
+    if (tile.row !== row) tile.el.style.gridRowStart = String(row + 1);
+    if (tile.column !== column) tile.el.style.gridColumnStart = String(column + 1);
     tile.row = row;
     tile.column = column;
     this.built.set(`${row},${column}`, tile);
@@ -110,8 +110,8 @@ export class Tiles {
       tile.cells = [...tile.el.children];
       tile.shows = `${data.version} ${tile.row},${tile.column} ${spanOf(tile.column, data)}`;
       // Placed through the CSSOM: the page's CSP refuses style attributes in markup.
-      tile.el.style.top = `${tile.row * TILE_ROWS * data.rowPx}px`;
-      tile.el.style.left = `${tile.column * TILE_COLUMNS * data.cellPx}px`;
+      tile.el.style.gridRowStart = String(tile.row + 1);
+      tile.el.style.gridColumnStart = String(tile.column + 1);
       this.built.set(`${tile.row},${tile.column}`, tile);
     });
   }
