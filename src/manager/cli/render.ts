@@ -143,6 +143,8 @@ export interface ManagerSummary {
     lastBlockAt?: string | null;
   };
   journal?: { setAside: { to: string; reason: string } | null };
+  /** The informers (Kubernetes discovery); one whose last list or watch failed is shown. */
+  informers?: { name: string; lastError: string | null }[];
 }
 
 /** The lines above `status`'s table. */
@@ -169,6 +171,8 @@ export function summaryLines(summary: ManagerSummary, now: number): string[] {
   if (summary.discovery !== undefined && summary.discovery !== 'kubernetes')
     parts.push(`discovery ${summary.discovery}`);
   const lines = [parts.join(' · ')];
+  for (const informer of summary.informers ?? [])
+    if (informer.lastError !== null) lines.push(`${informer.name}: ${informer.lastError}`);
   const aside = summary.journal?.setAside;
   if (aside != null)
     lines.push(`journal of another chain set aside at start: ${aside.to} (${aside.reason})`);
