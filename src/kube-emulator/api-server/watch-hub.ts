@@ -1,4 +1,6 @@
 // Watch streams: replay from a resourceVersion or synthetic ADDED, live events with transition
+import { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 // filtering, bookmarks, timeouts, 410 Expired, and the switches the fault API pulls. Events go
 // out as JSON lines or as length-prefixed protobuf WatchEvent frames (protobuf/envelope.ts),
 // optionally as Tables or PartialObjectMetadata. A watcher that does not read is dropped once
@@ -182,7 +184,8 @@ export class WatchHub {
   resetAll(): void {
     for (const watch of [...this.#open]) {
       this.#close(watch);
-      watch.response.socket?.resetAndDestroy();
+      const socket = watch.response.socket;
+      if (socket) resetSocket(socket);
     }
   }
 
@@ -294,4 +297,18 @@ export class WatchHub {
     watch.unsubscribe();
     for (const cancel of watch.cancels) cancel();
   }
+}
+
+/**
+ * Closes a connection with a TCP RST, as a network failure would. Over HTTPS the response's socket
+ * is a TLSSocket, whose TLSWrap handle `resetAndDestroy` refuses ("This handle type cannot be
+ * sent"): the RST goes through the TCP socket it wraps (`_parent`, set by `new TLSSocket(raw)` in
+ * node's lib/_tls_wrap.js). Should that private field be gone, the stream is destroyed (a FIN),
+ * which clients see as an early end and also re-watch from.
+ */
+function resetSocket(socket: Socket): void {
+  const raw =
+    socket instanceof TLSSocket ? (socket as TLSSocket & { _parent?: unknown })._parent : socket;
+  if (raw instanceof Socket) raw.resetAndDestroy();
+  socket.destroy();
 }
