@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Authenticator, type ServiceAccountRef } from './auth/auth.ts';
 import { realClock, type Clock } from './clock.ts';
 import { control } from './api-server/control-routes.ts';
+import { DisruptionController } from './controllers/disruption-controller.ts';
 import { DeploymentController } from './controllers/deployment-controller.ts';
 import { EndpointsController } from './controllers/endpoints-controller.ts';
 import { EndpointSliceController } from './controllers/endpointslice-controller.ts';
@@ -168,6 +169,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const claims = new PvcController({ api, clock });
   const endpoints = new EndpointsController({ api, clock });
   const endpointSlices = new EndpointSliceController({ api, clock });
+  const disruption = new DisruptionController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
   const logs = new ContainerLogs({
@@ -267,6 +269,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     claims.stop();
     endpoints.stop();
     endpointSlices.stop();
+    disruption.stop();
     gc.stop();
     namespaceController.stop();
     namespaceDefaults.stop();
