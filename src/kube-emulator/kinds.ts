@@ -14,7 +14,7 @@ export interface KindInfo {
   readonly namespaced: boolean;
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
-  readonly subresources: readonly ('status' | 'scale' | 'ephemeralcontainers')[];
+  readonly subresources: readonly ('status' | 'scale')[];
   /** The store table: kinds served under two groups (events) share one. */
   readonly storage: string;
   /** Field selector labels beyond `metadata.name`/`metadata.namespace`, with the stored path. */
@@ -83,7 +83,7 @@ const entries: readonly Entry[] = [
     namespaced: true,
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status', 'ephemeralcontainers'],
+    subresources: ['status'],
     extraSubresources: [
       { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
       {
