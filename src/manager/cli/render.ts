@@ -142,7 +142,10 @@ export interface ManagerSummary {
     lastError: string | null;
     lastBlockAt?: string | null;
   };
-  journal?: { setAside: { to: string; reason: string } | null };
+  journal?: {
+    setAside: { to: string; reason: string } | null;
+    failure?: { code: string; message: string; since: string } | null;
+  };
   /** The informers (Kubernetes discovery); one whose last list or watch failed is shown. */
   informers?: { name: string; lastError: string | null }[];
 }
@@ -175,6 +178,13 @@ export function summaryLines(summary: ManagerSummary, now: number): string[] {
     if (informer.lastError !== null) lines.push(`${informer.name}: ${informer.lastError}`);
   const aside = summary.journal?.setAside;
   if (aside != null)
-    lines.push(`journal of another chain set aside at start: ${aside.to} (${aside.reason})`);
+    lines.push(
+      `${/\.corrupt-[^/]*$/.test(aside.to) ? 'damaged journal' : 'journal of another chain'} set aside at start: ${aside.to} (${aside.reason})`,
+    );
+  const failure = summary.journal?.failure;
+  if (failure != null)
+    lines.push(
+      `JOURNAL CANNOT BE WRITTEN since ${failure.since}: ${failure.code}: ${failure.message}`,
+    );
   return lines;
 }
