@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { Authenticator, type ServiceAccountRef } from './auth/auth.ts';
 import { realClock, type Clock } from './clock.ts';
 import { control } from './api-server/control-routes.ts';
+import { DisruptionController } from './controllers/disruption-controller.ts';
 import { DeploymentController } from './controllers/deployment-controller.ts';
+import { EndpointsController } from './controllers/endpoints-controller.ts';
+import { EndpointSliceController } from './controllers/endpointslice-controller.ts';
 import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
@@ -22,6 +25,8 @@ import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelets/kubel
 import { PodEvents } from './kubelets/pod-events.ts';
 import { SimulatedLogs } from './kubelets/simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { NodeAgent } from './kubelets/node-agent.ts';
+import { serverVersion } from './api-server/discovery.ts';
 import { PvcController } from './controllers/pvc-controller.ts';
 import { ReplicaSetController } from './controllers/replicaset-controller.ts';
 import { ResourceApi } from './resource-api.ts';
@@ -112,6 +117,8 @@ export interface Emulator {
 }
 
 const namespaces = kindOf('', 'namespaces');
+/** The simulated kubelet's node address (its pods' hostIP). */
+const SIMULATED_HOST_IP = '10.0.0.1';
 
 /** Starts an emulator listening on 127.0.0.1. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -174,6 +181,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const deployments = new DeploymentController({ api, clock, events });
   const replicaSets = new ReplicaSetController({ api, clock, events });
   const claims = new PvcController({ api, clock });
+  const endpoints = new EndpointsController({ api, clock });
+  const endpointSlices = new EndpointSliceController({ api, clock });
+  const disruption = new DisruptionController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
   const logs = new ContainerLogs({
@@ -193,8 +203,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       namespace: config.namespace ?? account?.namespace,
       ...(account === undefined ? {} : { user: `${account.namespace}-${account.name}` }),
     });
-  const kubelet: KubeletBase | undefined =
+  // The kubelet's Node and Lease, and the scheduler's binding to it (none without a kubelet).
+  const node =
     kubeletSettings === false
+      ? undefined
+      : new NodeAgent({
+          api,
+          clock,
+          events,
+          hostIP: kubeletSettings.mode === 'simulated' ? SIMULATED_HOST_IP : '127.0.0.1',
+          runtime: kubeletSettings.mode,
+          dir,
+          kubeletVersion: serverVersion.gitVersion,
+        });
+  const kubelet: KubeletBase | undefined =
+    kubeletSettings === false || node === undefined
       ? undefined
       : kubeletSettings.mode === 'simulated'
         ? new SimulatedKubelet({
@@ -203,6 +226,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             settings: kubeletSettings,
             logs: new SimulatedLogs(logs),
             events: podEvents,
+            node,
           })
         : new ProcessKubelet({
             api,
@@ -212,6 +236,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
             logs,
             events: podEvents,
+            node,
           });
   const kubeletControl: KubeletControl = kubelet ?? {
     setReady: () => undefined,
@@ -256,9 +281,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     deployments.stop();
     replicaSets.stop();
     claims.stop();
+    endpoints.stop();
+    endpointSlices.stop();
+    disruption.stop();
     gc.stop();
     namespaceController.stop();
     namespaceDefaults.stop();
+    node?.stop();
   };
   const stop = async (): Promise<void> => {
     hub.endAll();

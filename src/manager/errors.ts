@@ -22,6 +22,7 @@ export const ErrorCatalogue = {
   TX_DROPPED: { status: 502, retryable: true },
   CHAIN_UNAVAILABLE: { status: 503, retryable: true },
   KUBE_UNAVAILABLE: { status: 503, retryable: true },
+  KUBE_FORBIDDEN: { status: 500, retryable: false },
   CLI_FAILED: { status: 502, retryable: true },
   CLI_TIMEOUT: { status: 504, retryable: true },
   CANCELLED: { status: 503, retryable: true },
