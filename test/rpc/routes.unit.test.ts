@@ -4,6 +4,7 @@
 // (phases, the journal, effects on the chain) is in routes.test.ts.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PocketErrors } from '../../src/manager/chain/pocket/pocket-errors.ts';
 import { ErrorCatalogue, ManagerError } from '../../src/manager/errors.ts';
 import { createLogger } from '../../src/manager/logger.ts';
 import { buildServer, type ControlServer } from '../../src/manager/rpc/server.ts';
@@ -383,8 +384,9 @@ describe('pause, resume and trigger-view', () => {
   it.each([
     ['CLI_FAILED', 502],
     ['CLI_TIMEOUT', 504],
-  ] as const)('passes a %s of the CLI through as %i', async (code, status) => {
-    control.onTriggerView = () => Promise.reject(new ManagerError(code, `p1: ${code}`));
+  ] as const)("passes the chain's own %s through as %i", async (code, status) => {
+    control.onTriggerView = () =>
+      Promise.reject(new ManagerError(PocketErrors[code], `p1: ${code}`));
     const { status: got, body } = await post<ErrorBody>('/v1/trigger-view');
     expect(got).toBe(status);
     expect(body.error.code).toBe(code);
