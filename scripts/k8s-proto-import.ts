@@ -83,7 +83,13 @@ function readGoFacts(source: string, protoPackage: string): void {
     if (field?.[1] === undefined || field[2] === undefined) continue;
     const goType = field[1];
     const tags = field[2];
-    const protobuf = /protobuf:"[^"]*name=(\w+)/.exec(tags)?.[1];
+    // An embedded struct's tag may carry no name (EphemeralContainer's
+    // `EphemeralContainerCommon \`json:",inline" protobuf:"bytes,1,req"\``): go-to-protobuf
+    // names its field after the type, first letter lowered.
+    const embedded = /^\s+\*?\w+\s+`/.test(line) && /protobuf:"/.test(tags);
+    const protobuf =
+      /protobuf:"[^"]*name=(\w+)/.exec(tags)?.[1] ??
+      (embedded ? `${goType.charAt(0).toLowerCase()}${goType.slice(1)}` : undefined);
     if (protobuf === undefined) continue;
     const json = /json:"([^"]*)"/.exec(tags)?.[1] ?? '';
     const [jsonName = '', ...options] = json.split(',');

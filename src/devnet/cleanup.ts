@@ -11,6 +11,8 @@ import { isSameProcess, stampOf, type ProcessStamp } from '../cli/process-stamp.
 export const DEVNET_FILES = [
   'devnet.json',
   'kubeconfig',
+  // The manager's kubeconfig: its ServiceAccount's token (manager-identity.ts).
+  'manager-kubeconfig',
   'manager.env',
   'manager.log',
   'journal.sqlite',

@@ -35,6 +35,7 @@ import {
 import { checkEntryPoints, entryPoints } from '../cli/entry-points.ts';
 import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
+import { applyManagerIdentity } from './manager-identity.ts';
 import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
@@ -280,6 +281,10 @@ async function startLocked(
   const emulator = await startEmulator({
     port: options.kubePort,
     dir: emulatorDir,
+    // As on a cluster: HTTPS (kubectl sends a token over nothing else), requests need a token,
+    // and the manager's account gets what k8s/base's Role allows and no more (manager-identity.ts).
+    https: true,
+    rbac: true,
     kubelet: {
       mode: 'process',
       images: { [NODE_IMAGE]: nodeImage() },
@@ -353,6 +358,12 @@ async function startLocked(
       validatorStatefulSet(shape.replicas, settings, departure),
     ];
     for (const manifest of manifests) await objects.create(manifest);
+    const managerKubeconfig = await applyManagerIdentity({
+      objects,
+      emulator,
+      namespace: DEVNET_NAMESPACE,
+      path: join(dir, 'manager-kubeconfig'),
+    });
     log(
       `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
     );
@@ -369,7 +380,7 @@ async function startLocked(
           ? await p1Files(dir, BIN.localnetCli, genesisJson)
           : { CM_CLI_PATH: BIN.localnetCli };
     const managerEnv: Record<string, string> = {
-      KUBECONFIG: kubeconfig,
+      KUBECONFIG: managerKubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
       CM_CHAIN_RPC_URL: chainRpcUrl,
       CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',

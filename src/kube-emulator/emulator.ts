@@ -8,6 +8,7 @@ import { control } from './api-server/control-routes.ts';
 import { DeploymentController } from './controllers/deployment-controller.ts';
 import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
+import { NamespaceController } from './controllers/namespace-controller.ts';
 import { NamespaceDefaults } from './controllers/namespace-defaults.ts';
 import { ContainerLogs } from './kubelets/container-logs.ts';
 import { EventRecorder } from './event-recorder.ts';
@@ -147,6 +148,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const events = new EventRecorder({ api, clock });
   const podEvents = new PodEvents(events);
   const gc = new GarbageCollector({ api, clock });
+  const namespaceController = new NamespaceController({ api, clock });
   // The CA every namespace's kube-root-ca.crt carries: the serving certificate over HTTPS, a
   // certificate of its own otherwise (nothing verifies with it over plain HTTP).
   const namespaceDefaults = new NamespaceDefaults({
@@ -241,6 +243,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     replicaSets.stop();
     claims.stop();
     gc.stop();
+    namespaceController.stop();
     namespaceDefaults.stop();
   };
   const stop = async (): Promise<void> => {

@@ -15,6 +15,8 @@ import { applyMergePatch } from './patch/merge-patch.ts';
 import { applyConfiguration, recordUpdate } from './patch/managed-fields.ts';
 import { randomSuffix, validateName } from './names.ts';
 import {
+  ApiError,
+  qualifiedResource,
   alreadyExists,
   badRequest,
   conflict,
@@ -24,6 +26,11 @@ import {
   type StatusTarget,
 } from './status-errors.ts';
 import type { Store } from './store.ts';
+import {
+  assertConditionalUpdate,
+  assertNoResourceVersionOnCreate,
+  assertPreconditions,
+} from './storage-rules.ts';
 import { applyStrategicMergePatch } from './patch/strategic-merge-patch.ts';
 import { isKubeObject, type KubeObject } from './types.ts';
 
@@ -87,9 +94,19 @@ export interface DeleteResult {
 }
 
 export const FOREGROUND_FINALIZER = 'foregroundDeletion';
+export const ORPHAN_FINALIZER = 'orphan';
+
+/** The namespaces NamespaceLifecycle never lets go. */
+const IMMORTAL_NAMESPACES = new Set(['default', 'kube-system', 'kube-public']);
 
 export function targetOf(info: KindInfo, name?: string): StatusTarget {
   return { group: info.group, resource: info.resource, ...(name === undefined ? {} : { name }) };
+}
+
+/** A namespace's `spec.finalizers` (the namespace controller's `kubernetes`). */
+function namespaceFinalizers(object: KubeObject): unknown[] {
+  const spec = isObject(object.spec) ? object.spec : {};
+  return Array.isArray(spec.finalizers) ? spec.finalizers : [];
 }
 
 function namespaceOf(object: KubeObject): string {
@@ -148,6 +165,33 @@ export class ResourceApi {
     }
   }
 
+  /**
+   * NamespaceLifecycle admission (plugin/pkg/admission/namespace/lifecycle/admission.go): no
+   * new content in a namespace being deleted.
+   */
+  #assertNotTerminating(info: KindInfo, namespace: string, name: string): void {
+    if (!info.namespaced) return;
+    const ns = this.store.get(kindOf('', 'namespaces').storage, '', namespace);
+    if (ns?.metadata.deletionTimestamp === undefined) return;
+    throw new ApiError({
+      code: 403,
+      reason: 'Forbidden',
+      message: `${qualifiedResource(targetOf(info))} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+      details: {
+        name,
+        ...(info.group === '' ? {} : { group: info.group }),
+        kind: info.resource,
+        causes: [
+          {
+            reason: 'NamespaceTerminating',
+            message: `namespace ${namespace} is being terminated`,
+            field: 'metadata.namespace',
+          },
+        ],
+      },
+    });
+  }
+
   create(
     info: KindInfo,
     namespace: string,
@@ -185,7 +229,9 @@ export class ResourceApi {
     const nameProblems = validateName(name, info.resource === 'namespaces');
     if (nameProblems.length > 0) throw invalid(target, nameProblems);
     this.#assertNamespace(info, namespace);
+    this.#assertNotTerminating(info, namespace, name);
     if (this.peek(info, namespace, name) !== undefined) throw alreadyExists(targetOf(info, name));
+    const givenRv = meta.resourceVersion;
     meta.uid = randomUUID();
     meta.creationTimestamp = rfc3339(this.#clock.now());
     delete meta.resourceVersion;
@@ -201,6 +247,7 @@ export class ResourceApi {
     info.rules.defaults?.(object);
     const causes = info.rules.validate?.(object, undefined) ?? [];
     if (causes.length > 0) throw invalid(target, causes);
+    if (options.dryRun !== true) assertNoResourceVersionOnCreate(givenRv);
     if (options.manager !== undefined && info.conversion === undefined) {
       if (options.appliedBy !== undefined) {
         const applied = applyConfiguration(
@@ -271,10 +318,27 @@ export class ResourceApi {
     info: KindInfo,
     existing: KubeObject,
     incoming: KubeObject,
-    options: WriteOptions & { keepManagedFields?: boolean },
+    options: WriteOptions & { keepManagedFields?: boolean; internal?: boolean },
   ): KubeObject {
     const name = existing.metadata.name ?? '';
     const wantedRv = incoming.metadata.resourceVersion;
+    if (options.internal !== true) {
+      // The object's uid is a precondition (DefaultUpdatedObjectInfo.Preconditions); a kind
+      // that forbids unconditional updates needs a resourceVersion (storage-rules.ts).
+      const uid = incoming.metadata.uid;
+      if (uid !== undefined && uid !== '')
+        assertPreconditions(
+          info,
+          {
+            namespace: namespaceOf(existing),
+            name,
+            uid: existing.metadata.uid ?? '',
+            resourceVersion: existing.metadata.resourceVersion ?? '',
+          },
+          { uid },
+        );
+      if (options.subresource === undefined) assertConditionalUpdate(info, name, wantedRv);
+    }
     if (
       wantedRv !== undefined &&
       wantedRv !== '' &&
@@ -308,6 +372,7 @@ export class ResourceApi {
       if (old.deletionGracePeriodSeconds !== undefined)
         meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
       if (old.generation !== undefined) meta.generation = old.generation;
+      info.rules.prepareForUpdate?.(next, existing);
       if (options.keepManagedFields !== true) {
         delete meta.managedFields;
         if (old.managedFields !== undefined) meta.managedFields = clone(old.managedFields);
@@ -338,7 +403,8 @@ export class ResourceApi {
     if (
       next.metadata.deletionTimestamp !== undefined &&
       finalizers.length === 0 &&
-      info.resource !== 'pods'
+      (info.resource !== 'pods' || next.metadata.deletionGracePeriodSeconds === 0) &&
+      (info.resource !== 'namespaces' || namespaceFinalizers(next).length === 0)
     ) {
       const removed = this.store.remove(info.storage, namespaceOf(existing), name);
       return this.serve(info, removed ?? next);
@@ -351,7 +417,10 @@ export class ResourceApi {
     const existing = this.#stored(info, namespaceOf(object), object.metadata.name ?? '');
     const next = clone(object);
     delete next.metadata.resourceVersion; // internal writes are computed from the current state
-    return this.#update(info, existing, next, subresource === undefined ? {} : { subresource });
+    return this.#update(info, existing, next, {
+      internal: true,
+      ...(subresource === undefined ? {} : { subresource }),
+    });
   }
 
   patch(ref: ObjectRef, body: unknown, options: PatchOptions): KubeObject {
@@ -506,12 +575,14 @@ export class ResourceApi {
     options: DeleteOptions = {},
   ): DeleteResult {
     const existing = this.#stored(info, namespace, name);
-    const target = targetOf(info, name);
+    // rest.BeforeDelete (apiserver pkg/registry/rest/delete.go): preconditions fail early, the
+    // conflict naming the object by its Kind.
     const { preconditions } = options;
+    const byKind = { group: info.group, resource: info.kind, name };
     if (preconditions?.uid !== undefined && preconditions.uid !== existing.metadata.uid) {
       throw conflict(
-        target,
-        `Precondition failed: UID in precondition: ${preconditions.uid}, UID in object meta: ${existing.metadata.uid ?? ''}`,
+        byKind,
+        `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
       );
     }
     if (
@@ -519,17 +590,20 @@ export class ResourceApi {
       preconditions.resourceVersion !== existing.metadata.resourceVersion
     ) {
       throw conflict(
-        target,
-        'the object has been modified; please apply your changes to the latest version and try again',
+        byKind,
+        `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
       );
     }
     if (options.dryRun === true) return { object: this.serve(info, existing), removed: false };
     const policy = options.propagationPolicy ?? Propagation.background;
-    if (policy === Propagation.orphan) this.#orphanDependents(existing);
+    // Orphan: pods lose nothing but their dependents' references at once; every other kind gets
+    // the `orphan` finalizer, which the garbage collector handles (orphans the dependents, then
+    // removes it): deletionFinalizersForGarbageCollection in the registry's store.go.
+    if (policy === Propagation.orphan && info.resource === 'pods') this.#orphanDependents(existing);
     const now = this.#clock.now();
     if (info.resource === 'pods')
       return this.#deletePod(info, existing, options.gracePeriodSeconds);
-    if (info.resource === 'namespaces') this.#emptyNamespace(name);
+    if (info.resource === 'namespaces') return this.#deleteNamespace(info, existing);
     const finalizers = [...(existing.metadata.finalizers ?? [])];
     if (
       policy === Propagation.foreground &&
@@ -537,6 +611,8 @@ export class ResourceApi {
     ) {
       if (!finalizers.includes(FOREGROUND_FINALIZER)) finalizers.push(FOREGROUND_FINALIZER);
     }
+    if (policy === Propagation.orphan && !finalizers.includes(ORPHAN_FINALIZER))
+      finalizers.push(ORPHAN_FINALIZER);
     if (finalizers.length > 0) {
       const next = clone(existing);
       next.metadata.finalizers = finalizers;
@@ -557,11 +633,21 @@ export class ResourceApi {
       typeof spec.terminationGracePeriodSeconds === 'number'
         ? spec.terminationGracePeriodSeconds
         : 30;
-    const grace = Math.max(0, requestedGrace ?? specGrace);
+    // rest.BeforeDelete: a negative grace period counts as 1 s.
+    const asked = requestedGrace ?? specGrace;
+    const grace = asked < 0 ? 1 : asked;
     const bound = typeof spec.nodeName === 'string' && spec.nodeName !== '';
     const phase = isObject(existing.status) ? existing.status.phase : undefined;
     const finished = phase === 'Succeeded' || phase === 'Failed';
     if (!bound || grace === 0 || finished) {
+      // A finalizer holds even an immediate delete: the pod stays with a deletionTimestamp and
+      // grace 0 until its finalizers are removed (registry Store.Delete, updateForGracefulDeletionAndFinalizers).
+      if ((existing.metadata.finalizers ?? []).length > 0) {
+        const next = clone(existing);
+        next.metadata.deletionTimestamp ??= rfc3339(this.#clock.now());
+        next.metadata.deletionGracePeriodSeconds = 0;
+        return { object: this.serve(info, this.store.update(info.storage, next)), removed: false };
+      }
       return { object: this.serve(info, this.removeNow(info, existing)), removed: true };
     }
     const current = existing.metadata.deletionGracePeriodSeconds;
@@ -570,6 +656,35 @@ export class ResourceApi {
     const next = clone(existing);
     next.metadata.deletionTimestamp = rfc3339(this.#clock.now() + grace * 1000);
     next.metadata.deletionGracePeriodSeconds = grace;
+    return { object: this.serve(info, this.store.update(info.storage, next)), removed: false };
+  }
+
+  /**
+   * A namespace goes `Terminating` (the namespace REST Delete, pkg/registry/core/namespace/
+   * storage/storage.go): the namespace controller deletes its content, then its `kubernetes`
+   * finalizer and the namespace. `default`, `kube-system` and `kube-public` are never deleted
+   * (the NamespaceLifecycle admission plugin).
+   */
+  #deleteNamespace(info: KindInfo, existing: KubeObject): DeleteResult {
+    const name = existing.metadata.name ?? '';
+    if (IMMORTAL_NAMESPACES.has(name))
+      throw new ApiError({
+        code: 403,
+        reason: 'Forbidden',
+        message: `namespaces "${name}" is forbidden: this namespace may not be deleted`,
+        details: { name, kind: 'namespaces' },
+      });
+    if (
+      namespaceFinalizers(existing).length === 0 &&
+      (existing.metadata.finalizers ?? []).length === 0
+    )
+      return { object: this.serve(info, this.removeNow(info, existing)), removed: true };
+    if (existing.metadata.deletionTimestamp !== undefined)
+      return { object: this.serve(info, existing), removed: false };
+    const next = clone(existing);
+    next.metadata.deletionTimestamp = rfc3339(this.#clock.now());
+    next.metadata.deletionGracePeriodSeconds = 0;
+    next.status = { ...(isObject(existing.status) ? existing.status : {}), phase: 'Terminating' };
     return { object: this.serve(info, this.store.update(info.storage, next)), removed: false };
   }
 
@@ -597,6 +712,11 @@ export class ResourceApi {
     return found;
   }
 
+  /** Removes every dependent's owner reference to `owner` (the collector's orphaning). */
+  orphanDependents(owner: KubeObject): void {
+    this.#orphanDependents(owner);
+  }
+
   #orphanDependents(owner: KubeObject): void {
     const uid = owner.metadata.uid ?? '';
     for (const { info, object } of this.dependentsOf(uid)) {
@@ -605,15 +725,6 @@ export class ResourceApi {
       if (refs.length === 0) delete next.metadata.ownerReferences;
       else next.metadata.ownerReferences = refs;
       this.store.update(info.storage, next);
-    }
-  }
-
-  /** Deleting a namespace deletes everything in it, at once. */
-  #emptyNamespace(namespace: string): void {
-    for (const storage of this.store.tables()) {
-      const info = storageKind(storage);
-      if (!info.namespaced) continue;
-      for (const object of this.store.list(storage, namespace)) this.removeNow(info, object);
     }
   }
 }

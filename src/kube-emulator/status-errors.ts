@@ -101,14 +101,19 @@ export function invalid(
   target: StatusTarget & { kind: string },
   causes: readonly StatusCause[],
 ): ApiError {
-  const summary = causes.map((cause) => `${cause.field}: ${cause.message}`).join(', ');
+  // errs.ToAggregate(): one message as it is, several deduplicated in brackets.
+  const messages = [...new Set(causes.map((cause) => `${cause.field}: ${cause.message}`))];
+  const summary = messages.length === 1 ? (messages[0] ?? '') : `[${messages.join(', ')}]`;
   const qualifiedKind = target.group === '' ? target.kind : `${target.kind}.${target.group}`;
   return new ApiError({
     code: 422,
     reason: 'Invalid',
-    message: `${qualifiedKind} "${target.name ?? ''}" is invalid: ${summary}`,
+    message:
+      messages.length === 0
+        ? `${qualifiedKind} "${target.name ?? ''}" is invalid`
+        : `${qualifiedKind} "${target.name ?? ''}" is invalid: ${summary}`,
     details: {
-      ...(target.name === undefined ? {} : { name: target.name }),
+      ...(target.name === undefined || target.name === '' ? {} : { name: target.name }),
       ...(target.group === '' ? {} : { group: target.group }),
       kind: target.kind,
       causes: causes.map((cause) => ({ ...cause })),
@@ -152,19 +157,29 @@ export function unauthorized(): ApiError {
   return new ApiError({ code: 401, reason: 'Unauthorized', message: 'Unauthorized' });
 }
 
+/**
+ * RBAC's refusal (apiserver pkg/endpoints/handlers/responsewriters/errors.go,
+ * ForbiddenStatusError and forbiddenMessage): the message names `resource/subresource`, the
+ * Status details only the resource.
+ */
 export function forbidden(options: {
   user: string;
   verb: string;
   target: StatusTarget;
   namespace: string;
+  subresource?: string | undefined;
 }): ApiError {
-  const { user, verb, target, namespace } = options;
+  const { user, verb, target, namespace, subresource } = options;
   const where = namespace === '' ? 'at the cluster scope' : `in the namespace "${namespace}"`;
   const what = target.name === undefined ? '' : ` "${target.name}"`;
+  const resource =
+    subresource === undefined || subresource === ''
+      ? target.resource
+      : `${target.resource}/${subresource}`;
   return new ApiError({
     code: 403,
     reason: 'Forbidden',
-    message: `${qualifiedResource(target)}${what} is forbidden: User "${user}" cannot ${verb} resource "${target.resource}" in API group "${target.group}" ${where}`,
+    message: `${qualifiedResource(target)}${what} is forbidden: User "${user}" cannot ${verb} resource "${resource}" in API group "${target.group}" ${where}`,
     details: details(target),
   });
 }

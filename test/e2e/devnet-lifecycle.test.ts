@@ -7,6 +7,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { BIN, type DevnetInfo } from '../../src/devnet/devnet.ts';
 import { readyHints } from '../../src/devnet/hints.ts';
@@ -83,11 +84,12 @@ async function portsOf(dir: string): Promise<number[]> {
   const ports = [info.kubeApi, info.chainRpcUrl, info.managerUrl ?? ''].map((u) =>
     Number(new URL(u).port),
   );
-  const pods = (await (await fetch(`${info.kubeApi}/api/v1/namespaces/devnet/pods`)).json()) as {
-    items: { metadata: { annotations?: Record<string, string> } }[];
-  };
+  // The devnet's API is HTTPS with a token (RBAC enforced): read it with its kubeconfig.
+  const kc = new KubeConfig();
+  kc.loadFromFile(info.kubeconfig);
+  const pods = await kc.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: 'devnet' });
   for (const pod of pods.items) {
-    const published = pod.metadata.annotations?.['kube-emulator.dev/host-ports'];
+    const published = pod.metadata?.annotations?.['kube-emulator.dev/host-ports'];
     if (published !== undefined)
       ports.push(...Object.values(JSON.parse(published) as Record<string, number>));
   }
@@ -118,7 +120,7 @@ describe('cluster-manager devnet', () => {
       await untilReady(cli);
       const readyLine = lines(cli.stdout).find((l) => l.startsWith('devnet ready'))!;
       expect(readyLine).toMatch(
-        /^devnet ready kube=http:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+ chain=http:\/\/127\.0\.0\.1:\d+ manager=http:\/\/127\.0\.0\.1:\d+ info=\S+devnet\.json$/,
+        /^devnet ready kube=https:\/\/127\.0\.0\.1:\d+ kubeconfig=\S+ chain=http:\/\/127\.0\.0\.1:\d+ manager=http:\/\/127\.0\.0\.1:\d+ info=\S+devnet\.json$/,
       );
       const info = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
       expect((await readFile(join(dir, 'kubeconfig'), 'utf8')).includes(info.kubeApi)).toBe(true);

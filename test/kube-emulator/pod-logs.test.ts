@@ -151,7 +151,7 @@ describe('pods/log', () => {
     expect(JSON.parse(invalid.body)).toMatchObject({
       reason: 'Invalid',
       message:
-        'PodLogOptions "two" is invalid: tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0',
+        'PodLogOptions "two" is invalid: [tailLines: Invalid value: -1: must be greater than or equal to 0, limitBytes: Invalid value: 0: must be greater than 0]',
     });
     expect((await getLog(h, 'two', 'container=a&tailLines=x')).status).toBe(400);
   });

@@ -4,12 +4,16 @@ import { coreEventDefaults } from '../event-conversion.ts';
 import { fromStructured, matchesLabels } from '../selectors/label-selector.ts';
 import type { StatusCause } from '../status-errors.ts';
 import type { KubeObject } from '../types.ts';
+import { validationCauses } from './rules.ts';
+import { prepareServiceUpdate } from './service-rules.ts';
 
 export interface KindRules {
   /** Mutating admission, on create only (before defaults). */
   admit?(object: KubeObject): void;
   /** Fills server-side defaults in place, on create and update. */
   defaults?(object: KubeObject): void;
+  /** An update's changes made before defaults and validation (PrepareForUpdate). */
+  prepareForUpdate?(object: KubeObject, old: KubeObject): void;
   /** Problems with `object`; `old` is the stored object on update, undefined on create. */
   validate?(object: KubeObject, old: KubeObject | undefined): StatusCause[];
 }
@@ -71,16 +75,8 @@ function validatePodSpec(spec: unknown, field: string): StatusCause[] {
   if (!isObject(spec)) return [required(field)];
   const containers = objects(spec.containers);
   if (containers.length === 0) return [required(`${field}.containers`)];
-  const causes: StatusCause[] = [];
-  containers.forEach((container, index) => {
-    if (typeof container.name !== 'string' || container.name === '') {
-      causes.push(required(`${field}.containers[${index}].name`));
-    }
-    if (typeof container.image !== 'string' || container.image === '') {
-      causes.push(required(`${field}.containers[${index}].image`));
-    }
-  });
-  return causes;
+  // Each container's own rules are rules.ts's (pod containers, pod template containers).
+  return [];
 }
 
 /** Selector present, well formed, and matching the template's labels. */
@@ -112,16 +108,6 @@ function validateSelector(object: KubeObject): StatusCause[] {
   } catch (error: unknown) {
     return [{ reason: 'FieldValueInvalid', field: 'spec.selector', message: String(error) }];
   }
-  const replicas = spec.replicas;
-  if (typeof replicas === 'number' && replicas < 0) {
-    return [
-      {
-        reason: 'FieldValueInvalid',
-        field: 'spec.replicas',
-        message: 'Invalid value: must be greater than or equal to 0',
-      },
-    ];
-  }
   return validatePodSpec(template.spec, 'spec.template.spec');
 }
 
@@ -141,7 +127,12 @@ const statefulSet: KindRules = {
     const spec = child(object, 'spec');
     spec.replicas ??= 1;
     spec.podManagementPolicy ??= 'OrderedReady';
-    spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { partition: 0 } };
+    // SetDefaults_StatefulSet: an empty update strategy is RollingUpdate from partition 0.
+    const update = child(spec, 'updateStrategy');
+    if (update.type === undefined || update.type === '') {
+      update.type = 'RollingUpdate';
+      update.rollingUpdate ??= { partition: 0 };
+    }
     spec.revisionHistoryLimit ??= 10;
     spec.persistentVolumeClaimRetentionPolicy ??= { whenDeleted: 'Retain', whenScaled: 'Retain' };
     defaultPodSpec(child(child(spec, 'template'), 'spec'));
@@ -172,10 +163,15 @@ const deployment: KindRules = {
   defaults(object) {
     const spec = child(object, 'spec');
     spec.replicas ??= 1;
-    spec.strategy ??= {
-      type: 'RollingUpdate',
-      rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' },
-    };
+    // SetDefaults_Deployment (pkg/apis/apps/v1/defaults.go): an empty strategy is RollingUpdate,
+    // whose missing bounds are 25 %.
+    const strategy = child(spec, 'strategy');
+    strategy.type ??= 'RollingUpdate';
+    if (strategy.type === 'RollingUpdate') {
+      const rolling = child(strategy, 'rollingUpdate');
+      rolling.maxUnavailable ??= '25%';
+      rolling.maxSurge ??= '25%';
+    }
     spec.revisionHistoryLimit ??= 10;
     spec.progressDeadlineSeconds ??= 600;
     defaultPodSpec(child(child(spec, 'template'), 'spec'));
@@ -264,6 +260,7 @@ let nextNodePort = 0;
  * `externalTrafficPolicy: Cluster` where it applies.
  */
 const service: KindRules = {
+  prepareForUpdate: prepareServiceUpdate,
   defaults(object) {
     const spec = child(object, 'spec');
     spec.type ??= 'ClusterIP';
@@ -292,6 +289,13 @@ const service: KindRules = {
 };
 
 const namespace: KindRules = {
+  // The namespace strategy's PrepareForCreate: the `kubernetes` finalizer the namespace
+  // controller removes once the namespace's content is gone.
+  admit(object) {
+    const spec = child(object, 'spec');
+    const finalizers = Array.isArray(spec.finalizers) ? (spec.finalizers as unknown[]) : [];
+    if (!finalizers.includes('kubernetes')) spec.finalizers = [...finalizers, 'kubernetes'];
+  },
   defaults(object) {
     const status = child(object, 'status');
     status.phase ??= 'Active';
@@ -384,30 +388,12 @@ const byKind: Readonly<Record<string, KindRules>> = {
   RoleBinding: roleBinding,
 };
 
-/**
- * Rules of every kind's metadata on update (apimachinery validation/objectmeta.go
- * ValidateObjectMetaUpdate): no new finalizer once the object is being deleted.
- */
-function metadataUpdate(object: KubeObject, old: KubeObject | undefined): StatusCause[] {
-  if (old?.metadata.deletionTimestamp === undefined) return [];
-  const before = new Set(old.metadata.finalizers ?? []);
-  const added = [...new Set(object.metadata.finalizers ?? [])].filter((f) => !before.has(f)).sort();
-  if (added.length === 0) return [];
-  return [
-    {
-      reason: 'FieldValueForbidden',
-      field: 'metadata.finalizers',
-      message: `Forbidden: no new finalizers can be added if the object is being deleted, found new finalizers []string{${added.map((f) => JSON.stringify(f)).join(', ')}}`,
-    },
-  ];
-}
-
 export function kindRules(kind: string): KindRules {
   const rules = byKind[kind] ?? {};
   return {
     ...rules,
     validate: (object, old) => [
-      ...metadataUpdate(object, old),
+      ...validationCauses(kind, object, old),
       ...(rules.validate?.(object, old) ?? []),
     ],
   };

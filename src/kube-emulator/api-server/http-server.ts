@@ -5,7 +5,9 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Identity } from '../auth/auth.ts';
+import { userOf, type Identity } from '../auth/auth.ts';
+import { authorizeNonResource } from '../auth/rbac.ts';
+import { healthReply, RequestMetrics } from './health-metrics.ts';
 import {
   apiGroup,
   apiGroupList,
@@ -73,12 +75,21 @@ export class ApiServer {
   readonly #options: ApiServerOptions;
   readonly #server: Server;
   readonly requestLog: LoggedRequest[] = [];
+  /** apiserver_request_total and apiserver_storage_objects, served at /metrics. */
+  readonly metrics = new RequestMetrics();
   #url = '';
 
   constructor(options: ApiServerOptions) {
     this.#options = options;
     const handler = (request: IncomingMessage, response: ServerResponse): void => {
       const exchange: Exchange = { media: undefined };
+      response.once('finish', () =>
+        this.metrics.record(
+          request.method ?? 'GET',
+          new URL(request.url ?? '/', 'http://localhost'),
+          response.statusCode,
+        ),
+      );
       this.#handle(request, response, exchange).catch((error: unknown) =>
         this.#fail(request, response, error, exchange.media),
       );
@@ -143,13 +154,14 @@ export class ApiServer {
     const url = new URL(request.url ?? '/', 'http://localhost');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     this.#log(request, url);
-    const open = this.#openRoute(path);
+    const open = this.#openRoute(path, url.searchParams);
     if (open !== undefined) return this.#send(response, open);
     const identity = this.#options.auth.identify(
       request.headers.authorization,
       impersonationOf(request),
     );
     if (path.startsWith(CONTROL_PREFIX)) return this.#control(request, response, path, identity);
+    if (path === '/metrics') return this.#send(response, this.#metrics(identity));
     const { faults } = this.#options;
     if (faults.latencyMs > 0) await sleep(faults.latencyMs);
     const failure = faults.takeFailure();
@@ -176,10 +188,28 @@ export class ApiServer {
   }
 
   /** Routes anyone may call: health and version. */
-  #openRoute(path: string): Reply | undefined {
-    if (/^\/(healthz|readyz|livez)(\/.*)?$/.test(path)) return { status: 200, body: 'ok' };
+  #openRoute(path: string, query: URLSearchParams): Reply | undefined {
+    const health = healthReply(path, query);
+    if (health !== undefined) return health;
     if (path === '/version') return { status: 200, body: serverVersion };
     return undefined;
+  }
+
+  /** `/metrics` for whom RBAC lets get it (the admin; system:monitoring is not bound here). */
+  #metrics(identity: Identity): Reply {
+    const { auth } = this.#options;
+    if (identity.type !== 'admin' && auth.rbac && !authorizeNonResource('get', '/metrics'))
+      throw new ApiError({
+        code: 403,
+        reason: 'Forbidden',
+        message: `forbidden: User "${userOf(identity).name}" cannot get path "/metrics"`,
+        details: {},
+      });
+    return {
+      status: 200,
+      body: Buffer.from(this.metrics.exposition(this.#options.api.store)),
+      contentType: 'text/plain; version=0.0.4; charset=utf-8',
+    };
   }
 
   #documentRoute(path: string, accept: string): Reply | undefined {

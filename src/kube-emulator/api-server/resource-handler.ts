@@ -27,6 +27,7 @@ import {
 } from '../status-errors.ts';
 import type { KubeObject } from '../types.ts';
 import type { WatchHub } from './watch-hub.ts';
+import { initialEventsParam, validateListOptions } from './list-options.ts';
 import { toTable } from './table.ts';
 
 export { readBody } from './request-body.ts';
@@ -297,7 +298,10 @@ function readReply(
   const { api } = context;
   const { info } = route;
   const subresource = subresourceOf(route);
-  if (route.name === undefined) assertResourceVersion(query.get('resourceVersion'));
+  if (route.name === undefined) {
+    validateListOptions(query, false);
+    assertResourceVersion(query.get('resourceVersion'));
+  }
   const reply =
     route.name === undefined
       ? list(context, route, query)
@@ -339,26 +343,8 @@ function serveWatch(options: {
     labelSelector: query.get('labelSelector') ?? undefined,
     fieldSelector,
   });
-  const sendInitialEvents = flagParam(query, 'sendInitialEvents');
-  if (sendInitialEvents && query.get('resourceVersionMatch') !== 'NotOlderThan') {
-    throw new ApiError({
-      code: 422,
-      reason: 'Invalid',
-      message: `ListOptions.meta.k8s.io "" is invalid: resourceVersionMatch: Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan`,
-      details: {
-        group: 'meta.k8s.io',
-        kind: 'ListOptions',
-        causes: [
-          {
-            reason: 'FieldValueForbidden',
-            message:
-              'Forbidden: sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
-            field: 'resourceVersionMatch',
-          },
-        ],
-      },
-    });
-  }
+  validateListOptions(query, true);
+  const sendInitialEvents = initialEventsParam(query);
   const timeoutSeconds = intParam(query, 'timeoutSeconds');
   const resourceVersion = query.get('resourceVersion') ?? undefined;
   assertResourceVersion(resourceVersion ?? null);

@@ -1,4 +1,6 @@
 // Watch streams: replay from a resourceVersion or synthetic ADDED, live events with transition
+import { Socket } from 'node:net';
+import { TLSSocket } from 'node:tls';
 // filtering, bookmarks, timeouts, 410 Expired, and the switches the fault API pulls. Events go
 // out as JSON lines or as length-prefixed protobuf WatchEvent frames (protobuf/envelope.ts),
 // optionally as Tables or PartialObjectMetadata. A watcher that does not read is dropped once
@@ -21,7 +23,8 @@ export interface WatchRequest {
   /** Undefined, '' and '0' mean "now, starting with the current state as ADDED". */
   resourceVersion: string | undefined;
   allowBookmarks: boolean;
-  sendInitialEvents: boolean;
+  /** `sendInitialEvents`: true (watch-list), false (none), undefined (legacy: RV unset or 0). */
+  sendInitialEvents: boolean | undefined;
   timeoutSeconds: number | undefined;
   /** Events carry one-row Tables (kubectl get -w) when set; `includeObject` as asked. */
   table: { includeObject: string | null } | undefined;
@@ -107,7 +110,11 @@ export class WatchHub {
     response.flushHeaders();
     const store = api.store;
     const rvText = request.resourceVersion;
-    const fromNow = rvText === undefined || rvText === '' || rvText === '0';
+    // Watch-list (sendInitialEvents=true) starts with the current state whatever the RV (the
+    // cacher serves "not older than" it); otherwise RV unset or 0 starts now, legacy watches with
+    // synthetic ADDED events, `sendInitialEvents=false` without (cacher.go, v0.32.4).
+    const unset = rvText === undefined || rvText === '' || rvText === '0';
+    const fromNow = unset || request.sendInitialEvents === true;
     const since = fromNow ? [] : store.since(Number(rvText));
     if (this.#expireNext > 0 || since === undefined || (!fromNow && !/^\d+$/.test(rvText))) {
       if (this.#expireNext > 0) this.#expireNext--;
@@ -136,12 +143,12 @@ export class WatchHub {
     };
     this.#open.add(watch);
     response.on('close', () => this.#close(watch));
-    if (fromNow) {
+    if (fromNow && request.sendInitialEvents !== false) {
       for (const object of store.list(request.info.storage)) {
         if (request.filter.matches(object))
           this.#write(watch, this.#line('ADDED', object, request));
       }
-      if (request.sendInitialEvents && request.allowBookmarks) this.#bookmark(watch, true);
+      if (request.sendInitialEvents === true && request.allowBookmarks) this.#bookmark(watch, true);
     } else {
       for (const event of since)
         if (event.storage === request.info.storage) this.#deliver(watch, event);
@@ -177,7 +184,8 @@ export class WatchHub {
   resetAll(): void {
     for (const watch of [...this.#open]) {
       this.#close(watch);
-      watch.response.socket?.resetAndDestroy();
+      const socket = watch.response.socket;
+      if (socket) resetSocket(socket);
     }
   }
 
@@ -289,4 +297,18 @@ export class WatchHub {
     watch.unsubscribe();
     for (const cancel of watch.cancels) cancel();
   }
+}
+
+/**
+ * Closes a connection with a TCP RST, as a network failure would. Over HTTPS the response's socket
+ * is a TLSSocket, whose TLSWrap handle `resetAndDestroy` refuses ("This handle type cannot be
+ * sent"): the RST goes through the TCP socket it wraps (`_parent`, set by `new TLSSocket(raw)` in
+ * node's lib/_tls_wrap.js). Should that private field be gone, the stream is destroyed (a FIN),
+ * which clients see as an early end and also re-watch from.
+ */
+function resetSocket(socket: Socket): void {
+  const raw =
+    socket instanceof TLSSocket ? (socket as TLSSocket & { _parent?: unknown })._parent : socket;
+  if (raw instanceof Socket) raw.resetAndDestroy();
+  socket.destroy();
 }

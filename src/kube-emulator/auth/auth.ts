@@ -230,12 +230,10 @@ export class Authenticator {
         verb: access.verb,
         target: {
           group: access.info.group,
-          resource:
-            access.subresource === undefined
-              ? access.info.resource
-              : `${access.info.resource}/${access.subresource}`,
+          resource: access.info.resource,
           ...(access.name === undefined ? {} : { name: access.name }),
         },
+        subresource: access.subresource,
         namespace: access.namespace,
       });
     }

@@ -1,5 +1,6 @@
 // Garbage collection through ownerReferences (pkg/controller/garbagecollector): dependents of a
-// deleted owner are deleted, an owner in Foreground deletion goes once its dependents are gone,
+// deleted owner are deleted, an owner deleted with Orphan keeps its `orphan` finalizer until its
+// dependents lost their references to it, an owner in Foreground deletion goes once its dependents are gone,
 // and an object whose owners are all absent (no object of that name, or one with another uid:
 // `classifyReferences` calls such a reference dangling) is deleted; with a solid owner left, the
 // dangling references are removed instead. References to kinds the emulator does not serve are
@@ -7,7 +8,12 @@
 import type { Clock } from '../clock.ts';
 import { clone, deepEqual } from '../json.ts';
 import { kindNamed, storageKind } from '../kinds.ts';
-import { FOREGROUND_FINALIZER, Propagation, type ResourceApi } from '../resource-api.ts';
+import {
+  FOREGROUND_FINALIZER,
+  ORPHAN_FINALIZER,
+  Propagation,
+  type ResourceApi,
+} from '../resource-api.ts';
 import type { StoreEvent } from '../store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
 import { WorkQueue } from '../work-queue.ts';
@@ -49,6 +55,11 @@ export class GarbageCollector {
       }
     } else if (
       meta.deletionTimestamp !== undefined &&
+      meta.finalizers?.includes(ORPHAN_FINALIZER) === true
+    ) {
+      this.#queue.add(`orphan|${event.storage}|${meta.namespace ?? ''}|${meta.name ?? ''}`);
+    } else if (
+      meta.deletionTimestamp !== undefined &&
       meta.finalizers?.includes(FOREGROUND_FINALIZER) === true
     ) {
       this.#foreground.set(uid, `${event.storage}|${meta.namespace ?? ''}|${meta.name ?? ''}`);
@@ -60,6 +71,7 @@ export class GarbageCollector {
     const [action, uid = ''] = key.split('|');
     if (action === 'collect') this.#collect(uid);
     else if (action === 'owners') this.#checkOwners(key);
+    else if (action === 'orphan') this.#orphan(key);
     else this.#finishForeground(uid);
   }
 
@@ -117,6 +129,20 @@ export class GarbageCollector {
         });
       }
     }
+  }
+
+  /** `orphanDependents` then the `orphan` finalizer removed (garbagecollector.go processDeletingDependentsItem's sibling, attemptToOrphan). */
+  #orphan(key: string): void {
+    const [, storage = '', namespace = '', name = ''] = key.split('|');
+    const info = storageKind(storage);
+    const owner = this.#api.store.get(storage, info.namespaced ? namespace : '', name);
+    if (owner?.metadata.finalizers?.includes(ORPHAN_FINALIZER) !== true) return;
+    this.#api.orphanDependents(owner);
+    const next = clone(owner);
+    next.metadata.finalizers = (next.metadata.finalizers ?? []).filter(
+      (f) => f !== ORPHAN_FINALIZER,
+    );
+    this.#api.write(info, next);
   }
 
   #finishForeground(uid: string): void {

@@ -11,6 +11,11 @@ import type { ResourceApi } from '../resource-api.ts';
 import { StatefulSetRevisions } from './controller-revisions.ts';
 import { ensureClaims, updateClaimOwners, withClaimVolumes } from './statefulset-claims.ts';
 import type { KubeObject } from '../types.ts';
+import {
+  fromStructured,
+  matchesLabels,
+  type StructuredSelector,
+} from '../selectors/label-selector.ts';
 import { WorkQueue, splitKey } from '../work-queue.ts';
 
 const statefulSets = kindOf('apps', 'statefulsets');
@@ -39,9 +44,13 @@ export class StatefulSetController {
   readonly #revisions: StatefulSetRevisions;
   readonly #queue: WorkQueue;
   readonly #unsubscribe: () => void;
+  readonly #clock: Clock;
+  /** Sets with a look scheduled for when a pod becomes available (minReadySeconds). */
+  readonly #availabilityChecks = new Set<string>();
 
   constructor(options: { api: ResourceApi; clock: Clock; events?: EventRecorder }) {
     this.#api = options.api;
+    this.#clock = options.clock;
     this.#events = options.events;
     this.#revisions = new StatefulSetRevisions(options.api);
     this.#queue = new WorkQueue({ handle: (key) => this.#reconcile(key), clock: options.clock });
@@ -50,6 +59,16 @@ export class StatefulSetController {
       if (key !== undefined) this.#queue.add(key);
       // A claim that goes (or changes) may unblock a pod waiting for it; claims carry no
       // reference to their set by default, so every set of the namespace looks again.
+      // An orphaned pod (no controller) may be adopted by any set of its namespace.
+      if (
+        event.storage === podInfo.storage &&
+        event.type !== 'DELETED' &&
+        controllerOf(event.object) === undefined
+      ) {
+        const namespace = event.object.metadata.namespace ?? '';
+        for (const set of this.#api.store.list(statefulSets.storage, namespace))
+          this.#queue.add(`${namespace}/${set.metadata.name ?? ''}`);
+      }
       if (event.storage === claimInfo.storage) {
         const namespace = event.object.metadata.namespace ?? '';
         for (const set of this.#api.store.list(statefulSets.storage, namespace))
@@ -74,6 +93,7 @@ export class StatefulSetController {
     const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
     const parallel = spec.podManagementPolicy === 'Parallel';
     const revision = this.#revisions.sync(set);
+    this.#claimPods(set);
     const byOrdinal = new Map<number, KubeObject>();
     for (const pod of ownedPods(this.#api, set)) {
       const ordinal = ordinalOf(name, pod);
@@ -92,6 +112,53 @@ export class StatefulSetController {
       for (const pod of byOrdinal.values()) live.add(pod.metadata.labels?.[REVISION_LABEL] ?? '');
       return live;
     });
+  }
+
+  /**
+   * ClaimPods (pkg/controller/controller_ref_manager.go) with the StatefulSet's filter
+   * `isMemberOf` (stateful_set_utils.go): a pod without a controller whose labels match the
+   * selector and whose name is one of the set's ordinals is adopted (a controller reference is
+   * added), as after `kubectl delete sts --cascade=orphan` and a re-create; a pod the set owns
+   * whose labels no longer match is released.
+   */
+  #claimPods(set: KubeObject): void {
+    const namespace = set.metadata.namespace ?? '';
+    const name = set.metadata.name ?? '';
+    const spec = isObject(set.spec) ? set.spec : {};
+    let selector: ReturnType<typeof fromStructured>;
+    try {
+      selector = fromStructured(spec.selector as StructuredSelector | undefined);
+    } catch {
+      return;
+    }
+    if (selector.length === 0) return;
+    for (const pod of this.#api.store.list(podInfo.storage, namespace)) {
+      const owner = controllerOf(pod);
+      const matches = matchesLabels(selector, pod.metadata.labels);
+      if (owner === undefined) {
+        if (!matches || terminating(pod) || ordinalOf(name, pod) === undefined) continue;
+        const next = clone(pod);
+        next.metadata.ownerReferences = [
+          ...(pod.metadata.ownerReferences ?? []),
+          {
+            apiVersion: 'apps/v1',
+            kind: 'StatefulSet',
+            name,
+            uid: set.metadata.uid ?? '',
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ];
+        this.#api.write(podInfo, next);
+      } else if (owner.uid === set.metadata.uid && !matches && !terminating(pod)) {
+        const next = clone(pod);
+        next.metadata.ownerReferences = (pod.metadata.ownerReferences ?? []).filter(
+          (ref) => ref.uid !== set.metadata.uid,
+        );
+        if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
+        this.#api.write(podInfo, next);
+      }
+    }
   }
 
   #scale(options: {
@@ -204,6 +271,32 @@ export class StatefulSetController {
     });
   }
 
+  /**
+   * podutil.IsPodAvailable: Ready for at least minReadySeconds; a pod Ready for less has the
+   * set looked at again when it would become available.
+   */
+  #available(pod: KubeObject, minReadySeconds: number, set: KubeObject): boolean {
+    if (!isPodReady(pod)) return false;
+    if (minReadySeconds <= 0) return true;
+    const conditions =
+      isObject(pod.status) && Array.isArray(pod.status.conditions) ? pod.status.conditions : [];
+    const ready = (conditions as JsonObject[]).find((c) => c.type === 'Ready');
+    const since =
+      typeof ready?.lastTransitionTime === 'string' ? Date.parse(ready.lastTransitionTime) : NaN;
+    if (Number.isNaN(since)) return false;
+    const wait = since + minReadySeconds * 1000 - this.#clock.now();
+    if (wait <= 0) return true;
+    const key = `${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''}`;
+    if (!this.#availabilityChecks.has(key)) {
+      this.#availabilityChecks.add(key);
+      this.#clock.setTimeout(() => {
+        this.#availabilityChecks.delete(key);
+        this.#queue.add(key);
+      }, wait + 1);
+    }
+    return false;
+  }
+
   /** Writes the status; returns the current revision. */
   #writeStatus(set: KubeObject, revision: string, replicas: number): string | undefined {
     const current = this.#api.peek(
@@ -218,7 +311,14 @@ export class StatefulSetController {
     const previous = isObject(current.status) ? current.status : {};
     const updated = pods.filter((pod) => pod.metadata.labels?.[REVISION_LABEL] === revision);
     const ready = pods.filter(isPodReady).length;
-    const rolledOut = updated.length === pods.length && pods.length === replicas;
+    // completeRollingUpdate: the current revision moves once every pod is updated and ready.
+    const rolledOut =
+      updated.length === pods.length && pods.length === replicas && ready === pods.length;
+    const minReady =
+      typeof (current.spec as JsonObject | undefined)?.minReadySeconds === 'number'
+        ? ((current.spec as JsonObject).minReadySeconds as number)
+        : 0;
+    const available = pods.filter((pod) => this.#available(pod, minReady, current)).length;
     const currentRevision =
       rolledOut || typeof previous.currentRevision !== 'string'
         ? revision
@@ -231,7 +331,7 @@ export class StatefulSetController {
         (pod) => pod.metadata.labels?.[REVISION_LABEL] === currentRevision,
       ).length,
       updatedReplicas: updated.length,
-      availableReplicas: ready,
+      availableReplicas: available,
       currentRevision,
       updateRevision: revision,
       collisionCount: 0,

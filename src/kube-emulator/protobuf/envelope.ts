@@ -23,11 +23,18 @@ export function hasProtobuf(object: JsonObject): boolean {
   );
 }
 
-/** `k8s\0` + Unknown{typeMeta, raw, contentEncoding: '', contentType: ''} of `object`. */
-export function encodeObject(object: JsonObject): Uint8Array {
+/**
+ * `k8s\0` + Unknown{typeMeta, raw, contentEncoding: '', contentType: ''} of `object`; `as`
+ * names the type of an object whose JSON carries none (a WatchEvent), written with an empty
+ * typeMeta as Go writes it.
+ */
+export function encodeObject(
+  object: JsonObject,
+  as?: { apiVersion: string; kind: string },
+): Uint8Array {
   const apiVersion = typeof object.apiVersion === 'string' ? object.apiVersion : '';
   const kind = typeof object.kind === 'string' ? object.kind : '';
-  const message = messageFor(apiVersion, kind);
+  const message = messageFor(as?.apiVersion ?? apiVersion, as?.kind ?? kind);
   if (message === undefined) throw new ProtobufError(`no protobuf form for ${apiVersion} ${kind}`);
   const raw = encodeMessage(message, object);
   const writer = new BinaryWriter();
@@ -46,8 +53,14 @@ export function encodeObject(object: JsonObject): Uint8Array {
   return writer.finish();
 }
 
-/** The JSON object (with apiVersion and kind) in an enveloped protobuf body. */
-export function decodeObject(body: Uint8Array): JsonObject {
+/**
+ * The JSON object (with apiVersion and kind) in an enveloped protobuf body; `as` is the type
+ * to read when the envelope names none (then the object gets no apiVersion and kind).
+ */
+export function decodeObject(
+  body: Uint8Array,
+  as?: { apiVersion: string; kind: string },
+): JsonObject {
   if (body.length < MAGIC.length || !MAGIC.equals(body.subarray(0, MAGIC.length))) {
     throw new ProtobufError(
       'provided data does not appear to be a protobuf message, expected prefix [107 56 115 0]',
@@ -74,6 +87,10 @@ export function decodeObject(body: Uint8Array): JsonObject {
   }
   if (contentEncoding !== '')
     throw new ProtobufError(`unsupported content encoding ${contentEncoding}`);
+  if (kind === '' && as !== undefined) {
+    const named = messageFor(as.apiVersion, as.kind);
+    if (named !== undefined) return decodeMessage(named, raw);
+  }
   const message = messageFor(apiVersion, kind);
   if (message === undefined) {
     throw new ProtobufError(`no kind "${kind}" is registered for version "${apiVersion}"`);

@@ -94,7 +94,23 @@ function protoPackage(apiVersion: string): string {
 
 const META = 'k8s.io.apimachinery.pkg.apis.meta.v1';
 /** Kinds every group version serves from meta/v1 (as the apiserver's scheme registers them). */
-const metaKinds = new Set(['Status', 'DeleteOptions', 'WatchEvent', 'List']);
+const metaKinds = new Set([
+  'Status',
+  'DeleteOptions',
+  'WatchEvent',
+  'List',
+  // metav1.AddToGroupVersion registers the options in every group version; the legacy group
+  // serves APIGroup and APIVersions (kubernetes/api testdata/HEAD: core.v1.ListOptions, …).
+  'ListOptions',
+  'GetOptions',
+  'CreateOptions',
+  'UpdateOptions',
+  'PatchOptions',
+  'APIGroup',
+  'APIVersions',
+  'APIGroupList',
+  'APIResourceList',
+]);
 
 /** The message of `kind` in `apiVersion`, or undefined when it has no protobuf form here. */
 export function messageFor(apiVersion: string, kind: string): DescMessage | undefined {
