@@ -89,6 +89,7 @@ export function readerPorts(manager: Manager): Omit<ControlPlanePorts, 'scaler'>
     metrics: manager.metrics,
     clock: manager.clock,
     logger: manager.logger,
+    chain: { name: manager.config.chain, ids: manager.chainPort.ids.spec },
   };
 }
 

@@ -305,6 +305,11 @@ export type Config = Readonly<Static<typeof ConfigSchema>> & {
    * (chain/registry.ts; Pocket V1's: chain/pocket/definition.ts). The core reads none of them.
    */
   readonly chainSettings: Readonly<Record<string, unknown>>;
+  /**
+   * A notice per setting given under its older name (a documented alias, e.g. CM_TX_MODE for
+   * CM_POCKET_V1_TX_MODE): still read, logged as a warning at start (run.ts).
+   */
+  readonly deprecations: readonly string[];
 };
 
 /**
@@ -370,6 +375,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   values.rpcHost ??=
     options.env.HOST !== undefined && options.env.HOST !== '' ? options.env.HOST : '0.0.0.0';
   values.chainSettings = Object.freeze(chain?.values ?? {});
+  values.deprecations = Object.freeze(chain?.renamed ?? []);
   const config = Object.freeze(values);
   // Every value was parsed by its kind above: a mismatch here is a bug in this file (or in the
   // chain's definition), not a setting. The check is TypeBox's `Value.Check` without its 300
@@ -396,7 +402,7 @@ function chainOf(
   values: Record<string, unknown>,
   input: SettingsInput,
   problems: string[],
-): { definition: ChainDefinition; values: Record<string, unknown> } | undefined {
+): { definition: ChainDefinition; values: Record<string, unknown>; renamed: string[] } | undefined {
   const name = typeof values.chain === 'string' ? values.chain : DEFAULT_CHAIN;
   const definition = chainNamed(name);
   if (definition === undefined) {
@@ -415,7 +421,7 @@ function chainOf(
           );
   const read = readSettings(definition.settings, input);
   problems.push(...read.problems, ...definition.problems(read.values, read.refused));
-  return { definition, values: read.values };
+  return { definition, values: read.values, renamed: read.renamed };
 }
 
 /** The token from CM_RPC_TOKEN_FILE when CM_RPC_TOKEN is unset, and its length. */

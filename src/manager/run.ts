@@ -52,6 +52,7 @@ export async function startService(options: {
   const source = discoveryOf(config, options.env, chain);
   const logger = createLogger({ level: config.logLevel });
   logger.info({ config: redactedConfig(config) }, 'configuration');
+  for (const notice of config.deprecations) logger.warn(notice);
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
   const manager = composeManager({ config, logger, hooks, chain, ...source });

@@ -155,6 +155,8 @@ export interface SettingsRead {
   readonly problems: string[];
   /** Keys whose text was refused (a check that combines settings leaves them out). */
   readonly refused: ReadonlySet<string>;
+  /** One notice per setting read under its older name (an alias): which name replaces it. */
+  readonly renamed: string[];
 }
 
 /** The text of one setting and the name it came under (its flag, its variable, or an alias's). */
@@ -188,8 +190,14 @@ export function readSettings(settings: readonly Setting[], input: SettingsInput)
   const problems: string[] = [];
   const values: Record<string, unknown> = {};
   const refused = new Set<string>();
+  const renamed: string[] = [];
   for (const setting of settings) {
     const { raw, name, clash } = rawOf(setting, input);
+    const { alias } = setting;
+    if (alias !== undefined && (name === alias.env || name === `--${alias.flag}`))
+      renamed.push(
+        `${name} is deprecated: it is read as ${name.startsWith('--') ? `--${setting.flag}` : setting.env}, the name to use`,
+      );
     if (clash !== undefined) {
       problems.push(clash);
       refused.add(setting.key);
@@ -209,7 +217,7 @@ export function readSettings(settings: readonly Setting[], input: SettingsInput)
       values[setting.key] = parsed;
     }
   }
-  return { values, problems, refused };
+  return { values, problems, refused, renamed };
 }
 
 type Parsed = string | number | boolean | RegExp | readonly string[] | { problem: string };

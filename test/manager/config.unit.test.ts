@@ -225,6 +225,15 @@ describe('the chain registry and its settings', () => {
     expect(problems({ ...base, CM_TX_MODE: 'cli', CM_POCKET_V1_TX_MODE: 'rpc' })).toEqual([
       'CM_POCKET_V1_TX_MODE and CM_TX_MODE (its alias) are both set, to different values; set one',
     ]);
+    // An older name is read, and named as deprecated with the name that replaces it.
+    const renamed = (env: Record<string, string>, flags?: Record<string, string>) =>
+      loadConfig({ env: { ...base, ...env }, ...(flags ? { flags } : {}), ...noFiles })
+        .deprecations;
+    expect(renamed({ CM_POCKET_V1_TX_MODE: 'rpc' })).toEqual([]);
+    expect(renamed({ CM_STAKE_CHAINS: '0021' }, { 'chain-profile': 'v1' })).toEqual([
+      '--chain-profile is deprecated: it is read as --pocket-v1-profile, the name to use',
+      'CM_STAKE_CHAINS is deprecated: it is read as CM_POCKET_V1_RELAY_CHAINS, the name to use',
+    ]);
     // A flag still wins over the environment, under either name.
     expect(pocket({ CM_POCKET_V1_PROFILE: 'intended' }, { 'chain-profile': 'v1' }).profile).toBe(
       'v1',

@@ -135,6 +135,7 @@ describe('health and documents', () => {
         '/openapi.json',
         '/readyz',
         '/v1/actions',
+        '/v1/chain',
         '/v1/departures/{pod}',
         '/v1/events',
         '/v1/participation',
@@ -179,7 +180,7 @@ describe('authorization', () => {
     },
   );
 
-  it.each(['/v1/validators', '/v1/plan', '/v1/actions', '/v1/departures/validator-0'])(
+  it.each(['/v1/chain', '/v1/validators', '/v1/plan', '/v1/actions', '/v1/departures/validator-0'])(
     'GET %s refuses a wrong token with 401',
     async (url) => {
       for (const headers of wrong) {
@@ -390,6 +391,15 @@ describe('pause, resume and trigger-view', () => {
     const { status: got, body } = await post<ErrorBody>('/v1/trigger-view');
     expect(got).toBe(status);
     expect(body.error.code).toBe(code);
+  });
+});
+
+describe('GET /v1/chain', () => {
+  it("answers the selected chain's name and id format, as the control plane reports them", async () => {
+    control.chainAnswer = { name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } };
+    const { status, body } = await get<unknown>('/v1/chain');
+    expect(status).toBe(200);
+    expect(body).toEqual({ name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } });
   });
 });
 
