@@ -94,7 +94,7 @@ export class Manager {
   /** When each id's current key was first seen (in the journal too): a node started before it is stale. */
   readonly keyObservations: KeyObservations;
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
-  /** What the chain can do (CM_CHAIN_PROFILE). */
+  /** What the chain can do (CM_POCKET_V1_PROFILE). */
   readonly capabilities: ChainCapabilities;
 
   /** Where the desired validators and their keys come from (discovery/port.ts). */

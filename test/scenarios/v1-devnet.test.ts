@@ -2,7 +2,7 @@
 // support/v1-scenario.ts): the nodes behave as V1's Go code does — the leader of a round never
 // counts its own vote, late joiners never vote, every row ever staked counts toward the quorum,
 // no debug RPC routes, the mempool query's 135 while anything is pending — and the manager runs
-// with CM_CHAIN_PROFILE=v1, reads the chain at validator-001, and drives views on the manual
+// with CM_POCKET_V1_PROFILE=v1, reads the chain at validator-001, and drives views on the manual
 // pacemaker V1's way (a DebugMessage to each validator). Seven genesis validators survive one late
 // joiner: `scale 8` stakes 008 once and the chain keeps committing with 008 silent; `scale 7`
 // unstakes 008 once and the chain keeps committing. Everything is asserted on the chain.
