@@ -29,6 +29,9 @@ export const ErrorCatalogue = {
   SCALE_CONFLICT: { status: 409, retryable: false },
   CHAIN_UNTRUSTED: { status: 503, retryable: true },
   TOO_MANY_STREAMS: { status: 503, retryable: true },
+  JOURNAL_CORRUPT: { status: 500, retryable: false },
+  JOURNAL_FULL: { status: 507, retryable: true },
+  JOURNAL_UNAVAILABLE: { status: 503, retryable: true },
   SCALE_UNSUPPORTED: { status: 501, retryable: false },
   SCALE_TIMEOUT: { status: 504, retryable: false },
   SCALE_BLOCKED: { status: 409, retryable: false },
@@ -99,6 +102,15 @@ export function isManagerError(
   code?: ErrorCode | (string & {}),
 ): error is ManagerError {
   return error instanceof ManagerError && (code === undefined || error.code === code);
+}
+
+/**
+ * The catalogue code of any thrown value (a metric label, a log field): a ManagerError's own code
+ * (the core's, or one the selected chain declared), INTERNAL for anything else (a raw `code` such
+ * as SQLite's `ERR_SQLITE_ERROR` or `ECONNRESET` is not a catalogue code).
+ */
+export function catalogueCode(error: unknown): ErrorCode | (string & {}) {
+  return error instanceof ManagerError ? error.code : 'INTERNAL';
 }
 
 /** A short, safe description of any thrown value for logs and status (no stack, no input). */

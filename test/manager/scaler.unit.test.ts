@@ -123,7 +123,7 @@ function scalerOver(state: { s: Scenario; paused: boolean }, replicas: ReplicaTa
   const driven = { views: 0 };
   const scaler = new Scaler({
     read,
-    control: { setPaused: () => undefined, enqueueAll: () => undefined },
+    control: { setPaused: () => Promise.resolve(), enqueueAll: () => undefined },
     replicas,
     driver: {
       height: () => Promise.resolve(100),

@@ -43,7 +43,8 @@ export interface ControlPlane {
     actions: ActionSummary[];
     next: number | null;
   };
-  setPaused(paused: boolean): void;
+  /** Answered by the leader once recorded; a follower rejects with NOT_LEADER. */
+  setPaused(paused: boolean): Promise<void>;
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult>;
   triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }>;
   /** Long-polls (up to `timeoutMs`) until the pod may go: its validator left, or never will. */
@@ -138,6 +139,7 @@ export class ManagerControlPlane implements ControlPlane {
       journal: {
         chain: journal.chain ?? null,
         setAside: journal.setAside ?? null,
+        failure: journal.failure ?? null,
       },
     };
   }
@@ -169,8 +171,8 @@ export class ManagerControlPlane implements ControlPlane {
     return { actions, next: page.length > query.limit ? (actions.at(-1)?.seq ?? null) : null };
   }
 
-  setPaused(paused: boolean): void {
-    this.#p.control.setPaused(paused);
+  setPaused(paused: boolean): Promise<void> {
+    return this.#p.control.setPaused(paused);
   }
 
   /** Refused with 501 SCALE_UNSUPPORTED when discovery has nothing to scale (static files). */
@@ -248,7 +250,9 @@ export class ManagerControlPlane implements ControlPlane {
             open: m.actions.open,
             mempool: m.chain.mempool,
           },
-          paused: m.paused,
+          // A pod the cluster removes while paused is held until shortly before it is killed; then
+          // its validator leaves as if not paused (planner/paused-departure.ts).
+          paused: m.paused && decision?.waitingFor === Wait.paused,
           trust: m.trust,
           chainHealthy: m.chain.healthy,
           height: m.chain.height,
