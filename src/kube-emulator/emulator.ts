@@ -28,6 +28,7 @@ import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './auth/self-signed-cert.ts';
 import { StatefulSetController } from './controllers/statefulset-controller.ts';
 import { StreamUpgrades } from './api-server/stream-upgrades.ts';
+import { readSnapshot, StorePersistence } from './persistence.ts';
 import { Store } from './store.ts';
 import { WatchHub, type WatchRequest } from './api-server/watch-hub.ts';
 
@@ -58,6 +59,12 @@ export interface EmulatorOptions {
   onWatch?: (request: WatchRequest) => void;
   /** Unsent bytes a watch may hold before it is dropped (default 16 MiB). */
   maxWatchBufferBytes?: number;
+  /**
+   * Keep the objects in this file (persistence.ts): read back at start when it exists (pods
+   * aside; a file that is not a snapshot fails the start with a SnapshotError), written behind
+   * every write and at stop. Without it the objects live in memory only.
+   */
+  stateFile?: string;
 }
 
 export interface Emulator {
@@ -65,6 +72,8 @@ export interface Emulator {
   readonly url: string;
   /** The folder holding kubeconfigs, pod folders and logs. */
   readonly dir: string;
+  /** How many objects were read back from `stateFile` at start (0: a new cluster). */
+  readonly restoredObjects: number;
   /** The PEM CA certificate clients must trust (https only). */
   readonly caCert: string | undefined;
   /** The admin token (https always has one). */
@@ -114,6 +123,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     historySize: options.historySize ?? 10_000,
     ...(options.rvBase === undefined ? {} : { rvBase: options.rvBase }),
   });
+  const snapshot = options.stateFile === undefined ? undefined : readSnapshot(options.stateFile);
+  if (snapshot !== undefined) store.restore(snapshot.objects, snapshot.resourceVersion);
+  const persistence =
+    options.stateFile === undefined ? undefined : new StorePersistence(store, options.stateFile);
   const api = new ResourceApi({ store, clock });
   for (const name of [
     'default',
@@ -125,6 +138,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (api.peek(namespaces, '', name) === undefined)
       api.create(namespaces, '', { metadata: { name } });
   }
+  persistence?.start();
   const tls =
     options.https === true ? createSelfSignedCertificate(new Date(clock.now())) : undefined;
   const token = options.token ?? (tls === undefined ? undefined : `admin-${crypto.randomUUID()}`);
@@ -253,11 +267,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await kubelet?.stop();
     hub.endAll();
     await apiServer.close();
+    await persistence?.stop();
     if (ownDir) await rm(dir, { recursive: true, force: true });
   };
   return {
     url,
     dir,
+    restoredObjects: snapshot?.objects.length ?? 0,
     caCert: tls?.cert,
     token,
     faults,

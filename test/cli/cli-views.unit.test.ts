@@ -270,7 +270,7 @@ describe('what is still happening after a scale stopped waiting', () => {
     expect(stillHappening(rows, 'active')).toEqual([
       '005 staked (staked; waiting for its first signature)',
       '006 staking (stake sent at height 9)',
-      '007 draining (still staked on chain)',
+      '007 active (still staked on chain)',
     ]);
     expect(stillHappening(rows, 'staked')).toHaveLength(2);
   });

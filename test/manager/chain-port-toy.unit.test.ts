@@ -92,7 +92,7 @@ describe('the contract suite', () => {
   it("fails a port that reads the genesis set's size wrong, or a key as another address", async () => {
     const miscounted = subjectWith((port) => ({
       ...port,
-      reads: { ...port.reads, genesisValidatorCount: () => Promise.resolve(4) },
+      reads: { ...port.reads, genesisValidators: () => Promise.resolve(['a', 'b', 'c', 'd']) },
     }));
     await expect(contractChecks.facts(miscounted, 5_000)).rejects.toThrow(/expected 4 to be 3/);
     const misread = subjectWith((port) => ({

@@ -65,6 +65,7 @@ const MEMBERS = {
     stake: TESTS.capabilities,
     nodeHeight: TESTS.heights,
     nodeReady: TESTS.heights,
+    nodeAddress: TESTS.facts,
   },
   reads: {
     height: TESTS.heights,
@@ -74,7 +75,7 @@ const MEMBERS = {
     mempoolEntry: TESTS.stake,
     transaction: TESTS.stake,
     balance: TESTS.facts,
-    genesisValidatorCount: TESTS.facts,
+    genesisValidators: TESTS.facts,
     identity: TESTS.facts,
   },
   sender: {
@@ -273,6 +274,7 @@ export const contractChecks: Record<
     expect(typeof capabilities.profile).toBe('string');
     expect(typeof capabilities.lateJoinersVote).toBe('boolean');
     expect(typeof capabilities.unstakeLeavesQuorum).toBe('boolean');
+    expect(typeof capabilities.leaderVoteCounts).toBe('boolean');
     expect(stake.amount).toMatch(/^[1-9]\d*$/);
     expect(stake.denomination).toMatch(/^[a-z][a-z0-9/]*$/i);
     for (const value of Object.values(stake.fields))
@@ -286,7 +288,12 @@ export const contractChecks: Record<
     expect(identity!.genesisHash).not.toBe('');
     await s.nextBlock();
     expect(await port.reads.identity()).toEqual(identity);
-    expect(await port.reads.genesisValidatorCount()).toBe(s.genesisCount);
+    const genesis = await port.reads.genesisValidators();
+    expect(genesis.length).toBe(s.genesisCount);
+    expect(new Set(genesis).size).toBe(genesis.length);
+    // Optional: a chain whose nodes can say what they sign with; no node, no answer.
+    if (port.nodeAddress !== undefined)
+      await expect(port.nodeAddress(s.deadNodeUrl, AbortSignal.timeout(10_000))).rejects.toThrow();
     // The stake and the unstake above paid their way; what is left still pays an unstake.
     expect(await port.reads.balance(s.newcomer.address)).toBeGreaterThanOrEqual(
       port.rules.requiredBalance(ActionKind.unstake, port.stake),

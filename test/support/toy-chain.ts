@@ -82,6 +82,7 @@ export const TOY_CAPABILITIES: ChainCapabilities = {
   profile: 'toy',
   lateJoinersVote: true,
   unstakeLeavesQuorum: true,
+  leaderVoteCounts: true,
 };
 
 /** A stake of `amount` utoy (the toy's stakes carry no other field). */
@@ -115,6 +116,7 @@ export class ToyChain {
   readonly balances = new Map<string, bigint>();
   readonly mempool = new Map<string, ToyTx>();
   readonly genesisCount: number;
+  readonly #genesis: readonly string[];
   readonly #committed = new Map<string, CommittedTx>();
   #txCount = 0;
 
@@ -129,6 +131,7 @@ export class ToyChain {
       });
     }
     this.genesisCount = genesis.length;
+    this.#genesis = genesis.map((key) => key.address);
     this.#history.push(new Map(this.rows));
     this.commit();
   }
@@ -234,7 +237,7 @@ export class ToyChain {
       },
       transaction: (hash) => Promise.resolve(this.transaction(hash)),
       balance: (address) => Promise.resolve(this.balances.get(address) ?? 0n),
-      genesisValidatorCount: () => Promise.resolve(this.genesisCount),
+      genesisValidators: () => Promise.resolve([...this.#genesis]),
       identity: () =>
         Promise.resolve(this.height < 1 ? undefined : { chainId: 'toy', genesisHash: 'genesis' }),
     };

@@ -1,4 +1,4 @@
-// The chain port (docs/architecture.md, "The chain port"): everything the manager's core needs
+// The chain port (docs/design.md §The chain port): everything the manager's core needs
 // from a chain, in the core's own words. The planner, reconciler, scaler, journal and control
 // plane see only this; a chain is one implementation of it, selected by name (chain/registry.ts;
 // Pocket V1's is `chain/pocket/`, over its RPC or its CLI). Nothing here names a message type, a
@@ -80,8 +80,11 @@ export interface ChainReads {
   transaction(hash: string, options?: ReadOptions): Promise<CommittedTx | undefined>;
   /** The spendable balance of an account, in the chain's smallest unit. */
   balance(address: string, options?: ReadOptions): Promise<bigint>;
-  /** How many validators the genesis set staked (for a minimum set of `auto`). */
-  genesisValidatorCount(): Promise<number>;
+  /**
+   * The addresses of the validators the genesis set staked (the minimum set's `auto`; on a chain
+   * without state sync, the only validators that vote).
+   */
+  genesisValidators(): Promise<string[]>;
   /** The chain's identity (the journal's binding); undefined before its first block. */
   identity(): Promise<ChainIdentity | undefined>;
 }
@@ -135,4 +138,10 @@ export interface ChainPort {
   nodeHeight(url: string, signal: AbortSignal): Promise<number>;
   /** Whether a validator's own node at `url` is up (static discovery's readiness). */
   readonly nodeReady: NodeProbe;
+  /**
+   * The address a validator's node signs with, asked of the node at the service URL it stakes
+   * with (undefined: it runs without a key). Absent where the chain's nodes cannot be asked: the
+   * manager then reads it from the start times (planner/signers.ts).
+   */
+  nodeAddress?(serviceUrl: string, signal: AbortSignal): Promise<string | undefined>;
 }

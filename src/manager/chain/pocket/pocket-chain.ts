@@ -8,6 +8,7 @@ import { capabilitiesOf, viewTriggerOf, type PocketProfile } from './capabilitie
 import { CliChainAdapter } from './cli-adapter.ts';
 import { pocketIds } from './id-format.ts';
 import { pocketNodeProbe } from './node-probe.ts';
+import { readNodeAddress } from './node-identity.ts';
 import { pocketKeys } from './pocket-key.ts';
 import { pocketReads } from './pocket-reads.ts';
 import { pocketRules } from './pocket-rules.ts';
@@ -60,5 +61,6 @@ export function pocketChain(options: PocketChainOptions): ChainPort {
       }
       return client.height({ signal, timeoutMs: 2_000 });
     },
+    nodeAddress: readNodeAddress,
   };
 }
