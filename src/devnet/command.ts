@@ -92,7 +92,7 @@ export function registerDevnetCommand(program: Command): void {
     )
     .option(
       '--fidelity <profile>',
-      "the nodes' profile: intended (Pocket V1 as meant) or v1 (as its Go code runs: no state sync for late joiners, every row ever staked in the quorum, views by debug message); the manager gets CM_CHAIN_PROFILE to match",
+      "the nodes' profile: intended (Pocket V1 as meant) or v1 (as its Go code runs: no state sync for late joiners, every row ever staked in the quorum, views by debug message); the manager gets CM_POCKET_V1_PROFILE to match",
       oneOf(['intended', 'v1'] as const, '--fidelity'),
       'intended',
     )

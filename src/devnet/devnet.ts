@@ -61,7 +61,7 @@ export interface DevnetOptions {
   txMode: 'rpc' | 'cli';
   /**
    * The nodes' fidelity profile (default intended). `v1`: the nodes behave as V1's code does, the
-   * manager runs with CM_CHAIN_PROFILE=v1 and reads the chain at the first validator (V1's full
+   * manager runs with CM_POCKET_V1_PROFILE=v1 and reads the chain at the first validator (V1's full
    * nodes never sync), and in CLI mode runs localnet-cli as `p1` with config and genesis files.
    */
   fidelity?: 'intended' | 'v1';
@@ -168,7 +168,11 @@ async function p1Files(
   const genesis = join(folder, 'genesis.json');
   await writeFile(config, v1ChartConfigJson(), { mode: 0o600 });
   await writeFile(genesis, genesisJson, { mode: 0o600 });
-  return { CM_CLI_PATH: p1, CM_CLI_CONFIG_PATH: config, CM_CLI_GENESIS_PATH: genesis };
+  return {
+    CM_POCKET_V1_CLI_PATH: p1,
+    CM_POCKET_V1_CLI_CONFIG_PATH: config,
+    CM_POCKET_V1_CLI_GENESIS_PATH: genesis,
+  };
 }
 
 /**
@@ -401,14 +405,14 @@ async function startLocked(
         ? {}
         : fidelity === 'v1'
           ? await p1Files(dir, BIN.localnetCli, genesisJson)
-          : { CM_CLI_PATH: BIN.localnetCli };
+          : { CM_POCKET_V1_CLI_PATH: BIN.localnetCli };
     const managerEnv: Record<string, string> = {
       KUBECONFIG: managerKubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
       CM_CHAIN_RPC_URL: chainRpcUrl,
       CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',
-      CM_TX_MODE: options.txMode,
-      CM_CHAIN_PROFILE: fidelity,
+      CM_POCKET_V1_TX_MODE: options.txMode,
+      CM_POCKET_V1_PROFILE: fidelity,
       ...cliEnv,
       CM_RPC_HOST: '127.0.0.1',
       CM_RPC_PORT: String(rpcPort),

@@ -8,9 +8,11 @@ import { HooksFileError, loadHooksFile } from '../manager/hooks/hooks-file.ts';
 
 /** The flags of the devnet that map to a manager setting. */
 const FLAG_FOR: Readonly<Record<string, string>> = {
-  CM_TX_MODE: '--tx-mode',
+  CM_POCKET_V1_TX_MODE: '--tx-mode',
+  CM_TX_MODE: '--tx-mode', // its older name
   CM_RPC_PORT: '--rpc-port',
-  CM_CHAIN_PROFILE: '--fidelity',
+  CM_POCKET_V1_PROFILE: '--fidelity',
+  CM_CHAIN_PROFILE: '--fidelity', // its older name
   CM_HOOKS_FILE: '--hooks-file',
 };
 

@@ -4,7 +4,7 @@
 // Exit codes: 0 done, 1 failed, 2 usage, 3 timed out, 130/143 interrupted (docs/cli.md).
 import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
-import type { PlanView, Readiness } from '../rpc/control-plane.ts';
+import type { ChainSummary, PlanView, Readiness } from '../rpc/control-plane.ts';
 import type { ActionSummary, ValidatorStatus } from '../status.ts';
 import { failOn, type ControlClient } from './control-client.ts';
 import { registerCompletionCommand } from './completion-command.ts';
@@ -14,7 +14,7 @@ import { problemLines, statusTable, summaryLines, table } from './render.ts';
 import { registerScaleCommand } from './scale-command.ts';
 import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
 import { WatchPrinter } from './watch-printer.ts';
-import { pocketIds } from '../chain/pocket/id-format.ts';
+import { idFormatOf } from '../id-format.ts';
 import { VALIDATOR_ID_PATTERN } from '../model.ts';
 
 /** What the control RPC takes as a `validator` (its route schema's pattern). */
@@ -161,25 +161,17 @@ export function registerDebugCommands(program: Command): void {
         options: { limit: number; before?: number; validator?: string; json?: boolean },
         command: Command,
       ) => {
-        // A person's `5` names 005 (the id format's reading, as `logs 5`); any other id token goes
-        // as written, and the manager answers an empty page for an id it does not know.
+        const manager = await client(command);
         const validator =
           options.validator === undefined
             ? undefined
-            : (pocketIds.fromText(options.validator) ?? options.validator);
-        if (validator !== undefined && !ID_TOKEN.test(validator))
-          throw new CliError(
-            `--validator must be an id such as ${pocketIds.example}`,
-            ExitCode.usage,
-          );
+            : await validatorIdOf(manager, options.validator);
         const query = new URLSearchParams({
           limit: String(options.limit),
           ...(options.before === undefined ? {} : { before: String(options.before) }),
           ...(validator === undefined ? {} : { validator }),
         });
-        const answer = await (
-          await client(command)
-        ).get<{
+        const answer = await manager.get<{
           actions: ActionSummary[];
           next: number | null;
         }>(`/v1/actions?${query.toString()}`);
@@ -279,4 +271,20 @@ export function registerDebugCommands(program: Command): void {
   registerParticipationCommand(program);
   registerLogsCommand(program);
   registerCompletionCommand(program);
+}
+
+/**
+ * The id a person's `--validator` text names, in the format of the manager's chain (GET
+ * /v1/chain): on Pocket V1 `5` names `005`, on a chain whose ids are `val-N` it names `val-5`. A
+ * token the format does not read goes as written (the manager answers an empty page for an id it
+ * does not know); a token no id can be is a usage error.
+ */
+async function validatorIdOf(manager: ControlClient, text: string): Promise<string> {
+  const answer = await manager.get<ChainSummary>('/v1/chain');
+  if (answer.status !== 200) failOn(answer, 'chain');
+  const ids = idFormatOf(answer.body.ids);
+  const id = ids.fromText(text) ?? text;
+  if (!ID_TOKEN.test(id))
+    throw new CliError(`--validator must be an id such as ${ids.example}`, ExitCode.usage);
+  return id;
 }
