@@ -6,6 +6,7 @@
 import { EventEmitter } from 'node:events';
 import type { ChainAdapter } from './chain/adapter.ts';
 import { chainFactsOf } from './chain/chain-facts.ts';
+import { CHAIN_MEMORY_SETTING, ChainMemoryWriter, parseChainMemory } from './chain/chain-memory.ts';
 import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
 import { ParticipationRecord } from './participation/record.ts';
 import type { ChainPort } from './chain/port.ts';
@@ -26,6 +27,7 @@ import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyObservations } from './keys/key-observations.ts';
 import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
+import { NodeKeys } from './keys/node-keys.ts';
 import type { Logger } from './logger.ts';
 import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
@@ -38,6 +40,8 @@ import {
   type ValidatorId,
 } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
+import { quorumNow } from './planner/pacing.ts';
+import { addressesOf } from './planner/signers.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { pausedOn } from './kube/lease-pause-record.ts';
@@ -101,6 +105,8 @@ export class Manager {
   /** When each id's current key was first seen (in the journal too): a node started before it is stale. */
   readonly keyObservations: KeyObservations;
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
+  /** What each pod's node says it signs with (keys/node-keys.ts); absent where nodes cannot tell. */
+  readonly #nodeKeys: NodeKeys | undefined;
   /** What the chain can do (CM_CHAIN_PROFILE). */
   readonly capabilities: ChainCapabilities;
 
@@ -150,6 +156,8 @@ export class Manager {
   #stopping = false;
   #cancelResync: (() => void) | undefined;
   #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
+  /** What the chain view learned, written to the journal at most every 2 s (chain-memory.ts). */
+  readonly #chainMemory: ChainMemoryWriter;
   /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */
   readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
   /** Ids whose KEY_MISSING was logged (once, until it changes). */
@@ -216,6 +224,12 @@ export class Manager {
       },
       enqueue: (id) => this.#queue.add(id),
     });
+    this.#chainMemory = new ChainMemoryWriter({
+      write: (raw) => this.#journal.setSetting(CHAIN_MEMORY_SETTING, raw),
+      now: () => this.clock.now(),
+      intervalMs: HIGH_WATER_WRITE_MS,
+      onError: (error) => this.logger.warn({ err: error }, 'could not record what the chain read'),
+    });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = fencedSender(this.chainPort.sender, this.#fence);
     this.chain = new ChainView({
@@ -224,7 +238,8 @@ export class Manager {
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
       highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
-      readGenesisSet: config.minValidators === 'auto',
+      memory: parseChainMemory(this.#journal.getSetting(CHAIN_MEMORY_SETTING)),
+      readGenesisSet: true,
       ownTransactions: () => this.#ownTransactions(),
       listener: {
         onBlocks: (txs) => this.#reconciler.onBlocks(txs),
@@ -232,6 +247,7 @@ export class Manager {
         onHealth: () => this.#schedulePhaseRefresh(),
         onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
         onHighWater: (mark) => this.#onHighWater(mark),
+        onMemory: (memory) => this.#chainMemory.offer(memory),
         onBlock: (block) => this.participation.addBlock(block),
         onRows: (height, rows) => this.participation.addRows(height, rows),
       },
@@ -280,6 +296,21 @@ export class Manager {
       restartStalePods: config.restartStalePods,
       pauseDepartureMarginMs: config.pauseDepartureMarginMs,
     };
+    const nodeAddress = this.chainPort.nodeAddress?.bind(this.chainPort);
+    this.#nodeKeys =
+      nodeAddress === undefined
+        ? undefined
+        : new NodeKeys({
+            read: nodeAddress,
+            clock: this.clock,
+            logger: logger.child({ component: 'node-keys' }),
+            // What this node signs with may unblock others' waits (a restart, a departure).
+            onRead: (id) => {
+              this.#queue.add(id);
+              for (const waiting of this.#reconciler.waiting) this.#queue.add(waiting);
+              this.#schedulePhaseRefresh();
+            },
+          });
     const world: WorldView = {
       desired: () => this.desired(),
       keys: this.keys,
@@ -292,6 +323,8 @@ export class Manager {
       minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
       keysSeen: this.keyObservations.observed,
+      formerKeys: this.keyObservations.former,
+      ...(this.#nodeKeys === undefined ? {} : { nodeKeys: this.#nodeKeys.known }),
     };
     this.#reconciler = new Reconciler({
       world,
@@ -376,9 +409,11 @@ export class Manager {
     this.#queue.clearTimers();
     this.#pausedDepartures.stop();
     await this.#hooks?.stop();
+    this.#nodeKeys?.stop();
     await this.#elector?.stop();
     await this.chain.stop();
     await this.discovery.stop();
+    this.#chainMemory.flush();
     this.#journal.close();
     this.logger.info('stopped');
   }
@@ -441,6 +476,9 @@ export class Manager {
       baseMinimumSet: () => this.baseMinimumSet(),
       informerStatus: () => this.informerStatus(),
       journalState: () => this.journalState(),
+      capabilities: this.capabilities,
+      quorum: () => quorumNow(this.#reconciler.planInput()),
+      addressesOf: (id) => addressesOf(this.#reconciler.planInput(), id),
       events: this.events,
     };
     return this.#readModel;
@@ -508,6 +546,7 @@ export class Manager {
       configured: this.config.minValidators,
       genesisCount: this.chain.genesisCount,
       forced: undefined,
+      capabilities: this.capabilities,
     });
   }
 
@@ -516,6 +555,7 @@ export class Manager {
       configured: this.config.minValidators,
       genesisCount: this.chain.genesisCount,
       forced: this.discovery.forcedMinimumSet(),
+      capabilities: this.capabilities,
     });
   }
 
@@ -595,6 +635,7 @@ export class Manager {
     for (const address of this.chain.validators.keys())
       for (const id of this.keys.idsOfAddress(address)) ids.add(id);
     for (const id of this.book.open.keys()) ids.add(id);
+    for (const id of this.keyObservations.former.keys()) ids.add(id);
     return ids;
   }
 
@@ -614,6 +655,7 @@ export class Manager {
   #recomputeNow(): void {
     const next = this.#compute();
     this.#desired = next;
+    this.#nodeKeys?.observe(next);
     const keys = new Map<ValidatorId, string>();
     for (const [id, entry] of next.validators) keys.set(id, JSON.stringify(entry));
     for (const [id, fingerprint] of keys)
@@ -716,6 +758,7 @@ export class Manager {
       this.book.reload();
       // The highest height seen was the other chain's (the new journal has none): this chain
       // is judged afresh.
+      this.#chainMemory.forget();
       this.chain.resetHighWater();
       // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
       try {

@@ -141,6 +141,12 @@ export interface ChainCapabilities {
   /** An unstaked row leaves the quorum; when false every row ever staked still counts in it. */
   readonly unstakeLeavesQuorum: boolean;
   /**
+   * The leader's own vote counts toward the quorum. When false (Pocket V1: its RainTree router
+   * drops a send to its own address) a height commits only when the *other* live voters are more
+   * than 2/3 of all rows (planner/quorum.ts).
+   */
+  readonly leaderVoteCounts: boolean;
+  /**
    * How a view is triggered on a manual pacemaker in RPC mode: a debug route of the node's RPC
    * (`POST /v1/debug/trigger_view`), or V1's DebugMessage to each validator of the address book.
    * In CLI mode the CLI does it (`p1 Debug TriggerView`).
@@ -198,6 +204,13 @@ export const DecisionCode = {
   minimumSetUnknown: 'MINIMUM_SET_UNKNOWN',
   /** Staked on chain with no key in the keys source: reported, never touched. */
   unmanaged: 'UNMANAGED',
+  /**
+   * A member row whose key nobody holds any more (a key changed while the manager was not
+   * running): it cannot be unstaked, and no rule counts it as a voter.
+   */
+  orphaned: 'ORPHANED',
+  /** The chain cannot carry a key rotation (its old row stays counted, a new one never votes). */
+  rotationRefused: 'ROTATION_REFUSED',
 } as const;
 export type DecisionCode = (typeof DecisionCode)[keyof typeof DecisionCode];
 
@@ -259,4 +272,19 @@ export interface KeyObservation {
   readonly address: string;
   /** Manager-clock ms. */
   readonly observedAt: number;
+}
+
+/** A key an id had before its current one, named by its address (never the key). */
+export interface FormerKey {
+  readonly address: string;
+  /** Manager-clock ms when it was first seen, and when the next one was (it ceased to be current). */
+  readonly observedAt: number;
+  readonly replacedAt: number;
+}
+
+/** The address a pod's node told it signs with, for the node's run that started at `startedAt`. */
+export interface NodeKey {
+  readonly address: string;
+  /** The pod's `startedAt` (PodView) when it was read: a later start is another run. */
+  readonly startedAt: number | undefined;
 }

@@ -9,7 +9,14 @@ import type { MempoolTx } from './chain/port.ts';
 import type { SourceStatus } from './discovery/port.ts';
 import type { ChainIdentity } from './journal/journal.ts';
 import type { JournalFailure } from './journal/journal-health.ts';
-import type { ActionRecord, ChainValidator, DesiredState, KeyEntry, ValidatorId } from './model.ts';
+import type {
+  ActionRecord,
+  ChainCapabilities,
+  ChainValidator,
+  DesiredState,
+  KeyEntry,
+  ValidatorId,
+} from './model.ts';
 import type { PhaseChange } from './phase-tracker.ts';
 import type { MinimumSet } from './planner/minimum-set.ts';
 import type { ChainTrust, Decision, KeyLookup } from './planner/plan.ts';
@@ -33,6 +40,14 @@ export interface ChainSnapshot {
   readonly signers: ReadonlyMap<string, number>;
   /** Pending transactions by signer address. */
   readonly mempool: ReadonlyMap<string, MempoolTx>;
+}
+
+/** The quorum as it stands now: rows it counts, and the addresses of the rows that vote. */
+export interface QuorumNow {
+  /** Rows the quorum counts now (pending stakes included: they are rows once they commit). */
+  readonly rows: number;
+  /** Addresses of the counted rows that vote now (a row whose key nobody holds is not one). */
+  readonly voters: ReadonlySet<string>;
 }
 
 /** The journal's actions: the open ones, each validator's newest, and pages of the history. */
@@ -97,6 +112,15 @@ export interface ReadModel {
     /** The journal's last failed write, until one succeeds. */
     failure?: JournalFailure | undefined;
   };
+  /** What the chain can do (the scaler's refusals read it). */
+  readonly capabilities: ChainCapabilities;
+  /** The quorum as it stands now: rows it counts, addresses that vote (planner/pacing.ts). */
+  quorum(): QuorumNow;
+  /**
+   * The addresses `id`'s pod's node may sign with (planner/signers.ts): the one it is known to
+   * sign with, else its current and former keys'. Drains and departures are judged on these.
+   */
+  addressesOf(id: ValidatorId): readonly string[];
   readonly events: EventEmitter<ReadModelEvents>;
 }
 

@@ -3,7 +3,14 @@
 // is not ./.devnet — and `devnet env` exports what a shell needs, quoted.
 import { describe, expect, it } from 'vitest';
 import type { DevnetInfo } from '../../src/cli/devnet-file.ts';
-import { envLines, readyHints, shellQuote, suggestedScale } from '../../src/devnet/hints.ts';
+import {
+  envLines,
+  readyHints,
+  shellQuote,
+  suggestedScale,
+  v1Joiners,
+} from '../../src/devnet/hints.ts';
+import { silentRoom } from '../../src/manager/planner/quorum.ts';
 
 const info: DevnetInfo = {
   kubeApi: 'http://127.0.0.1:1001',
@@ -61,6 +68,15 @@ describe('the hints of a ready devnet', () => {
     ).toBe('npx cluster-manager scale 8 --wait staked --drive');
   });
 
+  it("v1Joiners is the manager's own rule: what the scaler lets join a genesis set (planner/quorum.ts)", () => {
+    // The hint must never suggest a scale the manager then refuses (CHAIN_WOULD_HALT), nor hide one
+    // it takes.
+    for (let n = 1; n <= 40; n++)
+      expect(v1Joiners(n), `${n} genesis validators`).toBe(
+        Math.max(0, silentRoom(n, n, { leaderVoteCounts: false })),
+      );
+  });
+
   it('on --fidelity v1 with 4 genesis validators (any scale halts V1) suggest a devnet of 7 instead', () => {
     const v1 = { ...info, fidelity: 'v1' as const, pacemaker: 'manual' as const };
     expect(readyHints(v1, '/repo', run)).toEqual([
@@ -82,14 +98,16 @@ describe('the hints of a ready devnet', () => {
     );
   });
 
-  it('name the folder when it is not ./.devnet of the shell that typed npm start', () => {
+  it('name the folder only when the CLI would not find it from the shell that typed npm start', () => {
     const elsewhere = { ...info, dir: '/tmp/net 2', kubeconfig: '/tmp/net 2/kubeconfig' };
     expect(readyHints(elsewhere, '/repo', run)).toEqual([
       "npx cluster-manager --devnet '/tmp/net 2' scale 6 --wait active",
       "npx cluster-manager --devnet '/tmp/net 2' status",
       "kubectl --kubeconfig '/tmp/net 2/kubeconfig' get pods",
     ]);
-    expect(readyHints(info, '/repo/src', run)[1]).toBe(
+    // From a folder below the project the CLI finds /repo/.devnet by itself (upward, as git).
+    expect(readyHints(info, '/repo/src/sub', run)[1]).toBe('npx cluster-manager status');
+    expect(readyHints(info, '/elsewhere', run)[1]).toBe(
       'npx cluster-manager --devnet /repo/.devnet status',
     );
   });

@@ -89,8 +89,8 @@ class ModelChain implements ChainReader {
   mempoolEntry() {
     return Promise.resolve({ inMempool: false, kind: undefined });
   }
-  genesisValidatorCount() {
-    return Promise.resolve(4);
+  genesisValidators() {
+    return Promise.resolve([...GENESIS]);
   }
 }
 

@@ -16,7 +16,10 @@ import { EventRecorder } from '../../src/manager/kube/event-recorder.ts';
 import { createLogger, type Logger } from '../../src/manager/logger.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
 import type { PodRef } from '../../src/manager/discovery/port.ts';
-import type { DesiredValidator, ValidatorId } from '../../src/manager/model.ts';
+import { KeyStore } from '../../src/manager/keys/key-store.ts';
+import type { DesiredValidator, FormerKey, NodeKey, ValidatorId } from '../../src/manager/model.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 import type { PlanSettings } from '../../src/manager/planner/plan.ts';
 import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
 import { Reconciler } from '../../src/manager/reconcile/reconciler.ts';
@@ -57,6 +60,11 @@ interface Options {
   paused?: boolean;
   /** The sender the reconciler gets (default: the ledger itself). */
   adapter?: (ledger: FakeLedger) => ChainAdapter;
+  /** The keys (default: 001–006 as the fixture has them). */
+  keys?: KeyStore;
+  /** Former keys and what the nodes say they sign with (a rotation). */
+  formerKeys?: Map<ValidatorId, FormerKey[]>;
+  nodeKeys?: Map<string, NodeKey>;
 }
 
 /** A chain of four genesis validators at height 20, and a manager's middle around it. */
@@ -83,7 +91,7 @@ function setup(options: Options = {}) {
     pollIntervalMs: POLL_MS,
     listener: { onBlocks: (txs) => late.reconciler?.onBlocks(txs), onHeight: () => undefined },
   });
-  const keys = keyStore(['001', '002', '003', '004', '005', '006']);
+  const keys = options.keys ?? keyStore(['001', '002', '003', '004', '005', '006']);
   const world = {
     desired: () => ({ validators: desired, unresolvedWanted: [], problems: [] }),
     keys,
@@ -102,6 +110,8 @@ function setup(options: Options = {}) {
       uid: `uid-${id}`,
     }),
     ...(options.keysSeen === undefined ? {} : { keysSeen: keysSeenOf(options.keysSeen, keys) }),
+    ...(options.formerKeys === undefined ? {} : { formerKeys: options.formerKeys }),
+    ...(options.nodeKeys === undefined ? {} : { nodeKeys: options.nodeKeys }),
   };
   const metrics = new Metrics();
   const reconciler = new Reconciler({
@@ -164,6 +174,48 @@ function capture() {
 }
 
 describe('Reconciler', () => {
+  it('a key rotation: the old address is unstaked, signed with the old key held in memory, journaled under its address', async () => {
+    // 005 staked under its key; the Secret now gives 005 015's key; its pod's node still signs
+    // with the old one (it says so). The manager kept the old key in memory when the Secret changed.
+    const ledger = (() => {
+      const chain = new FakeChain([...GENESIS, '005'].map(addr)).grow(20);
+      chain.rows = [...GENESIS, '005'].map((id) => actor(addr(id)));
+      return new FakeLedger(chain);
+    })();
+    const secret = (of: string) => ({
+      metadata: { resourceVersion: of },
+      data: Object.fromEntries(
+        [...GENESIS.map((id) => [id, id]), ['005', of]].map(([id, k]) => [
+          id,
+          Buffer.from(keyOf(k ?? '').exportPrivateKeyHex()).toString('base64'),
+        ]),
+      ),
+    });
+    const keys = new KeyStore(pocketIds, pocketKeys);
+    keys.update(secret('005'));
+    keys.update(secret('015'));
+    const t = setup({
+      ledger,
+      keys,
+      desired: [...GENESIS.map((id) => wanted(id)), wanted('005', { startedAt: NOW - 60_000 })],
+      keysSeen: { '005': NOW - 10_000 },
+      formerKeys: new Map([
+        ['005', [{ address: addr('005'), observedAt: NOW - 3_600_000, replacedAt: NOW - 10_000 }]],
+      ]),
+      nodeKeys: new Map([['uid-005', { address: addr('005'), startedAt: NOW - 60_000 }]]),
+    });
+    await t.view.tick();
+    await t.reconcile('005');
+    expect(t.book.open.get('005')).toMatchObject({ kind: 'unstake', address: addr('005') });
+    await t.block();
+    // Committed on chain, by the old address (so the old key signed it), exactly once.
+    expect(t.ledger.committedBy(addr('005'), 'MessageUnstake')).toHaveLength(1);
+    expect(t.ledger.committedBy(keyOf('015').address, 'MessageStake')).toHaveLength(0);
+    expect(t.view.validators.get(addr('005'))?.status).toBe('unstaking');
+    for (let i = 0; i < 3; i++) await t.reconcile('005');
+    expect(t.ledger.sends).toHaveLength(1);
+  });
+
   it('a wanted validator: prepares (journal first), sends once, and confirms from the block', async () => {
     const t = setup();
     await t.view.tick();

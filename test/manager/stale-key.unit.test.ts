@@ -223,13 +223,15 @@ describe('what the rule leaves alone', () => {
       action: 'none',
     });
     expect(before.filter((d) => d.action === 'unstake')).toEqual([]);
-    // Its pod restarted: the new key is staked; still nothing unstaked.
+    // Its pod restarted: the old row has lost its node (a silent member, its key held by nobody),
+    // so four voters of five rows carry no sixth that is not voting yet: the new key waits for
+    // pacing; still nothing unstaked.
     const after = plan(
       input({ ...rotated, desired: [...genesisPods, wanted('005', { startedAt: NOW + 5_000 })] }),
     );
     expect(after.find((d) => d.id === '005')).toMatchObject({
       action: 'stake',
-      waitingFor: undefined,
+      waitingFor: Wait.pacing,
     });
     expect(after.filter((d) => d.action === 'unstake')).toEqual([]);
   });

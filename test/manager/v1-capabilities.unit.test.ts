@@ -1,8 +1,10 @@
-// The planner on a chain with V1's capabilities (CM_CHAIN_PROFILE=v1): late joiners never vote
-// (no state sync) and every row ever staked counts in the quorum. With four genesis voters one
-// late joiner fits (4 of 5 > 2/3), a second would halt the chain: it is refused at once with
-// NO_STATE_SYNC (pod Ready or not), an unstaked late joiner still counts, the node sync check is
-// not waited on, and the same input on the intended chain behaves as before.
+// The planner on a chain with two of V1's capabilities (CM_CHAIN_PROFILE=v1): late joiners never
+// vote (no state sync) and every row ever staked counts in the quorum — here with the leader's own
+// vote counted, as a chain that has only those two flaws does (V1's third, the leader's vote that
+// never counts, is v1-quorum.unit.test.ts). With four genesis voters one late joiner fits (4 of 5
+// > 2/3), a second would halt the chain: it is refused at once with NO_STATE_SYNC (pod Ready or
+// not), an unstaked late joiner still counts, the node sync check is not waited on, and the same
+// input on the intended chain behaves as before.
 import { describe, expect, it } from 'vitest';
 import { capabilitiesOf } from '../../src/manager/chain/pocket/capabilities.ts';
 import { ChainStatus } from '../../src/manager/model.ts';
@@ -11,7 +13,7 @@ import { NO_STATE_SYNC, plan, planOne, Wait } from '../../src/manager/planner/pl
 import { findBlocker } from '../../src/manager/scale/scale-blockers.ts';
 import { GENESIS, input, row, wanted, unwanted, type Scenario } from '../support/plan-fixture.ts';
 
-const V1 = { capabilities: capabilitiesOf('v1') };
+const V1 = { capabilities: { ...capabilitiesOf('v1'), leaderVoteCounts: true } };
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
 
 function decisions(s: Scenario) {

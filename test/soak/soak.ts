@@ -20,6 +20,8 @@ import {
   type Harness as HarnessType,
 } from '../../src/harness/index.ts';
 import { commandsOf, finalInvariants, type Real } from '../support/control-plane-model.ts';
+import { spareKeysOf } from '../support/key-moves.ts';
+import { keyFaults } from './key-faults.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -200,6 +202,14 @@ const FAULTS: Record<string, Fault> = {
   },
 };
 
+// Issue 30's operator moves on keys (key-faults.ts): rotated, moved, removed, each undone.
+for (const [name, fault] of Object.entries(keyFaults(MAX)))
+  FAULTS[name] = (h, target, context) =>
+    fault(h, target, {
+      adjust: (id, stakes, unstakes) => context.adjust(id, stakes, unstakes),
+      pick,
+    });
+
 const FAULT_NAMES =
   flags.faults === undefined
     ? Object.keys(FAULTS)
@@ -287,8 +297,9 @@ async function main(): Promise<number> {
         overlapping: how !== 'kubectl scale',
         allowStall: (from, to) => stalls.push([from, to]),
         adjust: (id, stakes, unstakes) => {
-          const tally = asked.get(id);
-          if (tally === undefined) return;
+          // A spare key's id (a key fault) is tallied too, from its first use.
+          const tally = asked.get(id) ?? { stakes: 0, unstakes: 0 };
+          asked.set(id, tally);
           tally.stakes += stakes;
           tally.unstakes += unstakes;
         },
@@ -297,7 +308,9 @@ async function main(): Promise<number> {
         const faultTarget =
           faultName === 'scale to 0 and back' || faultName === 'overlapping scales'
             ? target
-            : Math.max(current, target);
+            : faultName.startsWith('key ')
+              ? Math.min(current, target) // staked before and after the step
+              : Math.max(current, target);
         await FAULTS[faultName]?.(harness, faultTarget, context);
       };
       // kubectl scale returns at once: the fault then hits the manager while it reacts. The
@@ -473,6 +486,8 @@ async function model(): Promise<number> {
       h,
       snapshot: await h.snapshotChainRpcNode(),
       keys: new Map([...(await h.privateKeys())].filter(([id]) => Number(id) <= MAX)),
+      spareKeys: spareKeysOf(await h.privateKeys(), MAX),
+      spares: [...spareKeysOf(await h.privateKeys(), MAX).keys()],
       minimum: 3,
       checkedTo: 0,
       log: (line) => {

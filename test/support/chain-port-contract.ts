@@ -196,6 +196,7 @@ export function chainPortContract(
       expect(typeof capabilities.profile).toBe('string');
       expect(typeof capabilities.lateJoinersVote).toBe('boolean');
       expect(typeof capabilities.unstakeLeavesQuorum).toBe('boolean');
+      expect(typeof capabilities.leaderVoteCounts).toBe('boolean');
     });
   });
 }

@@ -171,6 +171,7 @@ function toyPort(chain: ToyChain): ChainPort {
       profile: 'toy',
       lateJoinersVote: true,
       unstakeLeavesQuorum: true,
+      leaderVoteCounts: true,
       viewTrigger: 'rpc-debug-route',
     },
     sender,
@@ -200,7 +201,7 @@ function toyPort(chain: ToyChain): ChainPort {
       },
       transaction: (hash) => Promise.resolve(chain.transaction(hash)),
       balance: (address) => Promise.resolve(chain.balances.get(address) ?? 0n),
-      genesisValidatorCount: () => Promise.resolve(chain.blocks[0]?.signers.length ?? 0),
+      genesisValidators: () => Promise.resolve([...(chain.blocks[0]?.signers ?? [])]),
       identity: () =>
         Promise.resolve(chain.height < 1 ? undefined : { chainId: 'toy', genesisHash: 'genesis' }),
     },

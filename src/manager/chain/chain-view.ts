@@ -12,6 +12,7 @@ import type { Clock } from '../clock.ts';
 import { ManagerError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ActionKind, ChainValidator } from '../model.ts';
+import type { ChainMemory } from './chain-memory.ts';
 import type { ChainBlock, ChainReads, CommittedTx, MempoolTx } from './port.ts';
 
 export type { CommittedTx, MempoolTx } from './port.ts';
@@ -27,6 +28,8 @@ export interface ChainViewListener {
   onTrust?(trusted: boolean, reason: string | undefined): void;
   /** A new highest height was accepted (to persist it: a restarted manager keeps the mark). */
   onHighWater?(mark: HighWater): void;
+  /** What the view learned changed (to persist it: a restarted manager reads only new blocks). */
+  onMemory?(memory: ChainMemory): void;
   /** A block was read and found linked to the ones before it (in height order; the record's feed). */
   onBlock?(block: ChainBlock): void;
   /** Every row at `height` was read; the blocks up to `height` went to onBlock before. */
@@ -41,6 +44,8 @@ export interface HighWater {
 
 /** Blocks whose identity is remembered, below the highest height seen. */
 const IDENTITIES_KEPT = 256;
+/** Blocks kept as read (height, hash, time, proposer, signers, transactions), newest last. */
+const RECENT_BLOCKS_KEPT = 64;
 
 /** Thrown inside a tick when the chain is found to have gone back or forked. */
 class Distrust extends Error {}
@@ -48,7 +53,7 @@ class Distrust extends Error {}
 /** The queries the view makes (the chain port's reads; tests pass a fake). */
 export type ChainReader = Pick<
   ChainReads,
-  'height' | 'validators' | 'block' | 'mempool' | 'mempoolEntry' | 'genesisValidatorCount'
+  'height' | 'validators' | 'block' | 'mempool' | 'mempoolEntry' | 'genesisValidators'
 >;
 
 /** A transaction this manager sent and still follows (hash known), for the mempool fallback. */
@@ -70,7 +75,12 @@ export interface ChainViewOptions {
   maxBlocksPerTick?: number;
   /** The mark a previous run of the manager reached (from the journal). */
   highWater?: HighWater | undefined;
-  /** Read how many validators the genesis set had (for a minimum set of `auto`). */
+  /**
+   * What a previous run learned from the blocks it read (from the journal): the view goes on from
+   * the block after the one it last scanned instead of reading the last `bootstrapBlocks` again.
+   */
+  memory?: ChainMemory | undefined;
+  /** Read the genesis set (the minimum set's `auto`; on a chain without state sync, who votes). */
   readGenesisSet?: boolean;
   /**
    * The manager's open transactions whose hash is known. When the mempool cannot be listed (V1's
@@ -111,7 +121,8 @@ export class ChainView {
   #trusted = true;
   #untrustedReason: string | undefined;
   #untrustedSince: number | undefined;
-  #genesisCount: number | undefined;
+  #genesis: ReadonlySet<string> | undefined;
+  readonly #recent: ChainBlock[] = [];
   /** Clock time until which the view polls at the watchful interval. */
   #watchfulUntil = Number.NEGATIVE_INFINITY;
   /** When the mempool was last read, and whether a poke asked for a full look since. */
@@ -124,6 +135,36 @@ export class ChainView {
       this.#highest = options.highWater.height;
       this.#identities.set(options.highWater.height, options.highWater.stateHash);
     }
+    const memory = options.memory;
+    if (memory !== undefined && memory.scanned >= 1) {
+      // The next block read must build on the last one scanned (its parent hash is checked).
+      this.#scanned = memory.scanned;
+      this.#identities.set(memory.scanned, memory.stateHash);
+      for (const [address, height] of memory.signers) this.#signers.set(address, height);
+      this.#lastBlockTime = memory.lastBlockTime;
+    }
+    if (memory?.genesis !== undefined) this.#genesis = new Set(memory.genesis);
+  }
+
+  /** What the view has learned from the blocks it read (the journal keeps it: chain-memory.ts). */
+  get memory(): ChainMemory | undefined {
+    const stateHash = this.#identities.get(this.#scanned);
+    if (this.#scanned < 1 || stateHash === undefined) return undefined;
+    return {
+      scanned: this.#scanned,
+      stateHash,
+      signers: this.#signers,
+      genesis: this.#genesis === undefined ? undefined : [...this.#genesis],
+      lastBlockTime: this.#lastBlockTime,
+    };
+  }
+
+  /**
+   * The last blocks read, oldest first (at most 64), as the chain port gave them: height, hash,
+   * time, proposer when known, signers, transactions. Empty after a restart until new blocks come.
+   */
+  get recentBlocks(): readonly ChainBlock[] {
+    return this.#recent;
   }
 
   /** False while the chain is below the highest height seen, or forked from what was seen. */
@@ -140,6 +181,11 @@ export class ChainView {
   resetHighWater(): void {
     this.#highest = -1;
     this.#identities.clear();
+    // What was learned of the blocks was the other chain's too: read this one afresh.
+    this.#scanned = -1;
+    this.#signers.clear();
+    this.#recent.length = 0;
+    this.#genesis = undefined;
     if (!this.#trusted) this.#trust(Math.max(this.#height, 0));
     this.poke();
   }
@@ -149,7 +195,12 @@ export class ChainView {
   }
   /** How many validators the genesis set staked; undefined until read (or when not asked for). */
   get genesisCount(): number | undefined {
-    return this.#genesisCount;
+    return this.#genesis?.size;
+  }
+
+  /** The addresses of the genesis set; undefined until read (or when not asked for). */
+  get genesis(): ReadonlySet<string> | undefined {
+    return this.#genesis;
   }
 
   /** Last committed height read (−1 before the first answer). */
@@ -268,12 +319,15 @@ export class ChainView {
           next.set(row.address, row);
         }
         for (const address of this.#validators.keys()) if (!next.has(address)) changed.add(address);
+        const scannedBefore = this.#scanned;
         const committed = await this.#scanBlocks(height, changed);
         listener.onRows?.(height, next);
         this.#validators = next;
         this.#height = height;
         this.#raiseMark(height);
         listener.onBlocks(committed, height);
+        const memory = this.#scanned !== scannedBefore ? this.memory : undefined;
+        if (memory !== undefined) listener.onMemory?.(memory);
       }
       // A watchful poll that finds the same height reads the height alone: the mempool (hundreds of
       // transactions in a burst) is read when the height moved, after a poke, and every interval.
@@ -298,7 +352,7 @@ export class ChainView {
         listener.onHealth?.(true, undefined);
       }
       if (!this.#trusted) this.#trust(height);
-      if (this.#options.readGenesisSet === true && this.#genesisCount === undefined)
+      if (this.#options.readGenesisSet === true && this.#genesis === undefined)
         await this.#readGenesisSet();
       if (changed.size > 0) this.#watch();
       if (moved || changed.size > 0) listener.onHeight(height, changed);
@@ -371,8 +425,10 @@ export class ChainView {
   async #readGenesisSet(): Promise<void> {
     try {
       this.#requests += 2;
-      this.#genesisCount = await this.#options.reads.genesisValidatorCount();
-      this.#options.logger.info({ genesisValidators: this.#genesisCount }, 'genesis set read');
+      this.#genesis = new Set(await this.#options.reads.genesisValidators());
+      this.#options.logger.info({ genesisValidators: this.#genesis.size }, 'genesis set read');
+      const memory = this.memory;
+      if (memory !== undefined) this.#options.listener.onMemory?.(memory);
     } catch (error: unknown) {
       this.#options.logger.debug({ err: error }, 'could not read the genesis set yet; retrying');
     }
@@ -401,6 +457,8 @@ export class ChainView {
       txs.push(...block.txs);
       this.#scanned = h;
       this.#lastBlockTime = block.time;
+      this.#recent.push(block);
+      if (this.#recent.length > RECENT_BLOCKS_KEPT) this.#recent.shift();
     }
     return txs;
   }

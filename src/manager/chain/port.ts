@@ -1,4 +1,4 @@
-// The chain port (DESIGN.md, "The chain port"): everything the manager's core needs from a chain,
+// The chain port (docs/design.md §The chain port): everything the manager's core needs from a chain,
 // in the core's own words. The planner, reconciler, scaler, journal and control plane see only
 // this; a chain is one implementation of it (Pocket V1's is `chain/pocket/`, over its RPC or its
 // CLI). Nothing here names a message type, a fee, a result code or a key format.
@@ -78,8 +78,11 @@ export interface ChainReads {
   transaction(hash: string, options?: ReadOptions): Promise<CommittedTx | undefined>;
   /** The spendable balance of an account, in the chain's smallest unit. */
   balance(address: string, options?: ReadOptions): Promise<bigint>;
-  /** How many validators the genesis set staked (for a minimum set of `auto`). */
-  genesisValidatorCount(): Promise<number>;
+  /**
+   * The addresses of the validators the genesis set staked (the minimum set's `auto`; on a chain
+   * without state sync, the only validators that vote).
+   */
+  genesisValidators(): Promise<string[]>;
   /** The chain's identity (the journal's binding); undefined before its first block. */
   identity(): Promise<ChainIdentity | undefined>;
 }
@@ -125,4 +128,10 @@ export interface ChainPort {
   readonly keys: KeyCodec;
   /** The height a validator's own node has reached (its RPC at `url`). */
   nodeHeight(url: string, signal: AbortSignal): Promise<number>;
+  /**
+   * The address a validator's node signs with, asked of the node at the service URL it stakes
+   * with (undefined: it runs without a key). Absent where the chain's nodes cannot be asked: the
+   * manager then reads it from the start times (planner/signers.ts).
+   */
+  nodeAddress?(serviceUrl: string, signal: AbortSignal): Promise<string | undefined>;
 }

@@ -10,7 +10,7 @@ import { failOn, type ControlClient } from './control-client.ts';
 import { registerCompletionCommand } from './completion-command.ts';
 import { registerLogsCommand } from './logs-command.ts';
 import { registerParticipationCommand } from './participation-command.ts';
-import { statusTable, summaryLines, table } from './render.ts';
+import { problemLines, statusTable, summaryLines, table } from './render.ts';
 import { registerScaleCommand } from './scale-command.ts';
 import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
 import { WatchPrinter } from './watch-printer.ts';
@@ -41,13 +41,16 @@ export function registerDebugCommands(program: Command): void {
   program
     .option(
       '--server <url>',
-      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the devnet in ./.devnet; else ${DEFAULT_SERVER}]`,
+      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the nearest .devnet from here up; else ${DEFAULT_SERVER}]`,
     )
     .option(
       '--token <token>',
       "bearer token of the control RPC, for reads and changes [env CLUSTER_MANAGER_TOKEN; a devnet's own when its manager is used]",
     )
-    .option('--devnet <dir>', 'use the devnet in this folder (default: ./.devnet when it exists)');
+    .option(
+      '--devnet <dir>',
+      'use the devnet in this folder (default: the nearest .devnet from the working folder up, as git finds .git)',
+    );
 
   registerScaleCommand(program);
 
@@ -86,6 +89,7 @@ export function registerDebugCommands(program: Command): void {
                 synced: summary.synced,
                 chain: summary.chain,
                 journal: summary.journal,
+                informers: summary.informers,
               }),
           validators: answer.body.validators,
         });
@@ -105,15 +109,24 @@ export function registerDebugCommands(program: Command): void {
       ]),
     )
     .action(async (options: { json?: boolean }, command: Command) => {
-      const answer = await (await client(command)).get<PlanView>('/v1/plan');
+      const api = await client(command);
+      const [answer, ready] = await Promise.all([
+        api.get<PlanView>('/v1/plan'),
+        api.get<Readiness>('/readyz'),
+      ]);
       if (answer.status !== 200) failOn(answer, 'plan');
       const view = answer.body;
-      if (options.json === true) return print(view);
+      // The inputs the plan was made from, with their problems (/readyz: 200 or 503, same body).
+      const informers = Array.isArray(ready.body.informers) ? ready.body.informers : undefined;
+      if (options.json === true)
+        return print(informers === undefined ? view : { ...view, informers });
       process.stdout.write(
         `height ${view.height}${view.paused ? ', PAUSED' : ''}${view.synced ? '' : ', not synced yet'}${
           view.discovery === 'static' ? ', discovery static' : ''
         }\n`,
       );
+      for (const line of problemLines({ informers: informers ?? [] }))
+        process.stdout.write(`${line}\n`);
       if (view.actions.length === 0) process.stdout.write('nothing to do\n');
       else
         process.stdout.write(

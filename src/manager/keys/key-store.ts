@@ -1,10 +1,15 @@
 // Validator keys decoded from the keys Secret as it changes. A malformed entry is isolated: it is
 // reported once (until its value changes) and every other key keeps working. One key under two
 // ids is a key problem of every id that shares it (KEY_DUPLICATE): none of them is acted on.
+//
+// A valid key the Secret no longer holds (rotated, moved to another id, removed) is kept *in
+// memory only* — never written anywhere — as long as its address may still be a staked row: the
+// manager unstakes that old address with it before the pod restarts on the new key
+// (docs/adr/0023). A manager started after the change never saw it: that row is orphaned.
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { KeyCodec } from '../chain/port.ts';
-import type { IdFormat, KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
+import type { ChainKey, IdFormat, KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
 
 /** One id's key as the Secret holds it: a Pocket key, or why not. */
 export type KeyEntry = ModelKeyEntry;
@@ -33,6 +38,8 @@ export class KeyStore {
   #digests = new Map<ValidatorId, string>();
   #secretSeen = false;
   #version: string | undefined;
+  /** Valid keys the Secret held before and holds no more, by address, with the id that had each. */
+  readonly #retired = new Map<string, { readonly id: ValidatorId; readonly key: ChainKey }>();
 
   readonly #codec: KeyCodec;
   constructor(ids: IdFormat, codec: KeyCodec) {
@@ -83,6 +90,37 @@ export class KeyStore {
       .sort();
   }
 
+  /**
+   * The id whose key had this address before the Secret changed, while the manager still holds
+   * that key in memory (keys rotated, moved or removed since this process read them).
+   */
+  heldFor(address: string): ValidatorId | undefined {
+    return this.#retired.get(address)?.id;
+  }
+
+  /**
+   * A key with this address to sign with: the Secret's (under any id, a shared one included), or
+   * one held in memory since the Secret dropped it. Undefined: nobody holds it (orphaned).
+   */
+  signingKey(address: string): ChainKey | undefined {
+    const first = this.#byAddress.get(address);
+    const entry = first === undefined ? undefined : this.#entries.get(first);
+    if (entry?.ok === true) return entry.key;
+    const parsed = first === undefined ? undefined : this.#parsed.get(first);
+    if (parsed?.ok === true && parsed.key.address === address) return parsed.key;
+    return this.#retired.get(address)?.key;
+  }
+
+  /** Addresses whose key is held in memory only, with the id that had each. */
+  held(): ReadonlyMap<string, ValidatorId> {
+    return new Map([...this.#retired].map(([address, { id }]) => [address, id]));
+  }
+
+  /** Forgets a key held in memory (its row is out of the set, and no node signs with it). */
+  release(address: string): void {
+    this.#retired.delete(address);
+  }
+
   entries(): IterableIterator<KeyEntry> {
     return this.#entries.values();
   }
@@ -129,6 +167,7 @@ export class KeyStore {
       if (!entry.ok) newProblems.push({ id, code: entry.code, message: entry.message });
     }
     for (const id of this.#entries.keys()) if (!next.has(id)) changed.push(id);
+    this.#retire(parsed);
 
     this.#entries = next;
     this.#parsed = parsed;
@@ -142,6 +181,16 @@ export class KeyStore {
     }
     changed.sort();
     return { changed, newProblems };
+  }
+
+  /** Keeps in memory every valid key the new Secret no longer holds; forgets those it holds again. */
+  #retire(parsed: ReadonlyMap<ValidatorId, KeyEntry>): void {
+    const present = new Set<string>();
+    for (const entry of parsed.values()) if (entry.ok) present.add(entry.key.address);
+    for (const [id, entry] of this.#parsed)
+      if (entry.ok && !present.has(entry.key.address))
+        this.#retired.set(entry.key.address, { id, key: entry.key });
+    for (const address of present) this.#retired.delete(address);
   }
 }
 

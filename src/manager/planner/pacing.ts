@@ -9,7 +9,15 @@
 // quorum (V1), every row ever staked is a member, whatever its status, and a leaving voter is a
 // silent member once gone. Where late joiners never vote (V1: no state sync), a newcomer is silent
 // for good: no set grows by a synced newcomer, and `ceiling` says how many could join if every
-// member able to vote did — when that is 0, waiting helps nothing.
+// member able to vote did — when that is 0, waiting helps nothing. Where the leader's own vote does
+// not count (V1), the voters give one vote less (planner/quorum.ts): four genesis voters carry no
+// silent fifth row there.
+//
+// A row counts as a voter only while a key the manager knows of stands behind it (the keys
+// source's, or an old key held for a rotation): a row whose key nobody holds (unmanaged, orphaned
+// by a key change) may still be signed by a node that started with it, but that node loses it at
+// its next restart: it is a silent member here (docs/design.md §Safety rules: a row whose key nobody holds is
+// reported, never counted as a voter).
 import {
   ActionKind,
   ChainStatus,
@@ -17,14 +25,22 @@ import {
   type ChainCapabilities,
   type ValidatorId,
 } from '../model.ts';
-import { hasProvenItself, isVoting, type VotingInput } from './voting.ts';
+import { silentRoom, votesGiven } from './quorum.ts';
+import { canVote, isVoting, type VotingInput } from './voting.ts';
 
 export interface PacingInput extends VotingInput {
   readonly settings: VotingInput['settings'] & {
     /** Undefined: the intended chain (late joiners vote, unstaked rows leave the quorum). */
     readonly capabilities?: ChainCapabilities | undefined;
   };
-  readonly keys: { idOfAddress(address: string): ValidatorId | undefined };
+  readonly keys: {
+    idOfAddress(address: string): ValidatorId | undefined;
+    /**
+     * The id whose old key (held in memory for its rotation, keys/key-store.ts) has this address:
+     * its row votes until the rotation unstakes it, a leaving member.
+     */
+    heldFor?(address: string): ValidatorId | undefined;
+  };
   readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
   readonly mempool: ReadonlyMap<string, { readonly kind: ActionKind | undefined }>;
@@ -33,6 +49,8 @@ export interface PacingInput extends VotingInput {
 export interface PacingBudget {
   /** Members that vote now and stay. */
   readonly voting: number;
+  /** The votes they give a height (one less where the leader's own vote does not count). */
+  readonly votes: number;
   /** Members once the leaving ones are out: staying rows, silent leavers, pending stakes. */
   readonly members: number;
   /** Members that do not vote (joining, silent or pending). */
@@ -44,6 +62,8 @@ export interface PacingBudget {
    * their stake and are not leaving). Below `budget` never; equal to it where nothing is silent.
    */
   readonly ceiling: number;
+  /** Members able to vote (signed since their stake, not leaving), whether they vote now or not. */
+  readonly able: number;
 }
 
 export function pacingBudget(input: PacingInput): PacingBudget {
@@ -56,10 +76,15 @@ export function pacingBudget(input: PacingInput): PacingBudget {
   for (const row of input.chain.values()) {
     if (rowsLeaveQuorum && row.status !== ChainStatus.staked) continue;
     const id = input.keys.idOfAddress(row.address);
-    const votes = row.status === ChainStatus.staked && isVoting(input, row.address, id);
-    // A validator on its way out (unwanted, or its unstake sent) votes only until its unstake
-    // commits: the joiners must fit the set that stays. Until then a silent one is a member.
+    const held = input.keys.heldFor?.(row.address);
+    // No key behind it: whoever signs it now loses it at a restart (a silent member, below).
+    const keyed = id !== undefined || held !== undefined;
+    const votes = keyed && row.status === ChainStatus.staked && isVoting(input, row.address, id);
+    // A validator on its way out (unwanted, or its unstake sent, or an old key a rotation unstakes)
+    // votes only until its unstake commits: the joiners must fit the set that stays. Until then a
+    // silent one is a member.
     const leaving =
+      (id === undefined && held !== undefined) ||
       (id !== undefined &&
         (input.desired.validators.get(id)?.wanted === false ||
           input.open.get(id)?.kind === ActionKind.unstake)) ||
@@ -68,9 +93,10 @@ export function pacingBudget(input: PacingInput): PacingBudget {
     members++;
     if (votes && !leaving) voting++;
     if (
+      keyed &&
       !leaving &&
       row.status === ChainStatus.staked &&
-      (votes || hasProvenItself(input, row.address, id))
+      (votes || canVote(input, row.address, id))
     )
       able++;
   }
@@ -79,12 +105,55 @@ export function pacingBudget(input: PacingInput): PacingBudget {
     const id = input.keys.idOfAddress(address);
     if (tx.kind === ActionKind.stake && (id === undefined || !input.open.has(id))) members++;
   }
-  let budget = Math.max(0, Math.floor((3 * voting - 2 * members - 1) / 2));
-  let ceiling = Math.max(budget, Math.floor((3 * able - 2 * members - 1) / 2));
+  let budget = Math.max(0, silentRoom(voting, members, caps));
+  let ceiling = Math.max(budget, silentRoom(able, members, caps));
   if (lateJoinersVote && budget === 0 && voting >= 1 && voting <= 2 && members === voting) {
     budget = 1;
     ceiling = Math.max(ceiling, 1);
   }
   // `ceiling` is for chains whose late joiners never vote: a refusal there may be for good.
-  return { voting, members, silent: members - voting, budget, ceiling };
+  return {
+    voting,
+    votes: votesGiven(voting, caps),
+    members,
+    silent: members - voting,
+    budget,
+    ceiling,
+    able,
+  };
+}
+
+/**
+ * A row that votes now: it signed recently, or it is one that votes whenever its node is up
+ * (`canVote`) and its pod is Ready (a young chain's few certificates hold only a quorum each).
+ */
+function votesNow(input: PacingInput, address: string, id: ValidatorId | undefined): boolean {
+  if (isVoting(input, address, id)) return true;
+  const pod = id === undefined ? undefined : input.desired.validators.get(id)?.pod;
+  return pod?.ready === true && canVote(input, address, id);
+}
+
+/**
+ * The quorum as it stands now (the scaler's refusals read it): the rows it counts — every staked
+ * row, or every row where unstaked rows stay in it (V1), plus the stakes on their way — and the
+ * addresses of those that vote now with a key the manager knows of behind them.
+ */
+export function quorumNow(input: PacingInput): { rows: number; voters: Set<string> } {
+  const rowsLeaveQuorum = input.settings.capabilities?.unstakeLeavesQuorum ?? true;
+  let rows = 0;
+  const voters = new Set<string>();
+  for (const row of input.chain.values()) {
+    if (rowsLeaveQuorum && row.status !== ChainStatus.staked) continue;
+    rows++;
+    const id = input.keys.idOfAddress(row.address);
+    const keyed = id !== undefined || input.keys.heldFor?.(row.address) !== undefined;
+    if (keyed && row.status === ChainStatus.staked && votesNow(input, row.address, id))
+      voters.add(row.address);
+  }
+  for (const action of input.open.values()) if (action.kind === ActionKind.stake) rows++;
+  for (const [address, tx] of input.mempool) {
+    const id = input.keys.idOfAddress(address);
+    if (tx.kind === ActionKind.stake && (id === undefined || !input.open.has(id))) rows++;
+  }
+  return { rows, voters };
 }

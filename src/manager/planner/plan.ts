@@ -1,6 +1,6 @@
 // The planner: a pure function of (desired, actual, pending) that decides the one action each
 // validator needs, and why. The reconciler acts on it; `GET /v1/plan` shows it as a dry run.
-// The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses, and
+// The rule: docs/design.md §The rule that decides; pacing and the sync check are its safety clauses, and
 // the safety rules (minimum set, key problems, a chain that is not trusted) come above every row.
 import {
   ActionKind,
@@ -13,14 +13,32 @@ import {
   DecisionCode,
   type DesiredState,
   type DesiredValidator,
+  type FormerKey,
   type KeyEntry,
   type KeyObservation,
+  type NodeKey,
   type Pacing,
   type PodView,
   type ValidatorId,
 } from '../model.ts';
-import { splitByMinimumSet, type MinimumSet, type MinimumSetVerdict } from './minimum-set.ts';
+import {
+  heldBecause,
+  quorumStanding,
+  votesWhenUp,
+  splitByMinimumSet,
+  type MinimumSet,
+  type MinimumSetVerdict,
+} from './minimum-set.ts';
 import { pacingBudget, type PacingBudget } from './pacing.ts';
+import { commits, quorumArithmetic } from './quorum.ts';
+import { rotationOf, type Rotation } from './rotation.ts';
+import {
+  formerOwnerOf,
+  isMemberRow,
+  signerOf,
+  signersByAddress,
+  type SigningPod,
+} from './signers.ts';
 import { hasProvenItself } from './voting.ts';
 import { isoSecond, pausedDeparture } from './paused-departure.ts';
 
@@ -76,6 +94,11 @@ export interface Decision {
   readonly key: string;
   readonly id: ValidatorId | undefined;
   readonly address: string | undefined;
+  /**
+   * The address the action is for when it is not `address`: a key rotation's old address, which
+   * is unstaked with the old key (planner/rotation.ts).
+   */
+  readonly subject?: string | undefined;
   readonly action: ActionKind | 'none';
   /** Set when `action` is needed but deferred; the reconciler acts only when this is unset. */
   readonly waitingFor: Wait | undefined;
@@ -150,6 +173,10 @@ export interface KeyLookup {
   idsOfAddress(address: string): ValidatorId[];
   /** The key's address now, or the one it had when last valid. */
   addressOf(id: ValidatorId): string | undefined;
+  /** The id whose old key (held in memory since the Secret dropped it) has this address. */
+  heldFor?(address: string): ValidatorId | undefined;
+  /** A key with this address to sign with: the Secret's, or one held in memory. */
+  signingKey?(address: string): ChainKey | undefined;
 }
 
 export interface PlanInput {
@@ -169,6 +196,8 @@ export interface PlanInput {
   readonly chain: ReadonlyMap<string, ChainValidator>;
   /** Address → highest height at which it signed a committed block's certificate. */
   readonly signers: ReadonlyMap<string, number>;
+  /** The genesis set's addresses, once read (chain/chain-view.ts). */
+  readonly genesis?: ReadonlySet<string> | undefined;
   /** Open (prepared or sent) actions by validator id. */
   readonly open: ReadonlyMap<ValidatorId, ActionRecord>;
   /**
@@ -202,6 +231,10 @@ export interface PlanInput {
   readonly keysSeen?: ReadonlyMap<ValidatorId, KeyObservation>;
   /** The pod the manager last deleted for a stale key, by id (the reconciler's memory). */
   readonly staleRestarts?: ReadonlyMap<ValidatorId, StaleRestart>;
+  /** What each pod's node said it signs with, by pod uid (keys/node-keys.ts). */
+  readonly nodeKeys?: ReadonlyMap<string, NodeKey> | undefined;
+  /** Each id's former keys (addresses), oldest first (keys/key-observations.ts). */
+  readonly formerKeys?: ReadonlyMap<ValidatorId, readonly FormerKey[]> | undefined;
 }
 
 /** The inputs of a stake: a terminal failure holds while these are unchanged. */
@@ -221,6 +254,7 @@ interface Draft {
   key: string;
   id: ValidatorId | undefined;
   address: string | undefined;
+  subject?: string | undefined;
   action: ActionKind | 'none';
   waitingFor: Wait | undefined;
   phase: Phase;
@@ -242,10 +276,14 @@ export function plan(input: PlanInput): Decision[] {
   const drafts = new Map<string, Draft>();
   for (const id of planIds(input)) drafts.set(id, decideOne(id, input));
 
-  // Staked validators whose key is not in the Secret: reported, never touched.
+  // Staked validators whose key is not in the Secret: reported, never touched. A row whose old key
+  // is held for a rotation is its validator's (decided above); one whose key a former owner had is
+  // orphaned (a key change the manager did not see).
   for (const row of input.chain.values()) {
     if (input.keys.idOfAddress(row.address) !== undefined) continue;
     if (row.status !== ChainStatus.staked && row.status !== ChainStatus.paused) continue;
+    if (input.keys.heldFor?.(row.address) !== undefined) continue;
+    const former = formerOwnerOf(input, row.address);
     drafts.set(row.address, {
       ...blank({
         key: row.address,
@@ -255,8 +293,20 @@ export function plan(input: PlanInput): Decision[] {
         chainStatus: row.status,
       }),
       phase: Phase.unmanaged,
-      code: DecisionCode.unmanaged,
-      reason: 'staked on chain, but no key in the Secret has this address',
+      ...(former === undefined
+        ? {
+            code: DecisionCode.unmanaged,
+            reason: 'staked on chain, but no key in the Secret has this address',
+          }
+        : {
+            code: DecisionCode.orphaned,
+            reason: orphanReason(
+              row.address,
+              `${former.id}'s key until ${clockTime(former.key.replacedAt, undefined)}`,
+              row.status,
+              input,
+            ),
+          }),
     });
   }
 
@@ -278,7 +328,8 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     address !== undefined &&
     input.chain.has(address) &&
     input.keys.idsOfAddress(address).includes(id);
-  if (!input.desired.validators.has(id) && !onChain) return undefined;
+  if (!input.desired.validators.has(id) && !onChain && !holdsRotatingRow(input, id))
+    return undefined;
   const draft = decideOne(id, input);
   if (draft.action === 'none') return draft;
   const gate = !input.synced || !input.trust.trusted || input.paused;
@@ -298,7 +349,7 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
     ) {
       const pacing = pacingBudget(input);
       if (lowerStakes(input, id, pacing).claimed >= pacing.ceiling)
-        refuseNoStateSync(draft, pacing);
+        refuseNoStateSync(draft, pacing, input.settings.capabilities);
     }
     return draft;
   }
@@ -313,9 +364,18 @@ export function planOne(input: PlanInput, id: ValidatorId): Decision | undefined
   // plan() hands the budget out in id order: the stakes that may go out at lower ids come first
   // (and, without state sync, the ceiling to every stake the rule wants, waiting or not).
   const { granted, claimed } = lowerStakes(input, id, pacing);
-  if (!joinersVote(input) && claimed >= pacing.ceiling) refuseNoStateSync(draft, pacing);
+  if (!joinersVote(input) && claimed >= pacing.ceiling)
+    refuseNoStateSync(draft, pacing, input.settings.capabilities);
   else if (granted >= pacing.budget) waitForPacing(draft, pacing);
   return draft;
+}
+
+/** A row whose old key is held for `id`'s rotation is on chain (plan() lists `id` for it). */
+function holdsRotatingRow(input: PlanInput, id: ValidatorId): boolean {
+  const candidates = (input.formerKeys?.get(id) ?? []).map((f) => f.address);
+  const seen = input.keysSeen?.get(id)?.address;
+  if (seen !== undefined) candidates.push(seen);
+  return candidates.some((a) => input.chain.has(a) && input.keys.heldFor?.(a) === id);
 }
 
 /** Every validator id `plan` decides, sorted. */
@@ -323,8 +383,12 @@ function planIds(input: PlanInput): ValidatorId[] {
   const ids = new Set<ValidatorId>(input.desired.validators.keys());
   // Keys whose validator is on chain are managed even when no pod or ordinal names them; a key
   // shared by several ids shows its problem on each of them.
-  for (const address of input.chain.keys())
+  for (const address of input.chain.keys()) {
     for (const id of input.keys.idsOfAddress(address)) ids.add(id);
+    // A row whose old key is held for a rotation: its validator unstakes it, pod or no pod.
+    const held = input.keys.heldFor?.(address);
+    if (held !== undefined) ids.add(held);
+  }
   return [...ids].sort();
 }
 
@@ -365,6 +429,11 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
   if (entry === undefined) {
+    // A key removed while its row was staked: once the validator is not wanted, the old key held
+    // in memory unstakes that row (while wanted, its node goes on signing with it, untouched).
+    const removed = wanted ? undefined : rotationOf(input, id, () => signersOf(input));
+    if (removed !== undefined && removed.holder !== 'none')
+      return openAction(draft, input) ?? decideRotation(draft, removed, input);
     return {
       ...draft,
       phase: wanted ? Phase.failed : Phase.unstaked,
@@ -385,8 +454,13 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
   if (key === undefined) return draft; // unreachable: entry.ok implies a key
+  const pod = desired?.pod;
+  // Its own pod's node signs with another key (an older one, or another id's): its row's
+  // signatures are someone else's node's, and it is not active itself.
+  const signer = pod === undefined ? undefined : signerOf(input, id, pod);
+  const elsewhere = signer !== undefined && signer.address !== key.address ? signer : undefined;
   const proven = hasProvenItself(input, key.address, id);
-  draft.signing = proven;
+  draft.signing = proven && elsewhere === undefined;
   if (desired?.conflict !== undefined) {
     return {
       ...draft,
@@ -396,17 +470,8 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
 
-  const open = input.open.get(id);
-  if (open !== undefined) {
-    const phase = open.kind === ActionKind.stake ? Phase.staking : Phase.unstaking;
-    const tx =
-      open.txHash === undefined ? 'a transaction' : `transaction ${open.txHash.slice(0, 12)}…`;
-    return {
-      ...draft,
-      phase,
-      reason: `${open.kind} sent at height ${open.sentHeight ?? open.preparedHeight}; waiting for ${tx} to commit`,
-    };
-  }
+  const open = openAction(draft, input);
+  if (open !== undefined) return open;
 
   // An action found committed at a height the chain view has not read yet (the reconciler looks
   // a transaction up by hash; after the RPC node went back, the view may trail it): the rows do
@@ -426,6 +491,11 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
 
+  if (pod?.held !== true) {
+    const rotation = rotationOf(input, id, () => signersOf(input));
+    if (rotation !== undefined) return decideRotation(draft, rotation, input);
+  }
+
   const pooled = input.mempool.get(key.address);
   if (pooled !== undefined) {
     const staking = pooled.kind === ActionKind.stake;
@@ -436,7 +506,6 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
     };
   }
 
-  const pod = desired?.pod;
   if (pod?.held === true) {
     return {
       ...draft,
@@ -457,6 +526,12 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
           reason: `${NO_STATE_SYNC}; staked at height ${input.stakeHeights.get(id) ?? '?'} and counted in the quorum, its node never syncs or votes`,
         };
       }
+      if (elsewhere !== undefined)
+        return {
+          ...draft,
+          phase: Phase.staked,
+          reason: `staked, but the node of its pod ${pod?.name ?? '?'} signs with ${elsewhere.address} (${elsewhere.how === 'read' ? 'it says so' : 'it started before this key was seen'}): this row's signatures${proven ? ` (last at height ${input.signers.get(key.address) ?? '?'})` : ''} are another node's`,
+        };
       return {
         ...draft,
         phase: proven ? Phase.active : Phase.staked,
@@ -593,6 +668,127 @@ function decideOne(id: ValidatorId, input: PlanInput): Draft {
   };
 }
 
+/** The decision of a validator with an open action: staking or unstaking, waiting for it. */
+function openAction(draft: Draft, input: PlanInput): Draft | undefined {
+  const open = draft.id === undefined ? undefined : input.open.get(draft.id);
+  if (open === undefined) return undefined;
+  const phase = open.kind === ActionKind.stake ? Phase.staking : Phase.unstaking;
+  const tx =
+    open.txHash === undefined ? 'a transaction' : `transaction ${open.txHash.slice(0, 12)}…`;
+  const of = open.address === draft.address ? '' : ` of its old address ${open.address}`;
+  return {
+    ...draft,
+    phase,
+    ...(open.address === draft.address ? {} : { subject: open.address }),
+    reason: `${open.kind}${of} sent at height ${open.sentHeight ?? open.preparedHeight}; waiting for ${tx} to commit`,
+  };
+}
+
+/** Who signs with what, computed once per plan input (an O(validators) walk). */
+const SIGNERS = new WeakMap<PlanInput, ReadonlyMap<string, readonly SigningPod[]>>();
+function signersOf(input: PlanInput): ReadonlyMap<string, readonly SigningPod[]> {
+  let found = SIGNERS.get(input);
+  if (found === undefined) {
+    found = signersByAddress(input);
+    SIGNERS.set(input, found);
+  }
+  return found;
+}
+
+/**
+ * A validator in a key rotation (planner/rotation.ts): its old address is unstaked with the old
+ * key first; refused on a chain that cannot carry it; orphaned when nobody holds the old key.
+ */
+function decideRotation(draft: Draft, rotation: Rotation, input: PlanInput): Draft {
+  const { from } = rotation;
+  const row = input.chain.get(from);
+  const lastSigned = input.signers.get(from);
+  const signing =
+    lastSigned !== undefined && lastSigned > input.height - input.settings.votingWindow;
+  const who =
+    rotation.signer === undefined ? 'its pod' : `the node of pod ${rotation.signer.pod.name}`;
+  const base: Draft = {
+    ...draft,
+    subject: from,
+    phase: signing ? Phase.active : Phase.staked,
+    signing: false,
+  };
+  const changed =
+    rotation.to === undefined
+      ? 'its key was removed from the Secret'
+      : `the Secret gives it a new key (address ${rotation.to})`;
+  if (rotation.refused)
+    return {
+      ...base,
+      code: DecisionCode.rotationRefused,
+      reason: `ROTATION_REFUSED: ${changed}, but on this chain its old row ${from} would stay counted in the quorum and a new row would never vote (${rotationArithmetic(input, from)}): nothing is done, and ${who} goes on signing with the old key; put the old key back under its id`,
+    };
+  const key = rotation.holder === 'none' ? undefined : input.keys.signingKey?.(from);
+  if (key === undefined)
+    return {
+      ...base,
+      phase: Phase.failed,
+      code: DecisionCode.orphaned,
+      reason: orphanReason(from, `${draft.id ?? '?'}'s key until it changed`, row?.status, input),
+    };
+  const fingerprint = unstakeFingerprint(key);
+  const latest = draft.id === undefined ? undefined : input.latest.get(draft.id);
+  if (latest?.terminal === true && latest.fingerprint === fingerprint)
+    return {
+      ...base,
+      phase: Phase.failed,
+      fingerprint,
+      code: DecisionCode.actionFailed,
+      reason: `${latest.errorCode ?? 'FAILED'}: ${latest.error ?? 'unstake failed'}`,
+    };
+  const pooled = input.mempool.get(from);
+  if (pooled !== undefined)
+    return {
+      ...base,
+      phase: pooled.kind === ActionKind.unstake ? Phase.unstaking : base.phase,
+      reason: `a ${pooled.kind ?? 'transaction'} of its old address ${from} (${pooled.hash.slice(0, 12)}…) is in the mempool`,
+    };
+  const held =
+    rotation.holder === 'memory'
+      ? 'the old key, held in memory'
+      : 'its key, which the Secret holds under another id';
+  return heldByHook(
+    {
+      ...base,
+      action: ActionKind.unstake,
+      fingerprint,
+      reason: `key rotation: ${changed}; unstaking its old address ${from} with ${held}, while ${who} still signs with it; then its pod restarts on the new key, and the new address is staked`,
+    },
+    input,
+  );
+}
+
+/**
+ * What a key change would do to the quorum on a chain that cannot carry a rotation: one row more
+ * (the new address), and the old row's voter gone (its node restarts on a key that never votes).
+ */
+function rotationArithmetic(input: PlanInput, from: string): string {
+  const { voters, rows } = quorumStanding(input);
+  const after = votesWhenUp(input, from) ? voters - 1 : voters;
+  return `${rows + 1} rows with ${after} voters: ${quorumArithmetic(after, rows + 1, input.settings.capabilities)}`;
+}
+
+/**
+ * Why a member row whose key nobody holds is a problem, with the quorum's arithmetic and the way
+ * out (the orphan of a key change the manager did not see, docs/adr/0023).
+ */
+function orphanReason(
+  address: string,
+  whose: string,
+  status: ChainStatus | undefined,
+  input: PlanInput,
+): string {
+  const { voters, rows } = quorumStanding(input);
+  const caps = input.settings.capabilities;
+  const live = commits(voters, rows, caps);
+  return `ORPHANED: row ${address} (${whose}) is ${status ?? 'staked'} on chain, and no key for it is held (the Secret changed while the manager was not running): it cannot be unstaked, and no rule counts it as a voter; the node that still signs with it stops at its next restart, and then ${quorumArithmetic(voters, rows, caps)}${live ? '' : ': the chain halts'}. The way out: put that key back in the Secret (the manager then unstakes the row and rotates properly), or unstake it with the key yourself`;
+}
+
 /**
  * `hh:mm:ss` (UTC) of a time, with its milliseconds when asked, and with its date when it is not
  * on the day of `day` (a pod started yesterday at 13:00 is not "13:00" against a key seen at 12:00).
@@ -628,12 +824,18 @@ function staleKeyReason(
   const restart = input.staleRestarts?.get(id);
   const forThisKey = restart !== undefined && restart.observedAt === seen.observedAt;
   const restarting = forThisKey && restart.uid === pod.uid;
+  // What the node says it signs with (this run of it) settles the question; the times only guess.
+  const read = input.nodeKeys?.get(pod.uid);
+  const told = read !== undefined && read.startedAt === pod.startedAt ? read.address : undefined;
   if (!restarting) {
-    if (pod.terminating || pod.startedAt === undefined || pod.startedAt >= seen.observedAt)
-      return undefined;
-    if (forThisKey && restart.podName === pod.name) return undefined; // its replacement
+    if (pod.terminating || pod.startedAt === undefined || told === key.address) return undefined;
+    if (told === undefined && pod.startedAt >= seen.observedAt) return undefined;
+    if (told === undefined && forThisKey && restart.podName === pod.name) return undefined; // its replacement
   }
-  const what = `pod ${pod.name} started before its current key was seen (started ${clockTime(pod.startedAt, seen.observedAt)}, key seen ${clockTime(seen.observedAt, pod.startedAt, true)}): its node may hold an older key`;
+  const what =
+    told !== undefined && told !== key.address
+      ? `the node of pod ${pod.name} signs with ${told}, not with its current key (the node says so)`
+      : `pod ${pod.name} started before its current key was seen (started ${clockTime(pod.startedAt, seen.observedAt)}, key seen ${clockTime(seen.observedAt, pod.startedAt, true)}): its node may hold an older key`;
   if (restarting) return `${what}; restarted it, waiting for its replacement`;
   if (input.settings.restartStalePods === false)
     return `${what}; not restarted (CM_RESTART_STALE_PODS=false): delete the pod to start it with the current key`;
@@ -644,29 +846,32 @@ function staleKeyReason(
 
 /**
  * Why deleting `id`'s stale pod could take a voter off the chain, or undefined when it cannot.
- * The pod's node holds some earlier key, and the chain does not say which: if a member of the set
- * (staked, paused, or leaving and still signing) has no key in the Secret (the old address of a
- * rotated key), or its key's own id has no Ready pod (a key this pod borrowed), this pod may be
- * the node that signs for it, and deleting a voter's pod can halt the chain (a rotation of a third
- * of the keys would). The stale pod then waits, reported, until every member has a Ready pod of
- * its own, or someone deletes it. A leaving row (unstaking) counts only while its address still
- * signs blocks: a chain that drops leaving rows from its set (ours) takes no vote of theirs, and
- * one that keeps them (V1 counts every row) shows their votes in its certificates. Counting every
- * leaving row held a stale pod for as long as a drained validator's unstaking lasts (2016 blocks)
- * — the soak's "006: wanted but pending". Walks the chain's rows: called only for a pod already
- * judged stale.
+ *
+ * When the pod's node is known to sign with some address (it said so, or its start tells: planner/
+ * signers.ts), the question is exact (issue 30): the pod may go only when no member row loses its
+ * last signer — the address it signs with is not a member of the set (staked, paused, or leaving
+ * and still signing), or another Ready pod's node signs it too — and when no other running node
+ * signs with the key it would load on its restart (two nodes with one key sign twice). A rotation
+ * therefore restarts the pod only once its old address is out of the set; a key moved to another
+ * id is loaded by that id's pod only once the node that signed with it has restarted.
+ *
+ * When it cannot be told, the old rule stands: if a member of the set has no key in the Secret
+ * (the old address of a rotated key), or its key's own id has no Ready pod whose node signs it (a
+ * key this pod borrowed), this pod may be the node that signs for it, and it waits, reported. A
+ * leaving row (unstaking) counts only while its address still signs blocks: a chain that drops
+ * leaving rows from its set (ours) takes no vote of theirs, and one that keeps them (V1 counts
+ * every row) shows their votes in its certificates. Counting every leaving row held a stale pod
+ * for as long as a drained validator's unstaking lasts (2016 blocks) — the soak's "006: wanted but
+ * pending". Walks the chain's rows: called only for a pod already judged stale.
  */
 export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string | undefined {
+  const pod = input.desired.validators.get(id)?.pod;
+  const mine = pod === undefined ? undefined : signerOf(input, id, pod);
+  if (pod !== undefined && mine !== undefined) return signerBlocker(id, pod, mine.address, input);
   for (const row of input.chain.values()) {
-    if (
-      row.status !== ChainStatus.staked &&
-      row.status !== ChainStatus.paused &&
-      row.status !== ChainStatus.unstaking
-    )
-      continue;
+    if (!isMemberRow(row) && row.status !== ChainStatus.unstaking) continue;
     const last = input.signers.get(row.address);
-    const signing = last !== undefined && last >= input.height - STILL_SIGNING_BLOCKS;
-    if (row.status === ChainStatus.unstaking && !signing) continue;
+    if (row.status === ChainStatus.unstaking && !stillSigning(row.address, input)) continue;
     const owner = input.keys.idOfAddress(row.address);
     if (owner === undefined)
       return `chain member ${row.address} has no key in the Secret (a rotated key's old address?): this pod's node may be the one signing for it; delete the pod yourself once that is settled`;
@@ -676,11 +881,46 @@ export function staleRestartBlocker(id: ValidatorId, input: PlanInput): string |
       if (row.status !== ChainStatus.unstaking) continue;
       return `its own address ${row.address} is leaving the set but signed block ${last ?? '?'}: this pod's node may be the one signing`;
     }
-    const pod = input.desired.validators.get(owner)?.pod;
-    if (pod === undefined || !pod.ready)
+    const ownerPod = input.desired.validators.get(owner)?.pod;
+    if (ownerPod === undefined || !ownerPod.ready)
       return `chain member ${owner} has no Ready pod of its own: this pod's node may be signing with its key`;
+    const ownerSigns = signerOf(input, owner, ownerPod);
+    if (ownerSigns !== undefined && ownerSigns.address !== row.address)
+      return `chain member ${row.address} is ${owner}'s key, but the node of ${owner}'s pod ${ownerPod.name} signs with ${ownerSigns.address}: this pod's node may be the one signing for it`;
   }
   return undefined;
+}
+
+/** The exact blocker when `pod`'s node is known to sign with `signs` (staleRestartBlocker). */
+function signerBlocker(
+  id: ValidatorId,
+  pod: PodView,
+  signs: string,
+  input: PlanInput,
+): string | undefined {
+  const row = input.chain.get(signs);
+  const member =
+    isMemberRow(row) || (row?.status === ChainStatus.unstaking && stillSigning(signs, input));
+  if (member) {
+    const others = (signersOf(input).get(signs) ?? []).filter(
+      (p) => p.pod.uid !== pod.uid && p.pod.ready,
+    );
+    if (others.length === 0)
+      return `its node signs with ${signs}, ${row?.status ?? 'staked'} on chain: deleting the pod would take that row's only signer away (it is restarted once the row is out of the set)`;
+  }
+  const entry = input.keys.get(id);
+  const next = entry?.ok === true ? entry.key.address : undefined;
+  if (next === undefined || next === signs) return undefined;
+  const twin = (signersOf(input).get(next) ?? []).find((p) => p.pod.uid !== pod.uid);
+  if (twin !== undefined)
+    return `the node of pod ${twin.pod.name} signs with ${next}, the key this pod would load: two nodes would sign with one key (it is restarted once that node has restarted)`;
+  return undefined;
+}
+
+/** A leaving row whose address signed one of the last few blocks (STILL_SIGNING_BLOCKS). */
+function stillSigning(address: string, input: PlanInput): boolean {
+  const last = input.signers.get(address);
+  return last !== undefined && last >= input.height - STILL_SIGNING_BLOCKS;
 }
 
 /**
@@ -774,7 +1014,7 @@ function applyGlobalWaits(
     if (!now && !(noSync && isStakeWaitingOnItself(d))) continue;
     if (noSync) {
       if (ceiling <= 0) {
-        refuseNoStateSync(d, pacing);
+        refuseNoStateSync(d, pacing, input.settings.capabilities);
         continue;
       }
       ceiling--;
@@ -868,33 +1108,39 @@ export function minimumSetVerdict(
   decide: (id: ValidatorId) => Draft | Decision,
 ): MinimumSetVerdict {
   const candidates: { id: ValidatorId; address: string }[] = [];
+  // Old addresses a key rotation unstakes (few: the ids whose key changed), with their ids.
+  const rotating = new Map<string, ValidatorId>();
+  for (const id of input.formerKeys?.keys() ?? []) {
+    const rotation = rotationOf(input, id, () => signersOf(input));
+    if (rotation !== undefined) rotating.set(rotation.from, id);
+  }
   if (input.minimumSet !== undefined) {
-    let staked = 0;
-    let maybeLeaving = 0;
-    for (const row of input.chain.values()) {
-      if (row.status !== ChainStatus.staked) continue;
-      staked++;
-      const id = input.keys.idOfAddress(row.address);
-      if (id === undefined) continue;
-      if (
-        input.desired.validators.get(id)?.wanted !== true ||
-        input.open.get(id)?.kind === ActionKind.unstake ||
-        input.mempool.has(row.address)
-      )
-        maybeLeaving++;
-    }
-    if (staked - maybeLeaving >= input.minimumSet.size) {
+    // Every row that might leave (not wanted, rotated out, or on its way out) gone at once: still
+    // enough?
+    const after = quorumStanding(
+      input,
+      (address, id) =>
+        rotating.has(address) ||
+        (id === undefined ? false : input.desired.validators.get(id)?.wanted !== true),
+    );
+    if (
+      after.voters >= input.minimumSet.size &&
+      (input.minimumSet.size === 0 ||
+        commits(after.voters, after.rows, input.settings.capabilities))
+    ) {
       // Nothing near the minimum: every unstake may go (held stays empty).
-      return splitAll(input, staked);
+      return splitAll(input, after, rotating);
     }
   }
   for (const row of input.chain.values()) {
     if (row.status !== ChainStatus.staked) continue;
-    const id = input.keys.idOfAddress(row.address);
-    if (id === undefined || input.desired.validators.get(id)?.wanted === true) continue;
+    const id = rotating.get(row.address) ?? input.keys.idOfAddress(row.address);
+    if (id === undefined) continue;
+    if (!rotating.has(row.address) && input.desired.validators.get(id)?.wanted === true) continue;
     const d = decide(id);
     if (
       d.action === ActionKind.unstake &&
+      (d.subject ?? row.address) === row.address &&
       (d.waitingFor === undefined || d.waitingFor === Wait.minimumSet)
     )
       candidates.push({ id, address: row.address });
@@ -902,13 +1148,17 @@ export function minimumSetVerdict(
   return splitByMinimumSet(input, candidates);
 }
 
-function splitAll(input: PlanInput, staked: number): MinimumSetVerdict {
-  const everyone = new Set<ValidatorId>();
+function splitAll(
+  input: PlanInput,
+  after: { voters: number; rows: number },
+  rotating: ReadonlyMap<string, ValidatorId>,
+): MinimumSetVerdict {
+  const everyone = new Set<ValidatorId>(rotating.values());
   for (const address of input.chain.keys()) {
     const id = input.keys.idOfAddress(address);
     if (id !== undefined) everyone.add(id);
   }
-  return { staked, leaving: 0, allowed: everyone, held: new Set() };
+  return { ...after, allowed: everyone, held: new Set(), limit: undefined };
 }
 
 function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict): void {
@@ -920,15 +1170,21 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
     reason:
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
-        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since unstaking it would leave ${verdict.staked - verdict.leaving - verdict.allowed.size - 1} staked validator(s), fewer than the minimum of ${minimum.size} (${minimum.source}); ${d.reason}`,
+        : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since ${heldBecause(verdict, minimum, input.settings.capabilities)}; ${d.reason}`,
   });
 }
 
-function refuseNoStateSync(d: Draft, pacing: PacingBudget): void {
+function refuseNoStateSync(
+  d: Draft,
+  pacing: PacingBudget,
+  caps: PlanSettings['capabilities'],
+): void {
+  // The first joiner beyond the ceiling: the rows it would make, against every member able to vote.
+  const rows = pacing.members + pacing.ceiling + 1;
   Object.assign(d, {
     waitingFor: Wait.noStateSync,
     code: DecisionCode.noStateSync,
-    reason: `${NO_STATE_SYNC}; it would never vote, and a set of ${pacing.members} member(s) with ${pacing.voting} voting can carry no more silent members (BFT needs more than 2/3 voting): staking it would halt the chain, so it is not staked`,
+    reason: `${NO_STATE_SYNC}; it would never vote, and a set of ${pacing.members} member(s) with ${pacing.voting} voting can carry no more silent members: staking it would halt the chain for good (${quorumArithmetic(pacing.able, rows, caps)}), so it is not staked; the way out is a larger genesis set`,
   });
 }
 

@@ -15,8 +15,11 @@ import {
   ActionState,
   ChainStatus,
   type ActionRecord,
+  type ChainKey,
   type DesiredState,
+  type FormerKey,
   type KeyObservation,
+  type NodeKey,
   type ValidatorId,
 } from '../model.ts';
 import type { MinimumSet } from '../planner/minimum-set.ts';
@@ -58,6 +61,10 @@ export interface WorldView {
   eventTarget(id: ValidatorId): EventTarget | undefined;
   /** When each id's current key was first seen (keys/key-observations.ts); absent: not recorded. */
   readonly keysSeen?: ReadonlyMap<ValidatorId, KeyObservation>;
+  /** Each id's former keys (keys/key-observations.ts); absent: not recorded. */
+  readonly formerKeys?: ReadonlyMap<ValidatorId, readonly FormerKey[]>;
+  /** What each pod's node said it signs with, by pod uid (keys/node-keys.ts). */
+  readonly nodeKeys?: ReadonlyMap<string, NodeKey>;
 }
 
 export interface ReconcilerOptions {
@@ -118,6 +125,7 @@ export class Reconciler {
       keys: world.keys,
       chain: world.chain.validators,
       signers: world.chain.signers,
+      genesis: world.chain.genesis,
       mempool: world.chain.mempool,
       open: world.book.open,
       latest: world.book.latest,
@@ -126,6 +134,8 @@ export class Reconciler {
       settings,
       ...(this.#o.hooks === undefined ? {} : { hookHolds: this.#o.hooks.holds }),
       ...(world.keysSeen === undefined ? {} : { keysSeen: world.keysSeen }),
+      ...(world.formerKeys === undefined ? {} : { formerKeys: world.formerKeys }),
+      ...(world.nodeKeys === undefined ? {} : { nodeKeys: world.nodeKeys }),
       staleRestarts: this.#staleRestarts,
     };
   }
@@ -290,10 +300,10 @@ export class Reconciler {
   async #act(decision: Decision, signal: AbortSignal, log: Logger): Promise<Outcome> {
     const { world, adapter, settings } = this.#o;
     const id = decision.id;
-    const entry = id === undefined ? undefined : world.keys.get(id);
+    const key = this.#keyFor(decision);
     if (
       id === undefined ||
-      entry?.ok !== true ||
+      key === undefined ||
       decision.action === 'none' ||
       decision.fingerprint === undefined
     )
@@ -303,7 +313,7 @@ export class Reconciler {
       const hold = await this.#o.hooks.before(
         {
           id,
-          address: entry.key.address,
+          address: key.address,
           kind: decision.action,
           serviceUrl: decision.serviceUrl,
         },
@@ -323,7 +333,7 @@ export class Reconciler {
     }
     const request: TxRequest = {
       kind: decision.action,
-      key: entry.key,
+      key,
       amount: settings.stakeAmount,
       chains: settings.stakeChains,
       serviceUrl: decision.serviceUrl ?? '',
@@ -332,7 +342,7 @@ export class Reconciler {
     // On disk before the send (group commit: the actions prepared in this tick share the fsync).
     const record = await world.book.prepareDurably({
       validatorId: id,
-      address: entry.key.address,
+      address: key.address,
       kind: decision.action,
       mode: adapter.mode,
       txHash: prepared.txHash,
@@ -395,6 +405,17 @@ export class Reconciler {
       }
       throw failure;
     }
+  }
+
+  /**
+   * The key an action is signed with: the validator's own, or for a rotation's unstake of its old
+   * address the old key (held in memory, or in the Secret under another id: planner/rotation.ts).
+   */
+  #keyFor(decision: Decision): ChainKey | undefined {
+    const keys = this.#o.world.keys;
+    if (decision.subject !== undefined) return keys.signingKey?.(decision.subject);
+    const entry = decision.id === undefined ? undefined : keys.get(decision.id);
+    return entry?.ok === true ? entry.key : undefined;
   }
 
   /** Follows an open action until the chain shows it, or declares it dropped. */

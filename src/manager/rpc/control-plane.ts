@@ -232,6 +232,7 @@ export class ManagerControlPlane implements ControlPlane {
             chain: m.chain.validators,
             open: m.actions.open,
             mempool: m.chain.mempool,
+            addressesOf: (id) => m.addressesOf(id),
           },
           // A pod the cluster removes while paused is held until shortly before it is killed; then
           // its validator leaves as if not paused (planner/paused-departure.ts).

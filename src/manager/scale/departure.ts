@@ -19,6 +19,9 @@ export const DepartureCode = {
   held: 'HELD',
   unmanaged: 'UNMANAGED',
   failed: 'UNSTAKE_FAILED',
+  // Not final, and never will be by the manager's hand: the pod's node signs for a member row
+  // whose key nobody holds; the pod is kept as long as its hook allows (the row's only signer).
+  orphaned: 'ORPHANED',
   notAValidatorPod: 'NOT_A_VALIDATOR_POD',
   // Not final: still leaving, or nothing can be decided now.
   leaving: 'LEAVING',
@@ -87,6 +90,8 @@ export function departureOf(input: DepartureInput): Departure {
       departed: true,
       final: true,
     });
+  if (state.keyProblem === 'ORPHANED')
+    return answer(DepartureCode.orphaned, state.reason, { final: false });
   const keyProblem = keyProblemOf(input.view.keys.get(entry.id));
   if (keyProblem !== undefined)
     return answer(

@@ -14,14 +14,25 @@ export interface LeaveView {
     get(id: ValidatorId): KeyEntry | undefined;
     /** The key's address now, or the one it had when last valid. */
     addressOf(id: ValidatorId): string | undefined;
+    /** A key with this address the manager can sign with (the Secret's, or one held in memory). */
+    signingKey?(address: string): unknown;
   };
+  /**
+   * The addresses `id`'s pod's node may sign with (planner/signers.ts `addressesOf`): the one it
+   * is known to sign with, else its current and former keys'. Absent: its current key's only.
+   */
+  addressesOf?(id: ValidatorId): readonly string[];
   readonly chain: ReadonlyMap<string, Pick<ChainValidator, 'status'>>;
   readonly open: ReadonlyMap<ValidatorId, Pick<ActionRecord, 'kind'>>;
   readonly mempool: ReadonlyMap<string, unknown>;
 }
 
-/** A key problem by its code (the catalogue's): the manager never acts for such a validator. */
-export type KeyProblemCode = 'KEY_MISSING' | 'KEY_INVALID' | 'KEY_DUPLICATE';
+/**
+ * A key problem by its code (the catalogue's): the manager never acts for such a validator. Also
+ * ORPHANED: the pod's node signs for a member row whose key nobody holds, which the manager cannot
+ * unstake (a key changed while it was not running).
+ */
+export type KeyProblemCode = 'KEY_MISSING' | 'KEY_INVALID' | 'KEY_DUPLICATE' | 'ORPHANED';
 
 export type LeaveState =
   | { readonly left: true }
@@ -32,37 +43,60 @@ export type LeaveState =
       readonly reason: string;
     };
 
-export function keyProblemOf(entry: KeyEntry | undefined): KeyProblemCode | undefined {
+export function keyProblemOf(
+  entry: KeyEntry | undefined,
+): Exclude<KeyProblemCode, 'ORPHANED'> | undefined {
   if (entry === undefined) return 'KEY_MISSING';
   if (entry.ok) return undefined;
   return entry.code === 'KEY_DUPLICATE' ? 'KEY_DUPLICATE' : 'KEY_INVALID';
 }
 
 /**
- * Whether `id`'s validator has left the set: its address is known, the chain shows it not staked,
- * and nothing of it is in flight. A validator whose address cannot be known (its key is missing or
- * malformed and was never seen valid) never counts as gone: it may well be staked.
+ * Whether `id`'s validator has left the set, judged on addresses (issue 30): every address its
+ * pod's node may sign with is out of the set (not staked or paused) and nothing of it is in flight
+ * — a pod may go only when no staked row loses its last signer. After a rotation the Secret's key
+ * is new while the node still signs with the old one: judging the new key's address drained three
+ * staked rows' only signers and halted the chain. A validator whose address cannot be known (its
+ * key is missing or malformed and was never seen valid) never counts as gone: it may well be
+ * staked.
  */
 export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
   const keyProblem = keyProblemOf(view.keys.get(id));
-  const address = view.keys.addressOf(id);
-  if (address === undefined)
+  const current = view.keys.addressOf(id);
+  const addresses = view.addressesOf?.(id) ?? (current === undefined ? [] : [current]);
+  if (addresses.length === 0)
     return {
       left: false,
       keyProblem,
       reason: `${keyProblem ?? 'KEY_MISSING'}: the key of ${id} is ${keyProblem === 'KEY_INVALID' ? 'malformed' : 'missing'} and its address was never seen, so whether it is still staked cannot be known; the manager will not unstake it`,
     };
-  const status = view.chain.get(address)?.status ?? ChainStatus.absent;
-  if (status === ChainStatus.staked)
-    return keyProblem === undefined
-      ? { left: false, keyProblem, reason: 'still in the validator set' }
-      : {
-          left: false,
-          keyProblem,
-          reason: `${keyProblem}: still staked, and the manager will not unstake a validator with a key problem`,
-        };
-  if (view.open.has(id) || view.mempool.has(address))
-    return { left: false, keyProblem, reason: 'its transaction is not committed yet' };
+  for (const address of addresses) {
+    const status = view.chain.get(address)?.status ?? ChainStatus.absent;
+    if (status === ChainStatus.staked || status === ChainStatus.paused) {
+      if (address === current)
+        return keyProblem === undefined
+          ? { left: false, keyProblem, reason: 'still in the validator set' }
+          : {
+              left: false,
+              keyProblem,
+              reason: `${keyProblem}: still staked, and the manager will not unstake a validator with a key problem`,
+            };
+      const held = view.keys.signingKey?.(address) !== undefined;
+      return held
+        ? {
+            left: false,
+            keyProblem: undefined,
+            reason: `its node signs with its old key's address ${address}, still ${status} on chain: it is unstaked with the old key first`,
+          }
+        : {
+            left: false,
+            keyProblem: 'ORPHANED',
+            reason: `ORPHANED: its node signs with ${address}, still ${status} on chain, and no key for it is held: the manager cannot unstake it, and removing the pod takes that row's only signer away`,
+          };
+    }
+    if (view.open.has(id) || view.mempool.has(address))
+      return { left: false, keyProblem, reason: 'its transaction is not committed yet' };
+  }
   return { left: true };
 }
 
@@ -93,6 +127,11 @@ export interface ScaleCheck {
    * from their names).
    */
   readonly newKeyProblems?: readonly NewKeyProblem[];
+  /**
+   * The chain would not survive the scale (survival.ts): refused after a running drain and before
+   * the minimum set, so that the answer gives the quorum's arithmetic. Already decided for `force`.
+   */
+  readonly halts?: ManagerError | undefined;
 }
 
 /** An id a scale-up would add, and why its key is not one a validator can use. */
@@ -109,7 +148,7 @@ export interface NewKeyProblem {
  * validators whose key problem hides whether they are staked.
  */
 export function refusal(check: ScaleCheck): ManagerError | undefined {
-  if (check.force) return undefined;
+  if (check.force) return check.halts;
   const { replicas, drain, minimum } = check;
   if (drain !== undefined && drain.target !== replicas)
     return new ManagerError(
@@ -117,6 +156,7 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       `a scale-down to ${drain.target} is still draining; wait until it is done, or send force: true to supersede it (the pods the new target keeps are un-marked)`,
       { details: { drainingTo: drain.target } },
     );
+  if (check.halts !== undefined) return check.halts;
   const down = replicas < check.previous;
   if (down && minimum === undefined)
     return new ManagerError(

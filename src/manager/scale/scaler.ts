@@ -23,6 +23,7 @@ import { isStakedOnChain, Phase } from '../planner/plan.ts';
 import type { ManagerControl, ReadModel, ViewDriver } from '../read-model.ts';
 import type { ReplicaTarget } from './replica-target.ts';
 import { BlockerWatch } from './scale-blockers.ts';
+import { survivalRefusal } from './survival.ts';
 import {
   keyProblemOf,
   leaveState,
@@ -176,6 +177,7 @@ export class Scaler {
         minimum: this.#read.minimumSet(),
         leaving: request.replicas < previous ? leaving : [],
         newKeyProblems: this.#newKeyProblems(name, previous, request.replicas),
+        halts: this.#survival(name, request, previous),
       });
       if (refused !== undefined) {
         log.info({ code: refused.code, to: request.replicas }, 'scale refused');
@@ -302,12 +304,45 @@ export class Scaler {
     }
   }
 
+  /** The refusal of a scale the chain would not survive (survival.ts), or undefined. */
+  #survival(name: string, request: ScaleRequest, previous: number): ManagerError | undefined {
+    const read = this.#read;
+    const joining: ValidatorId[] = [];
+    for (let ordinal = previous; ordinal < request.replicas; ordinal++) {
+      const id = this.#p.replicas.idOfNewPod(name, ordinal);
+      const address = id === undefined ? undefined : read.keys.addressOf(id);
+      if (id === undefined || address === undefined) continue;
+      if (read.chain.validators.has(address) || read.chain.mempool.has(address)) continue;
+      if (!read.actions.open.has(id)) joining.push(id);
+    }
+    const leaving = this.#entries(name)
+      .filter((entry) => (entry.ordinal ?? 0) >= request.replicas)
+      .map((entry) => {
+        const addresses = read.addressesOf(entry.id);
+        return {
+          id: entry.id,
+          addresses,
+          staked: addresses.some((a) => read.chain.validators.get(a)?.status === 'staked'),
+        };
+      });
+    return survivalRefusal({
+      replicas: request.replicas,
+      previous,
+      force: request.force,
+      capabilities: read.capabilities,
+      quorum: read.quorum(),
+      joining,
+      leaving,
+    });
+  }
+
   /**
    * The ids of ordinals `from`…`to − 1` (a scale-up would add them) whose key in the Secret is
    * missing, malformed or shared with another id.
    */
   #newKeyProblems(name: string, from: number, to: number): NewKeyProblem[] {
     const problems: NewKeyProblem[] = [];
+    const signing = this.#signingNodes(name);
     for (let ordinal = Math.max(0, from); ordinal < to; ordinal++) {
       const id = this.#p.replicas.idOfNewPod(name, ordinal);
       if (id === undefined) continue;
@@ -315,8 +350,30 @@ export class Scaler {
       const code = keyProblemOf(entry);
       if (code !== undefined)
         problems.push({ id, code, message: entry?.ok === false ? entry.message : undefined });
+      // A key another running node signs with (a key moved from an id whose pod still runs on it):
+      // the new pod's node would sign with it a second time.
+      const twin = entry?.ok === true ? signing.get(entry.key.address) : undefined;
+      if (code === undefined && twin !== undefined && twin.id !== id)
+        problems.push({
+          id,
+          code: 'KEY_DUPLICATE',
+          message: `the key the node of pod ${twin.pod} (${twin.id}) still signs with`,
+        });
     }
     return problems;
+  }
+
+  /** Running pods whose node is known to sign with one address, by that address. */
+  #signingNodes(name: string): Map<string, { id: ValidatorId; pod: string }> {
+    const out = new Map<string, { id: ValidatorId; pod: string }>();
+    for (const entry of this.#entries(name)) {
+      if (entry.pod === undefined || entry.pod.startedAt === undefined) continue;
+      const addresses = this.#read.addressesOf(entry.id);
+      const [only] = addresses;
+      if (addresses.length === 1 && only !== undefined)
+        out.set(only, { id: entry.id, pod: entry.pod.name });
+    }
+    return out;
   }
 
   #leaveView(): LeaveView {
@@ -326,6 +383,7 @@ export class Scaler {
       chain: r.chain.validators,
       open: r.actions.open,
       mempool: r.chain.mempool,
+      addressesOf: (id) => r.addressesOf(id),
     };
   }
 
@@ -502,9 +560,11 @@ export class Scaler {
       });
     }
     for (const entry of wanted) {
-      // The planner's reading of the chain: its row staked under its own key, and signing.
+      // The planner's reading of the chain: its row staked under its own key, nothing of it in
+      // flight (an unstake on its way is no "staked"), and signing with its own pod's node.
       const decision = decisions.get(entry.id);
-      const staked = decision !== undefined && isStakedOnChain(decision);
+      const staked =
+        decision !== undefined && isStakedOnChain(decision) && !this.#actionInFlight(decision);
       const active = staked && decision.signing;
       const ok = request.wait === WaitFor.active ? active : staked;
       if (!ok)
@@ -517,7 +577,50 @@ export class Scaler {
     }
     const leaving = entries.filter((e) => (e.ordinal ?? 0) >= request.replicas).map((e) => e.id);
     missing.push(...this.#missingLeaving(leaving, request.force));
+    missing.push(...this.#stillMoving(new Set(missing.map((m) => m.id))));
     return missing;
+  }
+
+  /** A stake or unstake of this validator (its address, or a rotation's old one) is on its way. */
+  #actionInFlight(decision: { id: ValidatorId | undefined; address: string | undefined }): boolean {
+    const read = this.#read;
+    const open = decision.id === undefined ? undefined : read.actions.open.get(decision.id);
+    const pooled =
+      decision.address === undefined ? undefined : read.chain.mempool.get(decision.address);
+    return open !== undefined || (pooled !== undefined && pooled.kind !== undefined);
+  }
+
+  /**
+   * Stakes and unstakes still on their way that no entry above accounts for (a validator whose pod
+   * is gone, a rotation's old address): until they commit the set is still changing, and a scale
+   * is not done (a halted chain with unstakes pending answered `done` in 55 ms, issue 30).
+   */
+  #stillMoving(listed: ReadonlySet<ValidatorId>): Unmet[] {
+    const read = this.#read;
+    const out: Unmet[] = [];
+    const seen = new Set<string>();
+    for (const open of read.actions.open.values()) {
+      seen.add(open.address);
+      if (listed.has(open.validatorId)) continue;
+      out.push({
+        id: open.validatorId,
+        phase: open.kind === 'stake' ? Phase.staking : Phase.unstaking,
+        code: undefined,
+        reason: `its ${open.kind} of ${open.address} is not committed yet`,
+      });
+    }
+    for (const [address, tx] of read.chain.mempool) {
+      if (seen.has(address) || tx.kind === undefined) continue;
+      const id = read.keys.idOfAddress(address) ?? address;
+      if (listed.has(id)) continue;
+      out.push({
+        id,
+        phase: tx.kind === 'stake' ? Phase.staking : Phase.unstaking,
+        code: undefined,
+        reason: `a ${tx.kind} of ${address} is in the mempool, not committed yet`,
+      });
+    }
+    return out;
   }
 
   /**

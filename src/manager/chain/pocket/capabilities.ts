@@ -1,4 +1,4 @@
-// What the chain can do, as data the planner and the adapters read (DESIGN.md, "The chain port"):
+// What the chain can do, as data the planner and the adapters read (docs/design.md §The chain port):
 // never guessed from answers, taken from the configured profile (CM_CHAIN_PROFILE).
 import type { ChainProfile } from '../../config.ts';
 import type { ChainCapabilities } from '../../model.ts';
@@ -10,6 +10,10 @@ import type { ChainCapabilities } from '../../model.ts';
  *   (state_sync/module.go:47-55, consensus/module.go:158-169);
  * - quorum over every validator row ever staked, unstaked ones included (consensus/helpers.go:
  *   128-134, persistence/types/actor_shared_sql.go:87-94);
+ * - the leader's own vote never counts: it sends it to itself with `sendToLeader`
+ *   (consensus/hotstuff_leader.go:96-102, 147-153, 198-204) through RainTree's `sendInternal`,
+ *   which returns without sending when the address is its own (p2p/raintree/router.go:172-179),
+ *   while the threshold is still `> 2/3 × len(validators)` (consensus/helpers.go:119-134);
  * - no debug RPC routes: a view is triggered by a DebugMessage sent to each validator over P2P
  *   (app/client/cli/debug.go), which the stand-in takes at `POST /p2p/v1/debug-message`.
  */
@@ -18,12 +22,14 @@ const PROFILES: Readonly<Record<ChainProfile, ChainCapabilities>> = {
     profile: 'intended',
     lateJoinersVote: true,
     unstakeLeavesQuorum: true,
+    leaderVoteCounts: true,
     viewTrigger: 'rpc-debug-route',
   },
   v1: {
     profile: 'v1',
     lateJoinersVote: false,
     unstakeLeavesQuorum: false,
+    leaderVoteCounts: false,
     viewTrigger: 'p2p-debug-message',
   },
 };

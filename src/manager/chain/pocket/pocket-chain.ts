@@ -7,6 +7,7 @@ import type { ChainPort } from '../port.ts';
 import { capabilitiesOf } from './capabilities.ts';
 import { CliChainAdapter } from './cli-adapter.ts';
 import { pocketIds } from './id-format.ts';
+import { readNodeAddress } from './node-identity.ts';
 import { pocketKeys } from './pocket-key.ts';
 import { pocketReads } from './pocket-reads.ts';
 import { pocketRules } from './pocket-rules.ts';
@@ -56,5 +57,6 @@ export function pocketChain(options: PocketChainOptions): ChainPort {
       }
       return client.height({ signal, timeoutMs: 2_000 });
     },
+    nodeAddress: readNodeAddress,
   };
 }

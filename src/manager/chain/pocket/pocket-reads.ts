@@ -7,7 +7,7 @@ import { ActionKind, ChainStatus, type ChainValidator } from '../../model.ts';
 import type { ChainBlock, ChainReads, CommittedTx, ReadOptions } from '../port.ts';
 import { parseChainTime } from './chain-time.ts';
 import { chainIdentityOf } from './chain-identity.ts';
-import { readGenesisValidatorCount } from './genesis-set.ts';
+import { readGenesisValidators } from './genesis-set.ts';
 
 /** V1's message type names (utility/types/proto/message.proto) of the manager's two actions. */
 const MESSAGE_TYPES: Readonly<Record<ActionKind, string>> = {
@@ -109,7 +109,7 @@ export function pocketReads(rpc: PocketQueries): ChainReads {
       const account = await rpc.account(address, bounded(options, 10_000));
       return BigInt(account.coins[0]?.amount ?? '0');
     },
-    genesisValidatorCount: () => readGenesisValidatorCount(rpc),
+    genesisValidators: () => readGenesisValidators(rpc),
     identity: () => chainIdentityOf(rpc),
   };
 }

@@ -1,0 +1,531 @@
+// Addresses as the unit of safety (issue 30): quorum, signatures and drains belong to the address a
+// node signs with, not to the id whose key the Secret holds today. Each of the issue's
+// reproductions as a rule on built inputs (the planner, the drain's leave rule, the preStop
+// departure, the scaler over fakes of its ports); the devnet versions are in
+// test/integration/addresses.test.ts. And key rotation as a planned sequence: the old address is
+// unstaked with the old key held in memory, the pod restarts, the new address is staked; a row
+// whose key nobody holds is ORPHANED, never a voter; a chain that cannot carry it refuses it.
+import { describe, expect, it } from 'vitest';
+import { capabilitiesOf } from '../../src/manager/chain/pocket/capabilities.ts';
+import { KeyStore } from '../../src/manager/keys/key-store.ts';
+import { ChainStatus, type DesiredValidator, type ValidatorId } from '../../src/manager/model.ts';
+import {
+  plan,
+  planOne,
+  staleRestartBlocker,
+  Wait,
+  type Decision,
+  type PlanInput,
+} from '../../src/manager/planner/plan.ts';
+import { addressesOf } from '../../src/manager/planner/signers.ts';
+import { departureOf } from '../../src/manager/scale/departure.ts';
+import { leaveState } from '../../src/manager/scale/scale-rules.ts';
+import { WaitFor } from '../../src/manager/scale/scaler.ts';
+import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
+import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
+import {
+  action,
+  input,
+  keyOf,
+  NOW,
+  row,
+  unwanted,
+  wanted,
+  type Scenario,
+} from '../support/plan-fixture.ts';
+import { fakeReplicas, scalerOver } from '../support/scaler-fakes.ts';
+
+const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
+const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
+/** When the Secret changed (the manager saw the new keys then). */
+const CHANGED = NOW - 10_000;
+/** When every pod's node started: before the change. */
+const STARTED = NOW - 60_000;
+
+interface Keys {
+  /** id → the fixture id whose key the Secret gives it now (its own when absent). */
+  now?: Record<ValidatorId, ValidatorId | null>;
+  /** The manager saw the Secret before the change (it holds the old keys in memory). */
+  sawBefore?: boolean;
+  /** id → the fixture id whose key its pod's node says it signs with. */
+  nodes?: Record<ValidatorId, ValidatorId> | undefined;
+}
+
+/** A plan input after a key change: the Secret's keys, the former keys, what the nodes say. */
+function changed(s: Scenario, k: Keys, all: ValidatorId[]): PlanInput {
+  const base = input({ ...s, keys: all });
+  const secret = (which: 'old' | 'new') =>
+    Object.fromEntries(
+      all.flatMap((id) => {
+        const to = which === 'old' ? id : k.now?.[id] === undefined ? id : k.now[id];
+        return to === null ? [] : [[id, b64(to)]];
+      }),
+    );
+  const store = new KeyStore(pocketIds, pocketKeys);
+  if (k.sawBefore !== false)
+    store.update({ metadata: { resourceVersion: '1' }, data: secret('old') });
+  store.update({ metadata: { resourceVersion: '2' }, data: secret('new') });
+  const rotated = Object.keys(k.now ?? {});
+  const keysSeen = new Map(
+    all.map((id) => {
+      const to = k.now?.[id] ?? id;
+      return [
+        id,
+        {
+          address: keyOf(to).address,
+          observedAt: rotated.includes(id) ? CHANGED : STARTED - 3_600_000,
+        },
+      ];
+    }),
+  );
+  const formerKeys = new Map(
+    rotated.map((id) => [
+      id,
+      [{ address: keyOf(id).address, observedAt: STARTED - 3_600_000, replacedAt: CHANGED }],
+    ]),
+  );
+  const nodeKeys = new Map(
+    Object.entries(k.nodes ?? {}).map(([id, signs]) => [
+      `uid-${id}`,
+      { address: keyOf(signs).address, startedAt: STARTED },
+    ]),
+  );
+  return { ...base, keys: store, keysSeen, formerKeys, nodeKeys };
+}
+
+/** Pods started before the key change (their nodes hold what the Secret had then). */
+const early = (id: ValidatorId): DesiredValidator => wanted(id, { startedAt: STARTED });
+const earlyGone = (id: ValidatorId): DesiredValidator => unwanted(id, { startedAt: STARTED });
+
+function decisions(i: PlanInput): Map<string, Decision> {
+  const all = plan(i);
+  for (const d of all) if (d.id !== undefined) expect(planOne(i, d.id)).toEqual(d);
+  return new Map(all.map((d) => [d.key, d]));
+}
+
+const seven = ids(7);
+const sevenActive: Scenario = {
+  signers: seven,
+  chain: seven.map((id) => row(id)),
+  minimumSet: { size: 3, source: 'a quorum of the 4 genesis validator(s)' },
+};
+const fresh = { '005': '015', '006': '016', '007': '017' };
+
+describe('reproduction 1: rotated keys, then a scale-down', () => {
+  it('the drain judges the address the node signs with: 005–007 have not left while their old rows are staked', () => {
+    for (const nodes of [{ '005': '005', '006': '006', '007': '007' }, undefined]) {
+      // Told by the nodes, or inferred from the start times (the pods started before the change).
+      const i = changed(
+        {
+          ...sevenActive,
+          desired: [...ids(4).map(early), ...['005', '006', '007'].map(earlyGone)],
+        },
+        { now: fresh, nodes },
+        seven,
+      );
+      const view = {
+        keys: i.keys,
+        chain: i.chain,
+        open: i.open,
+        mempool: i.mempool,
+        addressesOf: (id: ValidatorId) => addressesOf(i, id),
+      };
+      for (const id of ['005', '006', '007']) {
+        expect(addressesOf(i, id)).toEqual([keyOf(id).address]);
+        expect(leaveState(view, id)).toMatchObject({ left: false, keyProblem: undefined });
+      }
+      // The plan unstakes the three old addresses, each signed with the old key held in memory.
+      const d = decisions(i);
+      for (const id of ['005', '006', '007']) {
+        expect(d.get(id)).toMatchObject({
+          action: 'unstake',
+          waitingFor: undefined,
+          subject: keyOf(id).address,
+          address: keyOf(fresh[id as keyof typeof fresh]).address,
+        });
+        expect(d.get(id)?.reason).toMatch(/^key rotation: the Secret gives it a new key/);
+        expect(d.get(id)?.fingerprint).toBe(`unstake|${keyOf(id).publicKeyHex}`);
+        // The old rows are the rotation's, not "unmanaged".
+        expect(d.has(keyOf(id).address)).toBe(false);
+      }
+    }
+  });
+
+  it('the scaler does not answer done with the pods removed: it drains the old addresses first', async () => {
+    const state = {
+      s: { ...sevenActive, desired: seven.map(early) } as Scenario,
+      paused: false,
+    };
+    const { target, writes, podMarks } = fakeReplicas(7);
+    const { scaler, clock, read } = scalerOver(state, target);
+    // The fake read model plans over `input(s)`; give it the rotated world.
+    const world = (s: Scenario) =>
+      changed(s, { now: fresh, nodes: { '005': '005', '006': '006', '007': '007' } }, [
+        ...seven,
+        '015',
+        '016',
+        '017',
+      ]);
+    Object.defineProperty(read, 'keys', { get: () => world(state.s).keys });
+    read.plan = () => plan(world(state.s));
+    read.addressesOf = (id) => addressesOf(world(state.s), id);
+    const done = scaler.scale(
+      { replicas: 4, wait: WaitFor.staked, timeoutSeconds: 30, drive: false, force: false },
+      new AbortController().signal,
+    );
+    await clock.advance(2_000);
+    // The leaving pods are marked, and the replicas stay at 7 while the old rows are staked.
+    expect(podMarks.map((m) => m.name).sort()).toEqual([
+      'validator-4',
+      'validator-5',
+      'validator-6',
+    ]);
+    expect(writes).toEqual([]);
+    await clock.advance(30_000);
+    expect(await done).toMatchObject({ outcome: 'timeout' });
+    expect(writes).toEqual([]);
+  });
+});
+
+describe('reproduction 2: a rotated key the manager did not see, then kubectl scale 0', () => {
+  it('the orphaned row is never counted in the minimum set: only 004 leaves, not 003', () => {
+    // 001–005 staked; 005's key changed while the manager was down: its old row has no key.
+    const five = ids(5);
+    const i = changed(
+      {
+        signers: five,
+        chain: five.map((id) => row(id)),
+        desired: five.map(earlyGone),
+        minimumSet: { size: 3, source: 'a quorum of the 4 genesis validator(s)' },
+      },
+      { now: { '005': '015' }, sawBefore: false },
+      five,
+    );
+    const d = decisions(i);
+    const unstakes = [...d.values()].filter(
+      (x) => x.action === 'unstake' && x.waitingFor === undefined,
+    );
+    expect(unstakes.map((x) => x.id)).toEqual(['004']);
+    expect(d.get('003')).toMatchObject({ waitingFor: Wait.minimumSet, phase: 'held' });
+    // The old row is reported ORPHANED, with the arithmetic and the way out.
+    const orphan = d.get(keyOf('005').address);
+    expect(orphan).toMatchObject({ phase: 'unmanaged', code: 'ORPHANED', action: 'none' });
+    expect(orphan?.reason).toMatch(/^ORPHANED: row [0-9a-f]{40} \(005's key until /);
+    expect(orphan?.reason).toMatch(/no rule counts it as a voter/);
+    expect(orphan?.reason).toMatch(/\d+ rows need \d+ votes; \d+ voters give \d+/);
+    expect(orphan?.reason).toMatch(/The way out: put that key back in the Secret/);
+    // 005 itself: it cannot be rotated (nobody holds the old key).
+    expect(d.get('005')).toMatchObject({ phase: 'failed', code: 'ORPHANED' });
+  });
+
+  it('pacing counts the orphaned row as silent: four voters of five rows take no newcomer', () => {
+    const five = ids(5);
+    const i = changed(
+      {
+        signers: five,
+        chain: five.map((id) => row(id)),
+        desired: [...ids(4).map(early), unwanted('005', null), wanted('006', { startedAt: NOW })],
+      },
+      { now: { '005': '015' }, sawBefore: false },
+      ids(6),
+    );
+    expect(decisions(i).get('006')).toMatchObject({ action: 'stake', waitingFor: Wait.pacing });
+  });
+});
+
+describe('reproduction 3: keys moved to other ids, then the stale-key restart', () => {
+  // 001–006 staked; paused; scaled to 8 (007 and 008 started with their own keys); the keys of
+  // 005/006 moved to 007/008, and 005/006 given unused keys.
+  const eight = ids(8);
+  const moved = { '005': '015', '006': '016', '007': '005', '008': '006' };
+  const nodes = { '005': '005', '006': '006', '007': '007', '008': '008' };
+  const world = (k: Partial<Keys> = {}) =>
+    changed(
+      {
+        signers: ids(6),
+        chain: ids(6).map((id) => row(id)),
+        desired: eight.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: moved, nodes, ...k },
+      eight,
+    );
+
+  it("the pods that sign for the moved keys are not deleted: the rows' only signers", () => {
+    for (const i of [world(), world({ nodes: {} })]) {
+      for (const id of ['005', '006'])
+        expect(staleRestartBlocker(id, i)).toMatch(
+          /^its node signs with [0-9a-f]{40}, staked on chain/,
+        );
+      // 007's pod would load 005's key while validator-4 still signs with it: not yet either.
+      expect(staleRestartBlocker('007', i)).toMatch(
+        /two nodes would sign with one key|only signer/,
+      );
+    }
+  });
+
+  it('the silent ids are not shown active: 007 and 008 are staked under keys their own nodes do not hold', () => {
+    const d = decisions(world());
+    for (const id of ['007', '008']) {
+      expect(d.get(id)?.phase).not.toBe('active');
+      expect(d.get(id)?.signing).toBe(false);
+      expect(d.get(id)?.reason).toMatch(/the node of its pod validator-\d signs with [0-9a-f]{40}/);
+    }
+    // 005 and 006 rotate: their old addresses are unstaked first, signed with the keys the Secret
+    // now holds under 007 and 008.
+    for (const id of ['005', '006'])
+      expect(d.get(id)).toMatchObject({ action: 'unstake', subject: keyOf(id).address });
+  });
+});
+
+describe('key rotation as a planned sequence', () => {
+  const four = ids(4);
+  const base = (chain = four.map((id) => row(id)), desired = four.map(early)): Scenario => ({
+    signers: ids(5),
+    chain: [...chain, row('005')],
+    desired: [...desired, early('005')],
+    minimumSet: { size: 3, source: 't' },
+  });
+  const all = ids(5);
+
+  it('1. the old address is unstaked with the old key held in memory', () => {
+    const d = decisions(changed(base(), { now: { '005': '015' }, nodes: { '005': '005' } }, all));
+    expect(d.get('005')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('005').address,
+      fingerprint: `unstake|${keyOf('005').publicKeyHex}`,
+      phase: 'active',
+    });
+  });
+
+  it('   …and while it is on its way nothing else is done; once out, 2. the pod restarts', () => {
+    const sent = changed(
+      { ...base(), open: [action('005', { kind: 'unstake', address: keyOf('005').address })] },
+      { now: { '005': '015' }, nodes: { '005': '005' } },
+      all,
+    );
+    expect(decisions(sent).get('005')).toMatchObject({ phase: 'unstaking', action: 'none' });
+    const out = changed(
+      {
+        ...base(),
+        chain: [...four.map((id) => row(id)), row('005', ChainStatus.unstaking)],
+        signers: four,
+      },
+      { now: { '005': '015' }, nodes: { '005': '005' } },
+      all,
+    );
+    const d = decisions(out).get('005');
+    expect(d).toMatchObject({ action: 'stake', waitingFor: Wait.staleKey });
+    expect(d?.reason).toMatch(
+      /signs with [0-9a-f]{40}, not with its current key \(the node says so\); restarting it$/,
+    );
+    expect(staleRestartBlocker('005', out)).toBeUndefined();
+  });
+
+  it('3. the restarted node says it holds the new key: the new address is staked', () => {
+    const restarted = changed(
+      {
+        ...base(),
+        chain: [...four.map((id) => row(id)), row('005', ChainStatus.unstaking)],
+        desired: [...four.map(early), wanted('005', { startedAt: NOW, uid: 'uid-005b' })],
+      },
+      { now: { '005': '015' } },
+      all,
+    );
+    const d = decisions({
+      ...restarted,
+      nodeKeys: new Map([['uid-005b', { address: keyOf('015').address, startedAt: NOW }]]),
+    }).get('005');
+    expect(d).toMatchObject({
+      action: 'stake',
+      waitingFor: undefined,
+      address: keyOf('015').address,
+    });
+  });
+
+  it('the old key unknown (the manager started after the change): ORPHANED, nothing sent, the pod kept', () => {
+    const i = changed(
+      base(),
+      { now: { '005': '015' }, sawBefore: false, nodes: { '005': '005' } },
+      all,
+    );
+    const d = decisions(i);
+    expect(d.get('005')).toMatchObject({ action: 'none', phase: 'failed', code: 'ORPHANED' });
+    expect(staleRestartBlocker('005', i)).toMatch(/only signer/);
+    // Its departure (a kubectl scale-down) is held, never final: it is that row's only signer.
+    const gone = changed(
+      { ...base(), desired: [...four.map(early), earlyGone('005')] },
+      { now: { '005': '015' }, sawBefore: false, nodes: { '005': '005' } },
+      all,
+    );
+    const entry = gone.desired.validators.get('005');
+    const answer = departureOf({
+      pod: 'validator-4',
+      entry: entry?.pod === undefined ? undefined : { ...entry, pod: entry.pod },
+      decision: plan(gone).find((x) => x.id === '005'),
+      view: {
+        keys: gone.keys,
+        chain: gone.chain,
+        open: gone.open,
+        mempool: gone.mempool,
+        addressesOf: (id) => addressesOf(gone, id),
+      },
+      paused: false,
+      trust: { trusted: true, reason: undefined },
+      chainHealthy: true,
+      height: 100,
+      othersLeaving: false,
+    });
+    expect(answer).toMatchObject({ code: 'ORPHANED', final: false, departed: false });
+  });
+
+  it('a key moved to another id is unstaked with the key the Secret now holds under that id', () => {
+    const i = changed(
+      base(),
+      { now: { '005': '015', '006': '005' }, sawBefore: false, nodes: { '005': '005' } },
+      [...all, '006'],
+    );
+    expect(decisions(i).get('005')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('005').address,
+    });
+  });
+
+  it('a key removed from the Secret: unstaked with the held key once its validator is not wanted', () => {
+    const wantedStill = changed(base(), { now: { '005': null }, nodes: { '005': '005' } }, all);
+    expect(decisions(wantedStill).get('005')).toMatchObject({
+      action: 'none',
+      code: 'KEY_MISSING',
+    });
+    const leaving = changed(
+      { ...base(), desired: [...four.map(early), earlyGone('005')] },
+      { now: { '005': null }, nodes: { '005': '005' } },
+      all,
+    );
+    expect(decisions(leaving).get('005')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('005').address,
+    });
+  });
+
+  it('on a chain that keeps every row and whose late joiners never vote (V1) it is refused', () => {
+    const i = changed(
+      { ...base(), settings: { capabilities: capabilitiesOf('v1') } },
+      { now: { '005': '015' }, nodes: { '005': '005' } },
+      all,
+    );
+    const d = decisions(i).get('005');
+    expect(d).toMatchObject({ action: 'none', code: 'ROTATION_REFUSED' });
+    expect(d?.reason).toMatch(
+      /6 rows with 4 voters: 6 rows need 5 votes besides the leader's; 4 voters give 3/,
+    );
+  });
+
+  it('a key moved between two of four genesis validators does not deadlock (soak seed 730411)', () => {
+    // 002 := 003's key, 003 := 015's. 003's old address was unstaked first (its key is in the
+    // Secret under 002); its pod restarted on 015's key. 002's old row (its key held in memory) still
+    // votes, and the minimum set keeps it until a new voter joins: pacing must let 003's new key
+    // in, counting that row as a leaving voter. Before, pacing did not see the held key, counted the
+    // row as a silent member (3 members, 2 voting) and held 003 for good: a deadlock.
+    const i = changed(
+      {
+        signers: ['001', '002', '004'],
+        chain: [row('001'), row('002'), row('003', ChainStatus.unstaking), row('004')],
+        desired: [
+          early('001'),
+          early('002'),
+          wanted('003', { startedAt: NOW, uid: 'uid-003b' }),
+          early('004'),
+        ],
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '002': '003', '003': '015' }, nodes: { '002': '002' } },
+      four,
+    );
+    const d = decisions({
+      ...i,
+      nodeKeys: new Map([
+        ...i.nodeKeys!,
+        ['uid-003b', { address: keyOf('015').address, startedAt: NOW }],
+      ]),
+    });
+    expect(d.get('002')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
+    expect(d.get('003')).toMatchObject({ action: 'stake', waitingFor: undefined });
+  });
+
+  it('a rotation of every genesis key is paced by the minimum set: one old address at a time', () => {
+    const i = changed(
+      {
+        signers: four,
+        chain: four.map((id) => row(id)),
+        desired: four.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      {
+        now: { '001': '011', '002': '012', '003': '013', '004': '014' },
+        nodes: { '001': '001', '002': '002', '003': '003', '004': '004' },
+      },
+      four,
+    );
+    const d = [...decisions(i).values()];
+    expect(
+      d.filter((x) => x.action === 'unstake' && x.waitingFor === undefined).map((x) => x.id),
+    ).toEqual(['004']);
+    expect(
+      d
+        .filter((x) => x.waitingFor === Wait.minimumSet)
+        .map((x) => x.id)
+        .sort(),
+    ).toEqual(['001', '002', '003']);
+  });
+});
+
+describe('a scale-up to an id whose key another running node signs with', () => {
+  it('is refused before anything changes: the new pod would sign with it a second time', async () => {
+    // 002's key moved to 005 (no pod yet); 002's pod still signs with it (it says so).
+    const four = ids(4);
+    const state = {
+      s: { signers: four, chain: four.map((id) => row(id)), desired: four.map(early) } as Scenario,
+      paused: false,
+    };
+    const world = () =>
+      changed(state.s, { now: { '002': '006', '005': '002' }, nodes: { '002': '002' } }, ids(5));
+    const { target, writes } = fakeReplicas(4);
+    const { scaler, read } = scalerOver(state, target);
+    Object.defineProperty(read, 'keys', { get: () => world().keys });
+    read.plan = () => plan(world());
+    read.addressesOf = (id) => addressesOf(world(), id);
+    const error = await scaler
+      .scale(
+        { replicas: 5, wait: WaitFor.none, timeoutSeconds: 10, drive: false, force: false },
+        new AbortController().signal,
+      )
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'KEY_DUPLICATE' });
+    expect((error as Error).message).toContain(
+      '005 (KEY_DUPLICATE: is the key the node of pod validator-1 (002) still signs with)',
+    );
+    expect(writes).toEqual([]);
+  });
+});
+
+describe('item 9: scale --wait active while the chain is halted with unstakes pending', () => {
+  it('a validator whose unstake is on its way is not "active"; the scale does not answer done', async () => {
+    // 007 wanted again, but its unstake (sent when it was scaled away) has not committed.
+    const s: Scenario = {
+      ...sevenActive,
+      desired: seven.map((id) => wanted(id)),
+      open: [action('007', { kind: 'unstake' })],
+    };
+    const { target } = fakeReplicas(7);
+    const { scaler, clock } = scalerOver({ s, paused: false }, target);
+    const done = scaler.scale(
+      { replicas: 7, wait: WaitFor.active, timeoutSeconds: 5, drive: false, force: false },
+      new AbortController().signal,
+    );
+    await clock.advance(6_000);
+    const result = await done;
+    expect(result.done).toBe(false);
+    expect(result.missing.map((m) => m.id)).toEqual(['007']);
+  });
+});
