@@ -1,10 +1,10 @@
-// Lint: typed rules for all TypeScript, plus the import boundaries of DESIGN.md ("Parts").
+// Lint: typed rules for all TypeScript, plus the import boundaries of docs/design.md §Parts.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importBoundaries } from './scripts/eslint-import-boundaries.js';
 
 /**
- * DESIGN.md's "Parts" as an allow-list: src folder → the other src folders it may import. A folder
+ * docs/design.md §Parts as an allow-list: src folder → the other src folders it may import. A folder
  * not listed here may import nothing of ours (scripts/eslint-import-boundaries.js).
  */
 export const parts = {
@@ -24,7 +24,7 @@ const inner = [
   {
     from: 'manager/planner',
     allow: ['manager/model.ts', 'manager/errors.ts'],
-    reason: 'the planner is a pure function of the model: DESIGN.md, "Parts"',
+    reason: 'the planner is a pure function of the model: docs/design.md §Parts',
   },
 ];
 

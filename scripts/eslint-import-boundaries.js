@@ -1,4 +1,4 @@
-// An ESLint rule for DESIGN.md's "Parts" table, as an allow-list: a file under src/<part>/ may
+// An ESLint rule for the table of docs/design.md §Parts, as an allow-list: a file under src/<part>/ may
 // import, of our own code, only its own part and the parts declared for it; a folder that is not
 // declared may import nothing of ours. Rules inside a part (the planner imports only the model and
 // errors; only the Pocket side of the chain port imports the protocol library) are declared the
@@ -18,7 +18,7 @@ import path from 'node:path';
 export const importBoundaries = {
   meta: {
     type: 'problem',
-    docs: { description: "DESIGN.md's import boundaries, as an allow-list" },
+    docs: { description: 'the import boundaries of docs/design.md §Parts, as an allow-list' },
     schema: [{ type: 'object', additionalProperties: true }],
   },
   create(context) {
@@ -41,12 +41,12 @@ export const importBoundaries = {
         if (!declared) {
           context.report({
             node,
-            message: `src/${fromPart}/ is not a declared part, so it may import nothing of src/ (add it to DESIGN.md's "Parts" and to eslint.config.js's parts first).`,
+            message: `src/${fromPart}/ is not a declared part, so it may import nothing of src/ (add it to docs/design.md §Parts and to eslint.config.js's parts first).`,
           });
         } else if (!allowed.has(targetPart)) {
           context.report({
             node,
-            message: `src/${fromPart}/ may not import src/${targetPart}/ (DESIGN.md, "Parts": it may import ${allowed.size === 0 ? 'nothing of ours' : [...allowed].map((p) => `src/${p}/`).join(', ')}).`,
+            message: `src/${fromPart}/ may not import src/${targetPart}/ (docs/design.md §Parts: it may import ${allowed.size === 0 ? 'nothing of ours' : [...allowed].map((p) => `src/${p}/`).join(', ')}).`,
           });
         }
       }

@@ -1,8 +1,13 @@
 // Time as a dependency: the manager asks a Clock, so tests can use a manual one.
 
 export interface Clock {
-  /** Milliseconds since the epoch. */
+  /** Milliseconds since the epoch (the wall clock: it may be stepped, back or forward). */
   now(): number;
+  /**
+   * Milliseconds on a clock that only moves forward at a steady rate (performance.now()): for
+   * intervals that must not follow a stepped wall clock, such as how long a lease was held.
+   */
+  monotonic(): number;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal?: AbortSignal): Promise<void>;
   /** Schedules `fn` after `ms`; returns a cancel function. */
@@ -11,6 +16,7 @@ export interface Clock {
 
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted === true) {

@@ -341,6 +341,15 @@ export const ConfigSchema = Type.Object({
     default: 'cluster-manager-journal.sqlite',
     description: 'SQLite file of the action journal (must survive restarts).',
   }),
+  journalMaxBytes: integer({
+    env: 'CM_JOURNAL_MAX_BYTES',
+    flag: 'journal-max-bytes',
+    default: '209715200',
+    minimum: 65536,
+    maximum: 1099511627776,
+    description:
+      "Largest size of the journal file (200 MiB); a write past it fails as on a full disk (JOURNAL_FULL, reported, nothing sent). Keep it below the journal volume's sizeLimit (256Mi in the manifests), so that the manager reports a full journal instead of the kubelet evicting its pod.",
+  }),
   hooksFile: maybe(
     path({
       env: 'CM_HOOKS_FILE',
@@ -354,6 +363,14 @@ export const ConfigSchema = Type.Object({
     flag: 'leader-election',
     default: 'false',
     description: 'Elect a leader through a coordination.k8s.io Lease; only the leader acts.',
+  }),
+  pauseDepartureMarginMs: duration({
+    env: 'CM_PAUSE_DEPARTURE_MARGIN',
+    flag: 'pause-departure-margin',
+    default: '60s',
+    minimum: 0,
+    description:
+      'While paused, a validator pod the cluster removes (kubectl scale, a deleted StatefulSet) is held by its preStop hook, its validator staked, until this long before the kubelet kills it (its grace period ends); then the validator is unstaked anyway, so that its node votes until it has left the set instead of halting the chain. See docs/operations.md.',
   }),
   leaseName: text({
     env: 'CM_LEASE_NAME',
@@ -373,7 +390,8 @@ export const ConfigSchema = Type.Object({
     flag: 'renew-deadline',
     default: '10s',
     minimum: 500,
-    description: 'The leader steps down when it could not renew for this long.',
+    description:
+      'The leader stops acting when it could not renew for this long (a monotonic clock); a manager that creates the Lease acts only this long after.',
   }),
   retryPeriodMs: duration({
     env: 'CM_RETRY_PERIOD',

@@ -32,6 +32,9 @@ export const ErrorCatalogue = {
   SCALE_CONFLICT: { status: 409, retryable: false },
   CHAIN_UNTRUSTED: { status: 503, retryable: true },
   TOO_MANY_STREAMS: { status: 503, retryable: true },
+  JOURNAL_CORRUPT: { status: 500, retryable: false },
+  JOURNAL_FULL: { status: 507, retryable: true },
+  JOURNAL_UNAVAILABLE: { status: 503, retryable: true },
   SCALE_UNSUPPORTED: { status: 501, retryable: false },
   SCALE_TIMEOUT: { status: 504, retryable: false },
   SCALE_BLOCKED: { status: 409, retryable: false },
@@ -75,6 +78,15 @@ export class ManagerError extends Error {
 
 export function isManagerError(error: unknown, code?: ErrorCode): error is ManagerError {
   return error instanceof ManagerError && (code === undefined || error.code === code);
+}
+
+/**
+ * The catalogue code of any thrown value (a metric label, a log field): a ManagerError's own code,
+ * INTERNAL for anything else (a raw `code` such as SQLite's `ERR_SQLITE_ERROR` or `ECONNRESET`
+ * is not a catalogue code).
+ */
+export function catalogueCode(error: unknown): ErrorCode {
+  return error instanceof ManagerError ? error.code : 'INTERNAL';
 }
 
 /** A short, safe description of any thrown value for logs and status (no stack, no input). */

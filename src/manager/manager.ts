@@ -15,9 +15,11 @@ import { PacedRun } from './paced-run.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
 import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
-import { Journal, type ChainIdentity } from './journal/journal.ts';
+import type { ChainIdentity, Journal } from './journal/journal.ts';
+import { JournalHealth, type JournalFailure } from './journal/journal-health.ts';
+import { openJournal } from './journal/journal-open.ts';
 import { HookGate } from './hooks/hook-gate.ts';
-import { execaCommandPort, fetchHttpPort } from './hooks/hook-ports.ts';
+import { commandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
 import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
@@ -27,6 +29,7 @@ import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
 import { NodeKeys } from './keys/node-keys.ts';
 import type { Logger } from './logger.ts';
+import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
 import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
@@ -41,7 +44,12 @@ import { quorumNow } from './planner/pacing.ts';
 import { addressesOf } from './planner/signers.ts';
 import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
+import { pausedOn } from './kube/lease-pause-record.ts';
+import { journalPauseRecord } from './pause/journal-pause-record.ts';
+import { PauseState } from './pause/pause-state.ts';
+import { PausedDepartures } from './pause/paused-departures.ts';
 import { Reconciler, type WorldView } from './reconcile/reconciler.ts';
+import { fencedSender, SendFence } from './reconcile/send-fence.ts';
 import { WorkQueue } from './reconcile/work-queue.ts';
 
 /**
@@ -68,7 +76,6 @@ export type { PhaseChange } from './phase-tracker.ts';
 /** The events a manager emits: the read model's (read-model.ts). */
 export type ManagerEvents = ReadModelEvents;
 
-const PAUSED_SETTING = 'paused';
 /** The highest chain height seen and its block's state hash, kept across restarts. */
 const HIGH_WATER_SETTING = 'chain.highWater';
 /** The high-water mark is written at most this often (a restart may lose this much of it). */
@@ -108,6 +115,8 @@ export class Manager {
   readonly #queue: WorkQueue;
   readonly #reconciler: Reconciler;
   readonly #elector: LeaderElector | undefined;
+  /** Only the leader's passes, in its current term, send (reconcile/send-fence.ts). */
+  readonly #fence = new SendFence(() => this.#elector);
   readonly #journal: Journal;
   readonly #hooks: HookGate | undefined;
   #desired: DesiredState | undefined;
@@ -129,13 +138,18 @@ export class Manager {
    * the CPU, and phase events come at most a few hundred ms late.
    */
   readonly #phaseRefreshes: PacedRun;
-  #paused: boolean;
+  /** Whether the managers are paused: on the Lease, or in the journal (pause/pause-state.ts). */
+  readonly #pause: PauseState;
+  /** Validator pods the cluster removes while paused: reported, looked at when their hold ends. */
+  readonly #pausedDepartures: PausedDepartures;
   /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
   #journalChecked = false;
   #journalChecking = false;
   /** The chain had no block when checked: the journal is bound once it has. */
   #journalBindPending = false;
   #journalSetAside: { to: string; reason: string } | undefined;
+  /** The journal's last failed write, until one succeeds (journal/journal-health.ts). */
+  readonly #journalHealth = new JournalHealth();
   #journalChain: ChainIdentity | undefined;
   #wasSynced = false;
   #started = false;
@@ -180,10 +194,36 @@ export class Manager {
     };
     this.discovery = options.discovery(deps);
     const hooks = options.hooks;
-    this.#journal = Journal.open(config.journalPath, this.clock);
+    const opened = openJournal(config.journalPath, this.clock, {
+      maxBytes: config.journalMaxBytes,
+    });
+    this.#journal = opened.journal;
+    this.#journalSetAside = opened.setAside;
+    if (opened.setAside !== undefined)
+      logger.warn(
+        { journal: config.journalPath, setAsideTo: opened.setAside.to, code: 'JOURNAL_CORRUPT' },
+        opened.setAside.reason,
+      );
+    this.#journal.onGroupFailure((error) => this.#journalHealth.failed(error, this.clock.now()));
     this.book = new ActionBook(this.#journal);
     this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
-    this.#paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
+    this.#pause = new PauseState({
+      record: this.discovery.pauseRecord?.() ?? journalPauseRecord(this.#journal),
+      clock: this.clock,
+      logger,
+      onChange: (paused) => this.#onPausedChange(paused),
+    });
+    this.#pausedDepartures = new PausedDepartures({
+      clock: this.clock,
+      logger,
+      marginMs: config.pauseDepartureMarginMs,
+      event: (id, type, reason, message) => {
+        const target = this.#eventTarget(id);
+        if (target !== undefined)
+          void this.discovery.events.record(target, type, reason, `validator ${id}: ${message}`);
+      },
+      enqueue: (id) => this.#queue.add(id),
+    });
     this.#chainMemory = new ChainMemoryWriter({
       write: (raw) => this.#journal.setSetting(CHAIN_MEMORY_SETTING, raw),
       now: () => this.clock.now(),
@@ -191,7 +231,7 @@ export class Manager {
       onError: (error) => this.logger.warn({ err: error }, 'could not record what the chain read'),
     });
     this.capabilities = this.chainPort.capabilities;
-    this.adapter = this.chainPort.sender;
+    this.adapter = fencedSender(this.chainPort.sender, this.#fence);
     this.chain = new ChainView({
       reads: this.chainPort.reads,
       clock: this.clock,
@@ -220,7 +260,7 @@ export class Manager {
             hooks,
             journal: this.#journal,
             ports: {
-              command: execaCommandPort,
+              command: commandPort,
               http: fetchHttpPort,
               path: process.env.PATH ?? '/usr/bin:/bin',
               now: () => this.clock.now(),
@@ -254,6 +294,7 @@ export class Manager {
       votingWindow: VOTING_WINDOW,
       capabilities: this.capabilities,
       restartStalePods: config.restartStalePods,
+      pauseDepartureMarginMs: config.pauseDepartureMarginMs,
     };
     const nodeAddress = this.chainPort.nodeAddress?.bind(this.chainPort);
     this.#nodeKeys =
@@ -277,7 +318,7 @@ export class Manager {
       book: this.book,
       nodeHeights: this.nodeHeights,
       isSynced: () => this.isSynced(),
-      isPaused: () => this.#paused,
+      isPaused: () => this.#pause.paused,
       trust: () => this.trust,
       minimumSet: () => this.minimumSet(),
       eventTarget: (id) => this.#eventTarget(id),
@@ -306,12 +347,13 @@ export class Manager {
       concurrency: config.concurrency,
       clock: this.clock,
       handler: async (id, signal) => {
-        const outcome = await this.#reconciler.reconcile(id, signal);
+        const outcome = await this.#fence.run(() => this.#reconciler.reconcile(id, signal));
         this.#schedulePhaseRefresh();
         return outcome;
       },
       onError: (id, error, retryInMs) => {
-        this.metrics.reconcileErrors.inc({ code: (error as { code?: string }).code ?? 'INTERNAL' });
+        this.#journalHealth.failed(error, this.clock.now());
+        this.metrics.reconcileErrors.inc({ code: catalogueCode(error) });
         this.logger.warn(
           { validator: id, reconcile: this.#reconciler.passOf(id), err: error, retryInMs },
           'reconcile failed; retrying',
@@ -319,11 +361,16 @@ export class Manager {
         this.#schedulePhaseRefresh();
       },
     });
-    this.book.onChange((record) => this.events.emit('action', record));
+    this.book.onChange((record) => {
+      this.#journalHealth.wrote();
+      this.events.emit('action', record);
+    });
 
     this.#elector = this.discovery.createElector({
       onStartedLeading: () => this.#startWorkers(),
       onStoppedLeading: () => void this.#cancelWorkers(),
+      onLeaseRead: (lease, startedAt) => this.#pause.observe(pausedOn(lease), startedAt),
+      annotations: () => this.#pause.annotations(),
     });
   }
 
@@ -345,8 +392,11 @@ export class Manager {
     this.#recompute();
     this.logger.info({ ...this.discovery.describe(), keys: this.keys.size }, 'caches synced');
     this.#scheduleResync();
-    if (this.#elector === undefined) this.#startWorkers();
-    else this.#elector.start();
+    if (this.#elector === undefined) {
+      // Nobody reads the record for this manager: it is read once before any action.
+      await this.#pause.load();
+      this.#startWorkers();
+    } else this.#elector.start();
     this.#checkSynced();
   }
 
@@ -357,6 +407,7 @@ export class Manager {
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
+    this.#pausedDepartures.stop();
     await this.#hooks?.stop();
     this.#nodeKeys?.stop();
     await this.#elector?.stop();
@@ -380,7 +431,7 @@ export class Manager {
     const now = {
       isLeader: (): boolean => this.isLeader,
       leaderIdentity: (): string | undefined => this.leaderIdentity,
-      paused: (): boolean => this.#paused,
+      paused: (): boolean => this.#pause.paused,
       trust: (): ChainTrust => this.trust,
       queueDepth: (): number => this.#queue.depth,
     };
@@ -440,15 +491,26 @@ export class Manager {
 
   /** Discovery synced, keys read, the chain answered once, and the journal is this chain's. */
   isSynced(): boolean {
-    return this.discovery.synced && this.keys.loaded && this.chain.synced && this.#journalChecked;
+    return (
+      this.discovery.synced &&
+      this.keys.loaded &&
+      this.chain.synced &&
+      this.#journalChecked &&
+      this.#pause.known
+    );
   }
 
   /** The chain the journal is bound to, and the journal of another chain set aside at start. */
   journalState(): {
     chain: ChainIdentity | undefined;
     setAside: { to: string; reason: string } | undefined;
+    failure: JournalFailure | undefined;
   } {
-    return { chain: this.#journalChain, setAside: this.#journalSetAside };
+    return {
+      chain: this.#journalChain,
+      setAside: this.#journalSetAside,
+      failure: this.#journalHealth.failure,
+    };
   }
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
@@ -466,7 +528,7 @@ export class Manager {
   }
 
   get paused(): boolean {
-    return this.#paused;
+    return this.#pause.paused;
   }
 
   /** Whether the chain view can be acted on (see ChainView: it went back or forked). */
@@ -512,19 +574,34 @@ export class Manager {
   }
 
   plan(): Decision[] {
-    return this.#reconciler.plan();
+    return this.#reconciler.plan().map((d) => this.#journalHealth.overlay(d));
   }
 
   /** One validator's decision now (as a reconcile of it would decide). */
   planOne(id: ValidatorId): Decision | undefined {
-    return this.#reconciler.planOne(id);
+    const decision = this.#reconciler.planOne(id);
+    return decision === undefined ? undefined : this.#journalHealth.overlay(decision);
   }
 
-  setPaused(paused: boolean): void {
-    if (paused === this.#paused) return;
-    this.#paused = paused;
-    this.#journal.setSetting(PAUSED_SETTING, String(paused));
-    this.logger.info({ paused }, paused ? 'paused: no action will be taken' : 'resumed');
+  /**
+   * Pauses or resumes every manager: answered by the leader once recorded where all of them read
+   * it; a follower refuses (NOT_LEADER), and nothing changes when it cannot be recorded.
+   */
+  async setPaused(paused: boolean): Promise<void> {
+    if (!this.isLeader)
+      throw new ManagerError(
+        'NOT_LEADER',
+        `this manager (${this.config.identity}) does not lead${this.leaderIdentity === undefined ? '' : `; ${this.leaderIdentity} does`}: ask the leader (nothing changed)`,
+        { details: { leader: this.leaderIdentity ?? null } },
+      );
+    await this.#pause.set(paused);
+  }
+
+  #onPausedChange(paused: boolean): void {
+    this.logger.info(
+      { paused, record: this.#pause.where },
+      paused ? 'paused: no action will be taken' : 'resumed',
+    );
     this.events.emit('paused', paused);
     if (!paused) this.enqueueAll();
     this.#schedulePhaseRefresh();
@@ -625,6 +702,7 @@ export class Manager {
       for (const id of this.keyObservations.observe(this.keys.entries(), writtenBy))
         this.#queue.add(id);
     } catch (error: unknown) {
+      this.#journalHealth.failed(error, this.clock.now());
       this.logger.warn({ err: error }, 'could not record when the keys were seen');
     }
   }
@@ -655,6 +733,7 @@ export class Manager {
     bindJournalToChain(this.#journal, chainFactsOf(this.chainPort.reads))
       .then((outcome) => this.#onJournalBinding(outcome))
       .catch((error: unknown) => {
+        this.#journalHealth.failed(error, this.clock.now());
         this.logger.warn({ err: error }, 'could not check the journal against the chain; retrying');
         if (!this.#stopping) this.clock.setTimer(() => this.#checkJournal(), 1_000);
       })
@@ -687,11 +766,8 @@ export class Manager {
       } catch (error: unknown) {
         this.logger.warn({ err: error }, 'could not record when the keys were seen');
       }
-      const paused = this.#journal.getSetting(PAUSED_SETTING) === 'true';
-      if (paused !== this.#paused) {
-        this.#paused = paused;
-        this.events.emit('paused', paused);
-      }
+      // A pause kept in the journal (static discovery) is the new journal's; the Lease's stays.
+      void this.#pause.load();
     } else if (outcome.kind === 'bound')
       this.logger.info({ chain: outcome.chain }, 'journal bound to the chain');
     if (!this.#journalChecked) {
@@ -731,6 +807,7 @@ export class Manager {
     try {
       this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
     } catch (error: unknown) {
+      this.#journalHealth.failed(error, now);
       this.logger.warn({ err: error }, 'could not record the chain height');
     }
   }
@@ -814,7 +891,7 @@ export class Manager {
       this.#queue.running &&
       this.isLeader &&
       this.isSynced() &&
-      !this.#paused &&
+      !this.#pause.paused &&
       this.chain.trusted
     );
   }
@@ -832,6 +909,7 @@ export class Manager {
       this.#reportCannotVote(decision);
     }
     this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
+    this.#pausedDepartures.observe(decisions, this.desired(), this.book.open, this.#pause.paused);
     for (const id of this.#reportedMissing)
       if (!this.#phases.has(id)) this.#reportedMissing.delete(id);
     for (const id of this.#reportedCannotVote.keys())

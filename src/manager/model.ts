@@ -39,6 +39,8 @@ export const Annotations = {
   scaleForced: 'cluster-manager.dev/scale-forced',
   /** On a StatefulSet: the minimum validator set as lowered by a forced scale (`force: true`). */
   minimumSet: 'cluster-manager.dev/minimum-set',
+  /** On the Lease: `"true"` while the managers are paused (`cluster-manager pause`), else `"false"`. */
+  paused: 'cluster-manager.dev/paused',
   /** Published by the emulator's process kubelet: container port name → loopback host port. */
   hostPorts: 'kube-emulator.dev/host-ports',
 } as const;
@@ -57,6 +59,11 @@ export interface PodView {
    */
   readonly flapped?: boolean;
   readonly terminating: boolean;
+  /**
+   * Epoch ms at which the kubelet kills a terminating pod: its deletionTimestamp (the delete's time
+   * plus its grace period). Undefined while it is not terminating, or from a source without pods.
+   */
+  readonly deletingAt?: number | undefined;
   readonly held: boolean;
   readonly draining: boolean;
   /** `http://host:port` of the node's own RPC, when it can be worked out. */

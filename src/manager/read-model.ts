@@ -8,6 +8,7 @@ import type { EventEmitter } from 'node:events';
 import type { MempoolTx } from './chain/port.ts';
 import type { SourceStatus } from './discovery/port.ts';
 import type { ChainIdentity } from './journal/journal.ts';
+import type { JournalFailure } from './journal/journal-health.ts';
 import type {
   ActionRecord,
   ChainCapabilities,
@@ -108,6 +109,8 @@ export interface ReadModel {
   journalState(): {
     chain: ChainIdentity | undefined;
     setAside: { to: string; reason: string } | undefined;
+    /** The journal's last failed write, until one succeeds. */
+    failure?: JournalFailure | undefined;
   };
   /** What the chain can do (the scaler's refusals read it). */
   readonly capabilities: ChainCapabilities;
@@ -123,7 +126,8 @@ export interface ReadModel {
 
 /** What a reader may ask the manager to do. */
 export interface ManagerControl {
-  setPaused(paused: boolean): void;
+  /** Pauses or resumes every manager; rejects (NOT_LEADER, …) with nothing changed. */
+  setPaused(paused: boolean): Promise<void>;
   /** Re-queues every known validator (after the scaler marked pods draining). */
   enqueueAll(): void;
 }

@@ -14,6 +14,7 @@ import type { Manager } from './manager.ts';
 import { composeManager, controlPlaneOf, participationOf } from './compose.ts';
 import { startControlServer } from './rpc/server.ts';
 import { VERSION } from './version.ts';
+import { catalogueCode } from './errors.ts';
 
 export interface RunningService {
   manager: Manager;
@@ -53,7 +54,15 @@ export async function startService(options: {
   logger.info({ config: redactedConfig(config) }, 'configuration');
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
-  const manager = composeManager({ config, logger, hooks, ...source });
+  let manager: Manager;
+  try {
+    manager = composeManager({ config, logger, hooks, ...source });
+  } catch (error: unknown) {
+    // A journal that cannot be opened, for one: said in the log as well as on stderr.
+    logger.error({ err: error, code: catalogueCode(error) }, 'start failed');
+    logger.flush();
+    throw error;
+  }
   const control = controlPlaneOf(manager);
   const server = await startControlServer(
     {

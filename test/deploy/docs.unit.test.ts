@@ -100,10 +100,16 @@ describe('the user docs', () => {
     },
   );
 
-  it('draws the architecture: the parts, the data flow, a scale-up sequence and the readers in mermaid', () => {
+  it('draws the architecture: the deployment, the parts and ports, the data flow, a scale-up sequence and the readers in mermaid', () => {
     const doc = readRepoFile('docs/architecture.md');
     const diagrams = [...doc.matchAll(/```mermaid\n(\w+)/g)].map((m) => m[1]);
-    expect(diagrams).toEqual(['flowchart', 'flowchart', 'sequenceDiagram', 'flowchart']);
+    expect(diagrams).toEqual([
+      'flowchart',
+      'flowchart',
+      'flowchart',
+      'sequenceDiagram',
+      'flowchart',
+    ]);
   });
 
   it("names the manager's annotations as model.ts spells them", () => {

@@ -1,4 +1,4 @@
-// DESIGN.md's "Parts" are an allow-list in lint (eslint.config.js → scripts/eslint-import-
+// docs/design.md §Parts is an allow-list in lint (eslint.config.js → scripts/eslint-import-
 // boundaries.js): these lint sources at paths under src/ with the project's own boundary config,
 // so a folder nobody declared, or a part reaching past its row, fails `npm run lint`.
 import { ESLint } from 'eslint';
@@ -20,7 +20,7 @@ async function problems(path: string, source: string): Promise<string[]> {
   return (result?.messages ?? []).map((m) => m.message);
 }
 
-describe('import boundaries (DESIGN.md, "Parts")', () => {
+describe('import boundaries (docs/design.md §Parts)', () => {
   it('a file in a folder nobody declared may import nothing of ours', async () => {
     const found = await problems(
       'src/newfolder/thing.ts',

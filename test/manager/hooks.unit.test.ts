@@ -219,10 +219,28 @@ describe('runHook', () => {
     expect(JSON.stringify(request)).not.toContain(KEY_HEX);
   });
 
-  it('says how a command failed: exit code with its output, timeout, output too large, not run', async () => {
+  it('says how a command failed: exit code with its output, timeout, output too large, not run, what happened to its process group', async () => {
+    const group = { pgid: 4242, processes: 3, survivors: 0, sigkill: false };
+    const stuck = { pgid: 4242, processes: 2, survivors: 1, sigkill: true };
     const cases: [CommandOutcome, string][] = [
       [{ kind: 'exited', exitCode: 3, output: 'no\n funds ' }, 'exited with 3: no funds'],
       [{ kind: 'timeout' }, 'did not finish within 1 s (killed)'],
+      [
+        { kind: 'timeout', group },
+        'did not finish within 1 s; killed its process group (3 processes, SIGTERM)',
+      ],
+      [
+        { kind: 'timeout', group: stuck },
+        'did not finish within 1 s; killed its process group (2 processes, SIGTERM, then SIGKILL); 1 process still alive: not run again until they are gone',
+      ],
+      [
+        { kind: 'exited', exitCode: 1, output: 'x', group: { ...group, processes: 1 } },
+        'exited with 1; left 1 process behind; stopped (SIGTERM): x',
+      ],
+      [
+        { kind: 'still-running', pgid: 4242, processes: 1 },
+        'not started again: 1 process(es) of its last run (process group 4242) are still alive after SIGKILL',
+      ],
       [{ kind: 'output-too-large' }, 'wrote more output than allowed (killed)'],
       [{ kind: 'not-run', reason: 'EACCES' }, 'could not run (EACCES)'],
     ];
@@ -235,6 +253,34 @@ describe('runHook', () => {
       );
       expect(result).toMatchObject({ ok: false, cancelled: false, error });
     }
+  });
+
+  it('a command that exits 0 but leaves processes behind passes, with a note of what was stopped', async () => {
+    const result = await runHook(
+      hook({ name: 'x', on: 'pre-stake' }),
+      context,
+      ports(
+        new FakeCommand(() => ({
+          kind: 'exited',
+          exitCode: 0,
+          output: '',
+          group: { pgid: 7, processes: 2, survivors: 0, sigkill: false },
+        })),
+      ),
+      new AbortController().signal,
+    );
+    expect(result).toMatchObject({ ok: true, note: 'left 2 processes behind; stopped (SIGTERM)' });
+  });
+
+  it('tells the command port which hook of which validator it runs (its last run is kept by that)', async () => {
+    const command = new FakeCommand(() => ok);
+    await runHook(
+      hook({ name: 'fund', on: 'pre-stake' }),
+      context,
+      ports(command),
+      new AbortController().signal,
+    );
+    expect(command.requests.map((r) => r.key)).toEqual(['005|fund']);
   });
 
   it('POSTs a JSON body to an HTTP hook; 2xx passes, anything else fails with the status', async () => {

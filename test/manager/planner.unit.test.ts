@@ -1,4 +1,4 @@
-// The rule of DESIGN.md, row by row, plus its safety clauses.
+// The rule of docs/design.md §The rule that decides, row by row, plus its safety clauses.
 import { describe, expect, it } from 'vitest';
 import { ActionKind, ChainStatus } from '../../src/manager/model.ts';
 import {

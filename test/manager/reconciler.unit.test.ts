@@ -6,6 +6,7 @@
 import { CoreV1Api } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
+import type { ChainAdapter } from '../../src/manager/chain/adapter.ts';
 import { ChainView } from '../../src/manager/chain/chain-view.ts';
 import { pocketReads } from '../../src/manager/chain/pocket/pocket-reads.ts';
 import { pocketRules } from '../../src/manager/chain/pocket/pocket-rules.ts';
@@ -22,6 +23,11 @@ import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 import type { PlanSettings } from '../../src/manager/planner/plan.ts';
 import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
 import { Reconciler } from '../../src/manager/reconcile/reconciler.ts';
+import {
+  fencedSender,
+  SendFence,
+  type Leadership,
+} from '../../src/manager/reconcile/send-fence.ts';
 import { V1Code } from '../../src/pocket/index.ts';
 import { actor, FakeChain } from '../support/fake-chain.ts';
 import { FakeKubeApi } from '../support/fake-kube-api.ts';
@@ -52,6 +58,8 @@ interface Options {
   restartPod?: (pod: PodRef) => Promise<'deleted' | 'gone' | 'forbidden'>;
   settings?: Partial<PlanSettings>;
   paused?: boolean;
+  /** The sender the reconciler gets (default: the ledger itself). */
+  adapter?: (ledger: FakeLedger) => ChainAdapter;
   /** The keys (default: 001–006 as the fixture has them). */
   keys?: KeyStore;
   /** Former keys and what the nodes say they sign with (a rotation). */
@@ -108,7 +116,7 @@ function setup(options: Options = {}) {
   const metrics = new Metrics();
   const reconciler = new Reconciler({
     world,
-    adapter: ledger,
+    adapter: options.adapter?.(ledger) ?? ledger,
     reads: pocketReads(ledger.chain),
     rules: pocketRules,
     probeNode: () => Promise.resolve(ledger.chain.top), // every node is in sync
@@ -657,5 +665,78 @@ describe('a pod whose node started before its key was seen', () => {
     await t.reconcile('005');
     expect(t.ledger.sends).toHaveLength(0);
     expect(t.events()).toEqual([]);
+  });
+});
+
+describe('the send fence (issue 30): a demoted leader sends nothing', () => {
+  /** A leadership whose term and lease a test moves by hand. */
+  function leadership(): Leadership & { term: number | undefined; holds: boolean } {
+    return {
+      term: 1,
+      holds: true,
+      mayAct() {
+        return this.term !== undefined && this.holds;
+      },
+    };
+  }
+
+  it('a pass whose lease lapses between the journal entry and the send: NOT_LEADER, nothing sent, nothing left open; the next term sends once', async () => {
+    const lead = leadership();
+    const fence = new SendFence(() => lead);
+    const t = setup({ adapter: (ledger) => fencedSender(ledger, fence) });
+    await t.view.tick();
+    // The entry is written (group commit) before the send: the lease lapses in between.
+    let lapsed = false;
+    t.book.onChange((r) => {
+      if (r.state !== 'prepared' || lapsed) return;
+      lapsed = true;
+      lead.holds = false;
+    });
+    await expect(fence.run(() => t.reconcile('005'))).rejects.toMatchObject({
+      code: 'NOT_LEADER',
+    });
+    expect(t.ledger.sends).toEqual([]);
+    expect(t.book.open.has('005')).toBe(false); // surely not sent: not followed, never re-sent
+    expect(t.book.latest.get('005')).toMatchObject({ state: 'failed', errorCode: 'NOT_LEADER' });
+
+    lead.term = 2;
+    lead.holds = true;
+    await fence.run(() => t.reconcile('005'));
+    await t.block();
+    expect(t.ledger.sends).toHaveLength(1);
+    expect(t.ledger.committedBy(addr('005'), 'MessageStake')).toHaveLength(1);
+  });
+
+  it('a pass begun in a term that ended (and a new one began) sends nothing and writes nothing', async () => {
+    const lead = leadership();
+    const fence = new SendFence(() => lead);
+    const t = setup({ adapter: (ledger) => fencedSender(ledger, fence) });
+    await t.view.tick();
+    await expect(
+      fence.run(() => {
+        lead.term = 2; // demoted and elected again while the pass was under way
+        return t.reconcile('005');
+      }),
+    ).rejects.toMatchObject({ code: 'NOT_LEADER', message: expect.stringMatching(/term 1/) });
+    expect(t.ledger.sends).toEqual([]);
+    expect(t.book.latest.has('005')).toBe(false);
+  });
+
+  it('an open action is not sent again by a replica that stopped leading', async () => {
+    const lead = leadership();
+    const fence = new SendFence(() => lead);
+    const t = setup({ adapter: (ledger) => fencedSender(ledger, fence) });
+    await t.view.tick();
+    t.ledger.refuseNext = new ManagerError('CHAIN_UNAVAILABLE', 'connection reset'); // maybe sent
+    await expect(fence.run(() => t.reconcile('005'))).rejects.toMatchObject({
+      code: 'CHAIN_UNAVAILABLE',
+    });
+    expect(t.book.open.get('005')?.state).toBe('prepared');
+    lead.term = undefined;
+    await expect(fence.run(() => t.reconcile('005'))).rejects.toMatchObject({
+      code: 'NOT_LEADER',
+    });
+    expect(t.ledger.sends).toEqual([]);
+    expect(t.book.open.get('005')?.state).toBe('prepared'); // kept for the next leader term here
   });
 });

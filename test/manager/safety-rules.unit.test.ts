@@ -1,5 +1,5 @@
-// The safety rules that come above every row of the decision table (DESIGN.md, "The rule that
-// decides"): the minimum validator set, key problems, an untrusted chain, and pacing that counts
+// The safety rules above every row of the decision table (docs/design.md §Safety rules): the
+// minimum validator set, key problems, an untrusted chain, and pacing that counts
 // every silent member and lets a set of one or two grow. Pure: the planner on built inputs.
 import { describe, expect, it } from 'vitest';
 import { ActionKind, ChainStatus } from '../../src/manager/model.ts';

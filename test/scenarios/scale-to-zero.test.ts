@@ -14,13 +14,18 @@ import { useDevnet } from '../integration/support.ts';
 // lifecycle-hooks test; the drain: test/localnet/shutdown-drain.test.ts), but a pod of a staked
 // validator waits for them on each stop: a short hook timeout for the paused and the stopped
 // manager, and a short drain for the validators that stay staked (with the node's 20 s, each
-// scale to 0 and each pod deletion waited 20 s for nothing: nobody removes them).
+// scale to 0 and each pod deletion waited 20 s for nothing: nobody removes them). A pod removed
+// while paused is held until 32 s before its grace period (12 + 20 + 10 s) ends: 10 s after its
+// deletion, 2 s before its hook would give up.
+const HOOK_TIMEOUT_S = 12;
 const devnet = useDevnet('scale-to-zero', {
   pacemaker: 'auto',
   blockIntervalMs: 400,
-  departureTimeoutSeconds: 4,
+  departureTimeoutSeconds: HOOK_TIMEOUT_S,
   nodeShutdownDrainMs: 2_000,
+  managerEnv: { CM_PAUSE_DEPARTURE_MARGIN: '32s' },
 });
+const HOLD_MS = 10_000;
 
 const VALIDATORS = ['001', '002', '003', '004'];
 
@@ -150,14 +155,67 @@ describe('validators that keep their data through pod churn', { timeout: 300_000
     );
   });
 
-  it('scale to 0 and back with the manager paused: hooks wait their timeout, the chain resumes', async () => {
+  it('scale to 0 and back with the manager paused: the pods are held until their margin, then only the minimum set stays staked; the chain resumes', async () => {
     const { h } = devnet;
     expect((await h.post('/v1/pause', {})).status).toBe(200);
     try {
-      await scaleToZeroAndBack(h, { atMost: 0 });
+      await scaleToZeroAndBack(h, { atMost: 1 });
     } finally {
       await h.post('/v1/resume', {});
     }
+  });
+
+  it('pause, then kubectl scale 7 → 4: the leaving pods are held, then their validators leave while their nodes still vote; the chain never halts (issue 30, item 6)', async () => {
+    // Before, the pause held the unstakes until the preStop hooks gave up and the nodes exited:
+    // three of seven staked rows without a node, a halt that resume could not undo.
+    const { h } = devnet;
+    const seven = ['001', '002', '003', '004', '005', '006', '007'];
+    await h.kubectlScale(7);
+    await h.expectStakedSet(seven, { timeoutMs: 90_000 });
+    await h.waitForVoting(seven);
+    const before = new Map(
+      await Promise.all(
+        ['005', '006', '007'].map(async (id) => [id, await h.unstakeTransactions(id)] as const),
+      ),
+    );
+    expect((await h.post('/v1/pause', {})).status).toBe(200);
+    try {
+      await h.kubectlScale(4);
+      const deletedAt = Date.now();
+      // Held: the pods are terminating but their nodes run, and nothing is unstaked yet.
+      await waitFor(
+        async () => {
+          const row = await h.validator('007');
+          return (
+            (row?.waitingFor === 'paused' && /held until/.test(row.reason)) ||
+            pending(`${row?.phase ?? '?'}: ${row?.reason ?? ''}`)
+          );
+        },
+        { what: '007 held by the pause, saying until when', timeoutMs: HOLD_MS - 2_000 },
+      );
+      expect(await h.stakedValidators()).toEqual(seven);
+      expect(Date.now() - deletedAt).toBeLessThan(HOLD_MS);
+      // Then they leave, and the pods with them; the chain goes on throughout.
+      await h.expectStakedSet(['001', '002', '003', '004'], { timeoutMs: 60_000 });
+      await waitFor(
+        async () => {
+          const pods = await validatorPods(h);
+          return pods.length === 4 || pending(pods.join(', '));
+        },
+        { what: 'the three pods to go', timeoutMs: 60_000, intervalMs: 500 },
+      );
+      await h.expectChainProgress(5, 20_000);
+      const reasons = (await h.core.listNamespacedEvent({ namespace: h.info.namespace })).items
+        .filter((e) => e.involvedObject.name === h.podOf('007'))
+        .map((e) => e.reason);
+      expect(reasons).toEqual(expect.arrayContaining(['PausedDeparture', 'PauseYielded']));
+    } finally {
+      await h.post('/v1/resume', {});
+    }
+    await h.expectChainProgress(3, 20_000);
+    for (const [id, count] of before) expect(await h.unstakeTransactions(id), id).toBe(count + 1);
+    const failed = (await h.committedTransactions()).filter((t) => t.resultCode !== 0);
+    expect(failed).toEqual([]);
   });
 
   it('scale to 0 and back with the manager stopped: hooks wait their timeout, the chain resumes', async () => {

@@ -156,10 +156,15 @@ export class FakeControlPlane implements ControlPlane {
     return { actions: page, next: rows.length > query.limit ? (page.at(-1)?.seq ?? null) : null };
   }
 
-  setPaused(paused: boolean): void {
+  /** Rejects with this (a follower's NOT_LEADER) instead of pausing, when set. */
+  pauseRefusal: Error | undefined;
+
+  setPaused(paused: boolean): Promise<void> {
     this.calls.push({ method: 'setPaused', paused });
     this.#read();
+    if (this.pauseRefusal !== undefined) return Promise.reject(this.pauseRefusal);
     this.paused = paused;
+    return Promise.resolve();
   }
 
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult> {

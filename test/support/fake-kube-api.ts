@@ -29,6 +29,7 @@ export class FakeKubeApi {
   readonly requests: SeenRequest[] = [];
   readonly #faults: { method: string; status: number; reason: string }[] = [];
   readonly #before: { method: string; run: () => void }[] = [];
+  readonly #hangs: { method: string; released: Promise<void> }[] = [];
   #resourceVersion = 0;
 
   /** A client-node configuration whose requests this fake answers. */
@@ -46,6 +47,19 @@ export class FakeKubeApi {
   /** Runs `run` just before the next request with this method is served (another writer's turn). */
   beforeNext(method: string, run: () => void): void {
     this.#before.push({ method, run });
+  }
+
+  /**
+   * The next request with this method gets no answer until the returned function is called (then
+   * 503): a request that hangs, as one to a partitioned apiserver does until it times out.
+   */
+  hangNext(method: string): () => void {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    this.#hangs.push({ method, released });
+    return release;
   }
 
   /** Objects stored under a collection path (`/api/v1/namespaces/ns/events`). */
@@ -69,6 +83,13 @@ export class FakeKubeApi {
     this.requests.push({ method, path: url.pathname, contentType, body });
     const before = this.#before.findIndex((b) => b.method === method);
     if (before >= 0) this.#before.splice(before, 1)[0]!.run();
+    const hang = this.#hangs.findIndex((h) => h.method === method);
+    if (hang >= 0) {
+      const [h] = this.#hangs.splice(hang, 1);
+      return h!.released.then(() =>
+        answer(503, status(503, 'ServiceUnavailable', 'the request hung')),
+      );
+    }
     const fault = this.#faults.findIndex((f) => f.method === method);
     if (fault >= 0) {
       const [f] = this.#faults.splice(fault, 1);

@@ -3,6 +3,8 @@ import type { Clock } from '../../src/manager/clock.ts';
 
 export class ManualClock implements Clock {
   #now: number;
+  /** Moves with `advance` only; `stepWall` leaves it (a monotonic clock is never stepped). */
+  #monotonic = 0;
   #timers: { at: number; fn: () => void; id: number }[] = [];
   #nextId = 0;
 
@@ -12,6 +14,16 @@ export class ManualClock implements Clock {
 
   now(): number {
     return this.#now;
+  }
+
+  monotonic(): number {
+    return this.#monotonic;
+  }
+
+  /** Steps the wall clock by `ms` (negative: back), as an NTP step or an operator would. */
+  stepWall(ms: number): void {
+    this.#now += ms;
+    for (const timer of this.#timers) timer.at += ms;
   }
 
   setTimer(fn: () => void, ms: number): () => void {
@@ -40,10 +52,12 @@ export class ManualClock implements Clock {
       const next = this.#timers[0];
       if (next === undefined || next.at > target) break;
       this.#timers.shift();
+      this.#monotonic += next.at - this.#now;
       this.#now = next.at;
       next.fn();
       await flush();
     }
+    this.#monotonic += target - this.#now;
     this.#now = target;
     await flush();
   }

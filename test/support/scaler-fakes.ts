@@ -130,7 +130,7 @@ export function scalerOver(state: { s: Scenario; paused: boolean }, replicas: Re
   const driven = { views: 0 };
   const scaler = new Scaler({
     read,
-    control: { setPaused: () => undefined, enqueueAll: () => undefined },
+    control: { setPaused: () => Promise.resolve(), enqueueAll: () => undefined },
     replicas,
     driver: {
       height: () => Promise.resolve(100),

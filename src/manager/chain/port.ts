@@ -1,4 +1,4 @@
-// The chain port (DESIGN.md, "The chain port"): everything the manager's core needs from a chain,
+// The chain port (docs/design.md §The chain port): everything the manager's core needs from a chain,
 // in the core's own words. The planner, reconciler, scaler, journal and control plane see only
 // this; a chain is one implementation of it (Pocket V1's is `chain/pocket/`, over its RPC or its
 // CLI). Nothing here names a message type, a fee, a result code or a key format.

@@ -142,7 +142,10 @@ export interface ManagerSummary {
     lastError: string | null;
     lastBlockAt?: string | null;
   };
-  journal?: { setAside: { to: string; reason: string } | null };
+  journal?: {
+    setAside: { to: string; reason: string } | null;
+    failure?: { code: string; message: string; since: string } | null;
+  };
 }
 
 /** The lines above `status`'s table. */
@@ -171,6 +174,13 @@ export function summaryLines(summary: ManagerSummary, now: number): string[] {
   const lines = [parts.join(' · ')];
   const aside = summary.journal?.setAside;
   if (aside != null)
-    lines.push(`journal of another chain set aside at start: ${aside.to} (${aside.reason})`);
+    lines.push(
+      `${/\.corrupt-[^/]*$/.test(aside.to) ? 'damaged journal' : 'journal of another chain'} set aside at start: ${aside.to} (${aside.reason})`,
+    );
+  const failure = summary.journal?.failure;
+  if (failure != null)
+    lines.push(
+      `JOURNAL CANNOT BE WRITTEN since ${failure.since}: ${failure.code}: ${failure.message}`,
+    );
   return lines;
 }

@@ -36,11 +36,18 @@ export function registerRunCommand(program: Command, settings: readonly Setting[
     for (const setting of settings) byFlag[setting.flag] = flags[camel(setting.flag)];
     const { ConfigError } = await import('../config.ts');
     const { startService } = await import('../run.ts');
+    const { isManagerError } = await import('../errors.ts');
     let service: Awaited<ReturnType<typeof startService>>;
     try {
       service = await startService({ env: process.env, flags: byFlag });
     } catch (error: unknown) {
       if (error instanceof ConfigError) throw new CliError(error.message, ExitCode.usage);
+      // A catalogue error's message names no key (errors.ts): shown as it is.
+      if (isManagerError(error))
+        throw new CliError(
+          `the manager could not start: ${error.code}: ${error.message}`,
+          ExitCode.failed,
+        );
       throw error;
     }
     const startFailure = await new Promise<Error | undefined>((resolve) => {
@@ -62,7 +69,10 @@ export function registerRunCommand(program: Command, settings: readonly Setting[
       });
     });
     if (startFailure !== undefined)
-      throw new CliError(`the manager could not start: ${startFailure.message}`, ExitCode.failed);
+      throw new CliError(
+        `the manager could not start: ${isManagerError(startFailure) ? `${startFailure.code}: ` : ''}${startFailure.message}`,
+        ExitCode.failed,
+      );
   });
 }
 

@@ -1,6 +1,6 @@
 // The cluster's intent per validator id, from the StatefulSets (which ordinals are wanted) and the
 // pods (readiness, holds, drains). Wanted-ness comes from the StatefulSet's spec, never from a
-// pod's existence, so a pod that restarts or is recreated stays wanted (DESIGN.md, "The rule").
+// pod's existence, so a pod that restarts or is recreated stays wanted (docs/design.md §The rule that decides).
 import type { V1Pod, V1StatefulSet } from '@kubernetes/client-node';
 import type { LabelMatcher } from '../kube/label-selector.ts';
 import {

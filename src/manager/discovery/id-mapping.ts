@@ -1,5 +1,5 @@
 // How a validator pod maps to the id of its key: StatefulSet ordinal + 1, a pattern on the pod
-// name, or an annotation. Configuration decides (DESIGN.md, "The rule"); the ids' format is the
+// name, or an annotation (docs/design.md §The rule that decides); the ids' format is the
 // chain port's (`IdFormat`: Pocket V1's is three digits, chain/pocket/id-format.ts).
 import { IdMapping, type Config } from '../config.ts';
 import type { IdFormat, ValidatorId } from '../model.ts';

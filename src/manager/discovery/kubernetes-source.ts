@@ -8,6 +8,8 @@ import { apiStatus, describeApiError, type KubeClients } from '../kube/client.ts
 import { EventRecorder, type EventTarget } from '../kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from '../kube/label-selector.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
+import { LeasePauseRecord } from '../kube/lease-pause-record.ts';
+import type { PauseRecord } from '../pause/pause-state.ts';
 import { ResilientInformer } from '../kube/resilient-informer.ts';
 import {
   Annotations,
@@ -23,6 +25,7 @@ import {
   type DiscoveryDeps,
   type DiscoveryListener,
   type DiscoverySource,
+  type ElectorCallbacks,
   type PodRef,
   type SourceStatus,
 } from './port.ts';
@@ -262,10 +265,7 @@ export class KubernetesDiscovery implements DiscoverySource {
     }
   }
 
-  createElector(callbacks: {
-    onStartedLeading: () => void;
-    onStoppedLeading: () => void;
-  }): LeaderElector | undefined {
+  createElector(callbacks: ElectorCallbacks): LeaderElector | undefined {
     const { config, clock, logger } = this.#o;
     if (!config.leaderElection) return undefined;
     return new LeaderElector({
@@ -279,6 +279,18 @@ export class KubernetesDiscovery implements DiscoverySource {
       clock,
       logger: logger.child({ component: 'leader-election' }),
       ...callbacks,
+    });
+  }
+
+  /** The pause on the Lease (CM_LEASE_NAME), whether or not leader election is on. */
+  pauseRecord(): PauseRecord {
+    const { config } = this.#o;
+    return new LeasePauseRecord({
+      coordination: this.kube.coordination,
+      namespace: this.kube.namespace,
+      name: config.leaseName,
+      identity: config.identity,
+      election: config.leaderElection,
     });
   }
 

@@ -143,6 +143,10 @@ export function toPodView(pod: V1Pod, context: PodViewContext): PodView {
       context.lostReady === true ||
       (pod.status?.containerStatuses ?? []).some((c) => c.restartCount > 0),
     terminating: pod.metadata?.deletionTimestamp !== undefined,
+    deletingAt:
+      pod.metadata?.deletionTimestamp === undefined
+        ? undefined
+        : new Date(pod.metadata.deletionTimestamp).getTime(),
     held: annotations[Annotations.hold] === 'true',
     draining: annotations[Annotations.draining] === 'true',
     nodeRpcUrl:

@@ -4,7 +4,8 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Clock } from '../clock.ts';
 import type { EventTarget, EventType } from '../kube/event-recorder.ts';
-import type { LeaderElector } from '../kube/leader-election.ts';
+import type { LeaderElector, LeaderElectorOptions } from '../kube/leader-election.ts';
+import type { PauseRecord } from '../pause/pause-state.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { DesiredState, DesiredValidator, IdFormat, ValidatorId } from '../model.ts';
@@ -90,8 +91,16 @@ export interface DiscoverySource {
    */
   restartPod?(pod: PodRef): Promise<'deleted' | 'gone' | 'forbidden'>;
   /** A leader elector when the source offers one (a Lease in the cluster) and config asks. */
-  createElector(callbacks: {
-    onStartedLeading: () => void;
-    onStoppedLeading: () => void;
-  }): LeaderElector | undefined;
+  createElector(callbacks: ElectorCallbacks): LeaderElector | undefined;
+  /**
+   * Where the managers' pause is kept so that every manager and every new pod sees it (the Lease);
+   * absent where there is no such place (static discovery: the manager keeps it in its journal).
+   */
+  pauseRecord?(): PauseRecord;
 }
+
+/** What the manager asks of an elector: its role changes, and what it keeps on the Lease. */
+export type ElectorCallbacks = Pick<
+  LeaderElectorOptions,
+  'onStartedLeading' | 'onStoppedLeading' | 'onLeaseRead' | 'annotations'
+>;

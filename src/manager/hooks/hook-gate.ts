@@ -339,13 +339,17 @@ export class HookGate {
     metrics.hookRuns.inc({ phase: hook.on, hook: hook.name, result: outcome });
     if (result.ok) {
       this.#notBefore.delete(retryKey);
+      const note = result.note === undefined ? '' : ` but ${result.note}`;
+      if (note !== '')
+        logger.warn({ ...about, note: result.note }, `${hook.on} hook succeeded${note}`);
       if (hook.on === HookPoint.readiness) return result;
-      logger.info({ ...about, durationMs: result.durationMs }, `${hook.on} hook succeeded`);
+      if (note === '')
+        logger.info({ ...about, durationMs: result.durationMs }, `${hook.on} hook succeeded`);
       this.#o.event(
         context.validatorId,
         'Normal',
         'HookSucceeded',
-        `${hook.on} hook "${hook.name}" succeeded`,
+        `${hook.on} hook "${hook.name}" succeeded${note}`,
       );
       return result;
     }

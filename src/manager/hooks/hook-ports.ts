@@ -1,13 +1,33 @@
-// The two ways a hook reaches the outside — a command (execa: absolute path, args array, no shell,
-// explicit env, timeout, kill-after, bounded output, cancellable) and an HTTP POST with a JSON
-// body — behind ports with typed outcomes, so the runner's tests fake them.
+// The two ways a hook reaches the outside — a command (its own process group: absolute path, args
+// array, no shell, explicit env, timeout, kill-after, bounded output, cancellable; process-group.ts)
+// and an HTTP POST with a JSON body — behind ports with typed outcomes, so the runner's tests fake
+// them.
+import { processGroupCommandPort } from './process-group.ts';
 
-/** How a command hook ended. */
+/** How a hook's process group was stopped (it outlived its leader, or the run was ended). */
+export interface GroupEnd {
+  readonly pgid: number;
+  /** Its live processes when the kill began. */
+  readonly processes: number;
+  /** Still alive when the manager stopped waiting (after SIGKILL): the hook is not run again meanwhile. */
+  readonly survivors: number;
+  /** SIGTERM was not enough. */
+  readonly sigkill: boolean;
+}
+
+/** How a command hook ended; `group` when processes of its group had to be stopped. */
 export type CommandOutcome =
-  | { readonly kind: 'exited'; readonly exitCode: number; readonly output: string }
-  | { readonly kind: 'timeout' }
-  | { readonly kind: 'cancelled' }
-  | { readonly kind: 'output-too-large' }
+  | {
+      readonly kind: 'exited';
+      readonly exitCode: number;
+      readonly output: string;
+      readonly group?: GroupEnd | undefined;
+    }
+  | { readonly kind: 'timeout'; readonly group?: GroupEnd | undefined }
+  | { readonly kind: 'cancelled'; readonly group?: GroupEnd | undefined }
+  | { readonly kind: 'output-too-large'; readonly group?: GroupEnd | undefined }
+  /** Not started: processes of its previous run are still alive. */
+  | { readonly kind: 'still-running'; readonly pgid: number; readonly processes: number }
   /** It could not start, or a signal killed it. */
   | { readonly kind: 'not-run'; readonly reason: string };
 
@@ -18,6 +38,8 @@ export interface CommandRequest {
   readonly env: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly signal: AbortSignal;
+  /** The hook's identity (validator and hook): a run is refused while the last one's group lives. */
+  readonly key?: string | undefined;
 }
 
 export interface CommandPort {
@@ -46,32 +68,15 @@ export interface HttpPort {
 export const MAX_HOOK_OUTPUT_BYTES = 64 * 1024;
 export const SHOWN_OUTPUT_CHARS = 300;
 const KILL_AFTER_MS = 2_000;
+/** After SIGKILL, how long a group may take to be gone before the run ends anyway. */
+const SETTLE_MS = 1_000;
 
-export const execaCommandPort: CommandPort = {
-  async run(request) {
-    // Loaded on the first hook command, not at start: execa is 111 modules most managers never run.
-    const { execa } = await import('execa');
-    const result = await execa(request.file, [...request.args], {
-      shell: false,
-      extendEnv: false,
-      env: request.env,
-      stdin: 'ignore',
-      all: true,
-      timeout: request.timeoutMs,
-      forceKillAfterDelay: KILL_AFTER_MS,
-      maxBuffer: MAX_HOOK_OUTPUT_BYTES,
-      cancelSignal: request.signal,
-      reject: false,
-      stripFinalNewline: true,
-    });
-    if (result.isCanceled) return { kind: 'cancelled' };
-    if (result.timedOut) return { kind: 'timeout' };
-    if (result.isMaxBuffer) return { kind: 'output-too-large' };
-    if (result.exitCode === undefined)
-      return { kind: 'not-run', reason: result.code ?? result.signal ?? 'no exit code' };
-    return { kind: 'exited', exitCode: result.exitCode, output: result.all };
-  },
-};
+/** Commands in their own process group, killed whole (process-group.ts). */
+export const commandPort: CommandPort = processGroupCommandPort({
+  maxOutputBytes: MAX_HOOK_OUTPUT_BYTES,
+  killAfterMs: KILL_AFTER_MS,
+  settleMs: SETTLE_MS,
+});
 
 export const fetchHttpPort: HttpPort = {
   async post(request) {

@@ -1,7 +1,12 @@
 // Runs one hook once, through the command or HTTP port, and says in words how it went. It never
 // sees a key: what a hook gets is the validator's id and address, the phase and the chain URL.
 import type { HookDefinition, HookPoint } from './hooks-file.ts';
-import { SHOWN_OUTPUT_CHARS, type CommandPort, type HttpPort } from './hook-ports.ts';
+import {
+  SHOWN_OUTPUT_CHARS,
+  type CommandPort,
+  type GroupEnd,
+  type HttpPort,
+} from './hook-ports.ts';
 
 /** What a hook is told about the action it runs around. */
 export interface HookContext {
@@ -16,7 +21,8 @@ export interface HookContext {
 }
 
 export type HookResult =
-  | { readonly ok: true; readonly durationMs: number }
+  /** `note`: what else happened (it left processes behind, and they were stopped). */
+  | { readonly ok: true; readonly durationMs: number; readonly note?: string | undefined }
   | {
       readonly ok: false;
       readonly cancelled: boolean;
@@ -89,18 +95,25 @@ export async function runHook(
       env: hookEnvironment(hook, context, ports.path),
       timeoutMs: hook.timeoutMs,
       signal,
+      key: `${context.validatorId}|${hook.name}`,
     });
     switch (outcome.kind) {
-      case 'exited':
+      case 'exited': {
+        const left = outcome.group === undefined ? '' : `; ${leftBehind(outcome.group)}`;
         return outcome.exitCode === 0
-          ? { ok: true, durationMs: took() }
-          : fail(`exited with ${outcome.exitCode}${shown(outcome.output)}`);
+          ? { ok: true, durationMs: took(), ...(left === '' ? {} : { note: left.slice(2) }) }
+          : fail(`exited with ${outcome.exitCode}${left}${shown(outcome.output)}`);
+      }
       case 'timeout':
-        return fail(`did not finish within ${seconds} (killed)`);
+        return fail(`did not finish within ${seconds}${killed(outcome.group)}`);
       case 'cancelled':
         return fail('cancelled', true);
       case 'output-too-large':
-        return fail('wrote more output than allowed (killed)');
+        return fail(`wrote more output than allowed${killed(outcome.group)}`);
+      case 'still-running':
+        return fail(
+          `not started again: ${outcome.processes} process(es) of its last run (process group ${outcome.pgid}) are still alive after SIGKILL`,
+        );
       case 'not-run':
         return fail(`could not run (${outcome.reason})`);
     }
@@ -123,6 +136,31 @@ export async function runHook(
     case 'unreachable':
       return fail(`unreachable (${outcome.reason})`);
   }
+}
+
+/** The end of a process group a run had to stop, in words. */
+function killed(group: GroupEnd | undefined): string {
+  if (group === undefined) return ' (killed)';
+  return `; killed its process group (${count(group.processes)}, ${how(group)})${survivors(group)}`;
+}
+
+/** A run that exited but left processes of its group behind. */
+function leftBehind(group: GroupEnd): string {
+  return `left ${count(group.processes)} behind; stopped (${how(group)})${survivors(group)}`;
+}
+
+function count(n: number): string {
+  return `${n} process${n === 1 ? '' : 'es'}`;
+}
+
+function how(group: GroupEnd): string {
+  return group.sigkill ? 'SIGTERM, then SIGKILL' : 'SIGTERM';
+}
+
+function survivors(group: GroupEnd): string {
+  return group.survivors === 0
+    ? ''
+    : `; ${count(group.survivors)} still alive: not run again until they are gone`;
 }
 
 function shown(output: string): string {

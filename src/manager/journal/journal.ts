@@ -7,6 +7,8 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync } fro
 import { dirname } from 'node:path';
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import type { Clock } from '../clock.ts';
+import { ManagerError } from '../errors.ts';
+import { journalError } from './journal-errors.ts';
 import {
   ActionState,
   type ActionKind,
@@ -77,11 +79,13 @@ export interface ChainIdentity {
   genesisHash: string;
 }
 
-/** A journal file this code cannot use (written by a newer version). */
-export class JournalVersionError extends Error {
+/** A journal file this code cannot use (written by a newer version): left untouched. */
+export class JournalVersionError extends ManagerError {
   constructor(path: string, version: number) {
     super(
+      'JOURNAL_UNAVAILABLE',
       `the journal ${path} has schema version ${version}, newer than this cluster-manager's ${JOURNAL_SCHEMA_VERSION}; use a newer cluster-manager or another CM_JOURNAL_PATH`,
+      { details: { path } },
     );
     this.name = 'JournalVersionError';
   }
@@ -220,13 +224,23 @@ export class Journal {
   readonly #clock: Clock;
   readonly #statements = new Map<string, StatementSync>();
   #group:
-    { committed: Promise<void>; resolve: () => void; reject: (e: unknown) => void } | undefined;
+    | {
+        committed: Promise<void>;
+        resolve: () => void;
+        reject: (e: unknown) => void;
+        /** A write of the group failed (SQLite may have rolled the whole transaction back). */
+        failure?: ManagerError;
+      }
+    | undefined;
   readonly #groupFailureListeners: ((error: unknown) => void)[] = [];
 
-  private constructor(db: DatabaseSync, path: string, clock: Clock) {
+  readonly #maxBytes: number | undefined;
+
+  private constructor(db: DatabaseSync, path: string, clock: Clock, maxBytes: number | undefined) {
     this.#db = db;
     this.#path = path;
     this.#clock = clock;
+    this.#maxBytes = maxBytes;
   }
 
   get path(): string {
@@ -246,7 +260,7 @@ export class Journal {
   /** Opens the tick's group transaction if none is open. */
   #joinGroup(): void {
     if (this.#group !== undefined) return;
-    this.#db.exec('BEGIN IMMEDIATE');
+    this.#guard('write', () => this.#db.exec('BEGIN IMMEDIATE'));
     let resolve!: () => void;
     let reject!: (e: unknown) => void;
     const committed = new Promise<void>((res, rej) => {
@@ -271,9 +285,13 @@ export class Journal {
     if (group === undefined) return;
     this.#group = undefined;
     try {
+      // SQLITE_FULL (and a few others) roll the transaction back by themselves: the group is gone,
+      // and its failure is that write's, not COMMIT's "no transaction is active".
+      if (!this.#db.isTransaction && group.failure !== undefined) throw group.failure;
       this.#db.exec('COMMIT');
-    } catch (error: unknown) {
+    } catch (cause: unknown) {
       if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+      const error = journalError(cause, this.#path, 'write');
       group.reject(error);
       for (const listener of this.#groupFailureListeners) listener(error);
       return;
@@ -288,10 +306,13 @@ export class Journal {
 
   /**
    * Opens (creating if needed) the journal at `path`; `:memory:` for a throw-away one. An older
-   * file is migrated to JOURNAL_SCHEMA_VERSION; a newer one throws JournalVersionError.
+   * file is migrated to JOURNAL_SCHEMA_VERSION; a newer one throws JournalVersionError. A file that
+   * is damaged or not a journal throws JOURNAL_CORRUPT (checked whole, `PRAGMA quick_check`);
+   * any other failure JOURNAL_FULL or JOURNAL_UNAVAILABLE, naming the file and SQLite's words.
+   * `maxBytes`: writes that would grow the file past it fail with JOURNAL_FULL.
    */
-  static open(path: string, clock: Clock): Journal {
-    return new Journal(openDatabase(path), path, clock);
+  static open(path: string, clock: Clock, options: { maxBytes?: number } = {}): Journal {
+    return new Journal(openDatabase(path, options.maxBytes), path, clock, options.maxBytes);
   }
 
   /** The chain this journal was written for; undefined until it is known. */
@@ -306,15 +327,17 @@ export class Journal {
   /** Records the chain this journal is written for. */
   bindChain(chain: ChainIdentity): void {
     this.flush();
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
-      this.setSetting(CHAIN_ID_SETTING, chain.chainId);
-      this.setSetting(GENESIS_HASH_SETTING, chain.genesisHash);
-      this.#db.exec('COMMIT');
-    } catch (error: unknown) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw error;
-    }
+    this.#guard('write', () => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        this.setSetting(CHAIN_ID_SETTING, chain.chainId);
+        this.setSetting(GENESIS_HASH_SETTING, chain.genesisHash);
+        this.#db.exec('COMMIT');
+      } catch (error: unknown) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    });
   }
 
   /**
@@ -330,7 +353,7 @@ export class Journal {
     const aside = `${this.#path}.${label}-${stamp}`;
     for (const suffix of ['', '-wal', '-shm'])
       if (existsSync(this.#path + suffix)) renameSync(this.#path + suffix, aside + suffix);
-    this.#db = openDatabase(this.#path);
+    this.#db = openDatabase(this.#path, this.#maxBytes);
     return aside;
   }
 
@@ -351,13 +374,27 @@ export class Journal {
   #write<T>(options: WriteOptions | undefined, write: () => T): T {
     if (options?.grouped === true) {
       this.#joinGroup();
-      return write();
+      try {
+        return this.#guard('write', write);
+      } catch (error: unknown) {
+        if (this.#group !== undefined) this.#group.failure ??= error as ManagerError;
+        throw error;
+      }
     }
-    if (this.#group === undefined) return write();
+    if (this.#group === undefined) return this.#guard('write', write);
     try {
-      return write();
+      return this.#guard('write', write);
     } finally {
       this.flush();
+    }
+  }
+
+  /** Runs `work`; a failure of SQLite is thrown as a catalogue error naming this file. */
+  #guard<T>(doing: string, work: () => T): T {
+    try {
+      return work();
+    } catch (error: unknown) {
+      throw journalError(error, this.#path, doing);
     }
   }
 
@@ -619,19 +656,21 @@ export class Journal {
   recordKeyObservations(observations: ReadonlyMap<ValidatorId, KeyObservation>): void {
     if (observations.size === 0) return;
     this.flush();
-    this.#db.exec('BEGIN IMMEDIATE');
-    try {
-      const upsert = this.#sql(
-        `INSERT INTO key_observations (validator_id, address, observed_at) VALUES (?, ?, ?)
-           ON CONFLICT(validator_id) DO UPDATE SET address = excluded.address, observed_at = excluded.observed_at`,
-      );
-      for (const [id, observation] of observations)
-        upsert.run(id, observation.address, new Date(observation.observedAt).toISOString());
-      this.#db.exec('COMMIT');
-    } catch (error: unknown) {
-      if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
-      throw error;
-    }
+    this.#guard('write', () => {
+      this.#db.exec('BEGIN IMMEDIATE');
+      try {
+        const upsert = this.#sql(
+          `INSERT INTO key_observations (validator_id, address, observed_at) VALUES (?, ?, ?)
+             ON CONFLICT(validator_id) DO UPDATE SET address = excluded.address, observed_at = excluded.observed_at`,
+        );
+        for (const [id, observation] of observations)
+          upsert.run(id, observation.address, new Date(observation.observedAt).toISOString());
+        this.#db.exec('COMMIT');
+      } catch (error: unknown) {
+        if (this.#db.isTransaction) this.#db.exec('ROLLBACK');
+        throw error;
+      }
+    });
   }
 
   getSetting(name: string): string | undefined {
@@ -650,19 +689,49 @@ export class Journal {
 }
 
 /** Opens the database, applies the schema, and migrates an older file (see JOURNAL_SCHEMA_VERSION). */
-function openDatabase(path: string): DatabaseSync {
+function openDatabase(path: string, maxBytes: number | undefined): DatabaseSync {
+  let db: DatabaseSync | undefined;
+  try {
+    db = openChecked(path, maxBytes);
+    return migrated(db, path);
+  } catch (error: unknown) {
+    if (db?.isOpen === true) db.close();
+    if (error instanceof JournalVersionError) throw error;
+    throw journalError(error, path, 'open');
+  }
+}
+
+/** The open database, its settings applied and its pages checked. */
+function openChecked(path: string, maxBytes: number | undefined): DatabaseSync {
   if (path !== ':memory:') {
     mkdirSync(dirname(path), { recursive: true });
     restrictToOwner(path);
   }
   const db = new DatabaseSync(path);
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;');
+  if (maxBytes !== undefined) {
+    const page = (db.prepare('PRAGMA page_size').get() as { page_size: number }).page_size;
+    db.exec(`PRAGMA max_page_count = ${Math.max(1, Math.floor(maxBytes / page))}`);
+  }
+  const check = db.prepare('PRAGMA quick_check').all() as { quick_check: string }[];
+  if (check.length !== 1 || check[0]?.quick_check !== 'ok')
+    throw new ManagerError(
+      'JOURNAL_CORRUPT',
+      `could not open the journal ${path}: ${check
+        .slice(0, 3)
+        .map((row) => row.quick_check)
+        .join(
+          '; ',
+        )} (the file is damaged); move it aside (or delete it) and start again: a new journal is rebuilt from the chain`,
+      { details: { path } },
+    );
+  return db;
+}
+
+function migrated(db: DatabaseSync, path: string): DatabaseSync {
   const version = (db.prepare('PRAGMA user_version').get() as { user_version: number })
     .user_version;
-  if (version > JOURNAL_SCHEMA_VERSION) {
-    db.close();
-    throw new JournalVersionError(path, version);
-  }
+  if (version > JOURNAL_SCHEMA_VERSION) throw new JournalVersionError(path, version);
   db.exec(SCHEMA);
   // 0 → 1: the tables are unchanged; the chain is recorded in `settings` once known (a file of
   // version 0 has none, and is checked against the chain by its committed actions).

@@ -16,8 +16,8 @@
 // A row counts as a voter only while a key the manager knows of stands behind it (the keys
 // source's, or an old key held for a rotation): a row whose key nobody holds (unmanaged, orphaned
 // by a key change) may still be signed by a node that started with it, but that node loses it at
-// its next restart: it is a silent member here (DESIGN.md, "a row whose key nobody holds is
-// reported, never counted as a voter").
+// its next restart: it is a silent member here (docs/design.md §Safety rules: a row whose key nobody holds is
+// reported, never counted as a voter).
 import {
   ActionKind,
   ChainStatus,

@@ -1,6 +1,6 @@
 // The planner: a pure function of (desired, actual, pending) that decides the one action each
 // validator needs, and why. The reconciler acts on it; `GET /v1/plan` shows it as a dry run.
-// The rule is DESIGN.md's table; pacing and the sync check are its consensus-safety clauses, and
+// The rule: docs/design.md §The rule that decides; pacing and the sync check are its safety clauses, and
 // the safety rules (minimum set, key problems, a chain that is not trusted) come above every row.
 import {
   ActionKind,
@@ -40,6 +40,7 @@ import {
   type SigningPod,
 } from './signers.ts';
 import { hasProvenItself } from './voting.ts';
+import { isoSecond, pausedDeparture } from './paused-departure.ts';
 
 /** How soon a node within two blocks of synced is asked for its height again (ms). */
 export const NEAR_HEAD_RETRY_MS = 200;
@@ -140,6 +141,11 @@ export interface PlanSettings {
   capabilities?: ChainCapabilities | undefined;
   /** A pod whose node started before its key was seen is restarted (undefined: yes), or only reported. */
   restartStalePods?: boolean | undefined;
+  /**
+   * While paused, a validator whose pod the cluster is removing is unstaked anyway this long
+   * before the kubelet kills the pod (planner/paused-departure.ts); undefined: never.
+   */
+  pauseDepartureMarginMs?: number | undefined;
 }
 
 /** A pod the manager deleted because its node started before the key seen at `observedAt`. */
@@ -976,18 +982,10 @@ function applyGlobalWaits(
       });
     return;
   }
-  if (input.paused) {
-    for (const d of gated)
-      Object.assign(d, {
-        waitingFor: Wait.paused,
-        code: undefined,
-        reason: `paused; would ${d.action}: ${d.reason}`,
-      });
-    return;
-  }
+  if (input.paused && !holdForPause(gated, input)) return;
   if (input.desired.unresolvedWanted.length > 0) {
     for (const d of actionable) {
-      if (d.action === ActionKind.unstake) {
+      if (d.action === ActionKind.unstake && d.waitingFor === undefined) {
         Object.assign(d, {
           waitingFor: Wait.podIds,
           code: undefined,
@@ -1028,6 +1026,35 @@ function applyGlobalWaits(
     }
     waitForPacing(d, pacing);
   }
+}
+
+/**
+ * The pause: every action waits, except the unstake of a validator whose pod the cluster removes
+ * and kills soon (planner/paused-departure.ts), which goes on under the rules after the pause.
+ * False when nothing goes on.
+ */
+function holdForPause(gated: readonly Draft[], input: PlanInput): boolean {
+  let goesOn = false;
+  for (const d of gated) {
+    const departure =
+      d.action === ActionKind.unstake && d.id !== undefined
+        ? pausedDeparture(input.desired.validators.get(d.id), input.settings.pauseDepartureMarginMs)
+        : undefined;
+    if (departure !== undefined && input.now >= departure.yieldAt) {
+      goesOn = true;
+      d.reason = `paused, but pod ${departure.pod} is being removed and is killed at ${isoSecond(departure.killAt)}: unstaking now, while its node still votes; ${d.reason}`;
+      continue;
+    }
+    Object.assign(d, {
+      waitingFor: Wait.paused,
+      code: undefined,
+      reason:
+        departure === undefined
+          ? `paused; would ${d.action}: ${d.reason}`
+          : `paused; would ${d.action}: ${d.reason}; pod ${departure.pod} is being removed: held until ${isoSecond(departure.yieldAt)} (resume or scale back up before then), then unstaked anyway, since it is killed at ${isoSecond(departure.killAt)}`,
+    });
+  }
+  return goesOn;
 }
 
 function joinersVote(input: PlanInput): boolean {

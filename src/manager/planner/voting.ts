@@ -1,6 +1,6 @@
 // Who votes: a staked row counts as a voter only while it keeps signing committed certificates.
 // Pacing and the minimum set read this; a row that is staked but silent is a member that BFT must
-// carry (DESIGN.md, "every staked row that does not vote counts against the BFT margin").
+// carry (docs/design.md §Safety rules, S7: a staked row that does not vote counts against BFT).
 import type { ChainCapabilities, DesiredState, ValidatorId } from '../model.ts';
 
 export interface VotingInput {

@@ -373,10 +373,7 @@ export class Reconciler {
       const failure = isManagerError(error)
         ? error
         : new ManagerError('INTERNAL', describeError(error), { cause: error });
-      const maybeSent =
-        failure.code === 'CANCELLED' ||
-        failure.code === 'CLI_TIMEOUT' ||
-        (adapter.mode === 'rpc' && failure.retryable);
+      const maybeSent = mayHaveBeenSent(failure, adapter.mode);
       if (maybeSent) {
         // The bytes (RPC) or the attempt (CLI) stay open: following it later is idempotent. A
         // cancel ends here (logged once, here); anything else the queue logs when it retries.
@@ -597,4 +594,15 @@ export class Reconciler {
     if (target === undefined || this.#o.recorder === undefined) return;
     await this.#o.recorder.record(target, type, reason, `validator ${id}: ${message}`);
   }
+}
+
+/** Whether a failed send may still have reached the node: its record then stays open, followed. */
+function mayHaveBeenSent(failure: ManagerError, mode: 'rpc' | 'cli'): boolean {
+  // Refused by the send fence (send-fence.ts) before anything left: surely not sent.
+  if (failure.code === 'NOT_LEADER') return false;
+  return (
+    failure.code === 'CANCELLED' ||
+    failure.code === 'CLI_TIMEOUT' ||
+    (mode === 'rpc' && failure.retryable)
+  );
 }

@@ -31,7 +31,8 @@ export interface ControlPlane {
     actions: ActionSummary[];
     next: number | null;
   };
-  setPaused(paused: boolean): void;
+  /** Answered by the leader once recorded; a follower rejects with NOT_LEADER. */
+  setPaused(paused: boolean): Promise<void>;
   scale(request: ScaleRequest, signal: AbortSignal): Promise<ScaleResult>;
   triggerView(signal: AbortSignal): Promise<{ height: number; committed: boolean }>;
   /** Long-polls (up to `timeoutMs`) until the pod may go: its validator left, or never will. */
@@ -121,6 +122,7 @@ export class ManagerControlPlane implements ControlPlane {
       journal: {
         chain: journal.chain ?? null,
         setAside: journal.setAside ?? null,
+        failure: journal.failure ?? null,
       },
     };
   }
@@ -152,8 +154,8 @@ export class ManagerControlPlane implements ControlPlane {
     return { actions, next: page.length > query.limit ? (actions.at(-1)?.seq ?? null) : null };
   }
 
-  setPaused(paused: boolean): void {
-    this.#p.control.setPaused(paused);
+  setPaused(paused: boolean): Promise<void> {
+    return this.#p.control.setPaused(paused);
   }
 
   /** Refused with 501 SCALE_UNSUPPORTED when discovery has nothing to scale (static files). */
@@ -232,7 +234,9 @@ export class ManagerControlPlane implements ControlPlane {
             mempool: m.chain.mempool,
             addressesOf: (id) => m.addressesOf(id),
           },
-          paused: m.paused,
+          // A pod the cluster removes while paused is held until shortly before it is killed; then
+          // its validator leaves as if not paused (planner/paused-departure.ts).
+          paused: m.paused && decision?.waitingFor === Wait.paused,
           trust: m.trust,
           chainHealthy: m.chain.healthy,
           height: m.chain.height,

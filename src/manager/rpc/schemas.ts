@@ -151,10 +151,19 @@ export const ReadinessSchema = Type.Object({
     {
       chain: nullable(Type.Object({ chainId: Type.String(), genesisHash: Type.String() })),
       setAside: nullable(Type.Object({ to: Type.String(), reason: Type.String() })),
+      failure: Type.Optional(
+        nullable(
+          Type.Object({ code: Type.String(), message: Type.String(), since: Type.String() }),
+          {
+            description:
+              'The last write of the journal that failed (JOURNAL_FULL, JOURNAL_UNAVAILABLE…), until one succeeds: no action can be taken meanwhile',
+          },
+        ),
+      ),
     },
     {
       description:
-        'The chain the journal is bound to, and a journal of another chain set aside at start',
+        'The chain the journal is bound to; a journal set aside at start (of another chain, or damaged); a failing journal',
     },
   ),
 });

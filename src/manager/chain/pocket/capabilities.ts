@@ -1,4 +1,4 @@
-// What the chain can do, as data the planner and the adapters read (DESIGN.md, "The chain port"):
+// What the chain can do, as data the planner and the adapters read (docs/design.md §The chain port):
 // never guessed from answers, taken from the configured profile (CM_CHAIN_PROFILE).
 import type { ChainProfile } from '../../config.ts';
 import type { ChainCapabilities } from '../../model.ts';

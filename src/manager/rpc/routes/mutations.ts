@@ -139,13 +139,21 @@ export const mutationRoutes: RoutePlugin<{ control: ControlPlane }> = (app, { co
   );
 
   for (const [url, paused, summary] of [
-    ['/v1/pause', true, 'Stop taking actions (reads go on; kept across restarts)'],
-    ['/v1/resume', false, 'Take actions again'],
+    [
+      '/v1/pause',
+      true,
+      'Stop every manager taking actions (reads go on); answered by the leader once recorded on the Lease (kept across restarts, failovers and new pods); a follower answers 503 NOT_LEADER',
+    ],
+    ['/v1/resume', false, 'Take actions again (the leader answers, as for pause)'],
   ] as const) {
-    app.post(url, { schema: { summary, response: { 200: PauseSchema, ...errors } } }, () => {
-      control.setPaused(paused);
-      return { paused };
-    });
+    app.post(
+      url,
+      { schema: { summary, response: { 200: PauseSchema, ...errors, 503: errorRef } } },
+      async () => {
+        await control.setPaused(paused);
+        return { paused };
+      },
+    );
   }
 
   app.post(
