@@ -782,7 +782,7 @@ function rotationArithmetic(input: PlanInput, from: string): string {
 
 /**
  * Why a member row whose key nobody holds is a problem, with the quorum's arithmetic and the way
- * out (the orphan of a key change the manager did not see, docs/adr/0023).
+ * out (the orphan of a key change the manager did not see, docs/adr/0029).
  */
 function orphanReason(
   address: string,
