@@ -472,6 +472,61 @@ describe('key rotation as a planned sequence', () => {
     expect(d.get('003')).toMatchObject({ action: 'stake', waitingFor: undefined });
   });
 
+  it('a key moved to a higher id goes out from its old owner first (soak seed 28461)', () => {
+    // 004 := 001's key, 001 := 015's. Two rotations, a minimum of 3 of 4 voters: one at a time.
+    // 004's cannot finish first: its pod may restart onto 001's key only once 001's node no longer
+    // signs with it, that is once 001's rotation is done. Before, the minimum set let the higher
+    // id go first (004: 4 − 1 = 3 voters ≥ 3) and then held 001 (3 − 1 = 2 < 3) for good, while
+    // 004 waited on 001: a deadlock, found by the soak.
+    const i = changed(
+      {
+        signers: four,
+        chain: four.map((id) => row(id)),
+        desired: four.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '004': '001', '001': '015' }, nodes: { '001': '001', '004': '004' } },
+      four,
+    );
+    const d = decisions(i);
+    expect(d.get('001')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('001').address,
+      waitingFor: undefined,
+    });
+    expect(d.get('004')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('004').address,
+      waitingFor: Wait.minimumSet,
+    });
+    // 001's old row on its way out and its pod restarted on 015's key: 001's new address is
+    // staked; 004 waits until it votes (3 − 1 = 2 < 3).
+    const next = changed(
+      {
+        signers: ['002', '003', '004'],
+        chain: [row('001', ChainStatus.unstaking), row('002'), row('003'), row('004')],
+        desired: [
+          wanted('001', { startedAt: NOW, uid: 'uid-001b' }),
+          early('002'),
+          early('003'),
+          early('004'),
+        ],
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '004': '001', '001': '015' }, nodes: { '004': '004' } },
+      four,
+    );
+    const then = decisions({
+      ...next,
+      nodeKeys: new Map([
+        ...next.nodeKeys!,
+        ['uid-001b', { address: keyOf('015').address, startedAt: NOW }],
+      ]),
+    });
+    expect(then.get('001')).toMatchObject({ action: 'stake', waitingFor: undefined });
+    expect(then.get('004')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
+  });
+
   it('a rotation of every genesis key is paced by the minimum set: one old address at a time', () => {
     const i = changed(
       {

@@ -1117,10 +1117,18 @@ export function minimumSetVerdict(
   const candidates: { id: ValidatorId; address: string }[] = [];
   // Old addresses a key rotation unstakes (few: the ids whose key changed), with their ids.
   const rotating = new Map<string, ValidatorId>();
+  const rotations: Rotation[] = [];
   for (const id of input.formerKeys?.keys() ?? []) {
     const rotation = rotationOf(input, id, () => signersOf(input));
-    if (rotation !== undefined) rotating.set(rotation.from, id);
+    if (rotation === undefined) continue;
+    rotating.set(rotation.from, id);
+    rotations.push(rotation);
   }
+  // A rotation onto a key moved from another id in rotation ends only after that one's (its pod
+  // restarts onto the key once the other node no longer signs with it): it goes after it.
+  const after = new Set(
+    rotations.filter((r) => r.to !== undefined && rotating.has(r.to)).map((r) => r.id),
+  );
   if (input.minimumSet !== undefined) {
     // Every row that might leave (not wanted, rotated out, or on its way out) gone at once: still
     // enough?
@@ -1152,7 +1160,7 @@ export function minimumSetVerdict(
     )
       candidates.push({ id, address: row.address });
   }
-  return splitByMinimumSet(input, candidates);
+  return splitByMinimumSet(input, candidates, after);
 }
 
 function splitAll(
