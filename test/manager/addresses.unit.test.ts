@@ -22,6 +22,7 @@ import type { ActionsView, ChainSnapshot } from '../../src/manager/read-model.ts
 import { validatorStatuses } from '../../src/manager/status.ts';
 import { departureOf } from '../../src/manager/scale/departure.ts';
 import { leaveState } from '../../src/manager/scale/scale-rules.ts';
+import { isStuck } from '../../src/manager/scale/scale-blockers.ts';
 import { WaitFor } from '../../src/manager/scale/scaler.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
@@ -498,7 +499,15 @@ describe('key rotation as a planned sequence', () => {
       action: 'unstake',
       subject: keyOf('004').address,
       waitingFor: Wait.minimumSet,
+      code: 'BELOW_MINIMUM_SET',
+      phase: 'active',
     });
+    // Its turn comes: a scale waiting for it is not told SCALE_BLOCKED (it was: held, "stuck").
+    const held = d.get('004')!;
+    expect(isStuck({ id: '004', phase: held.phase, code: held.code, reason: held.reason })).toBe(
+      false,
+    );
+    expect(held.reason).toMatch(/waits its turn/);
     // 001's old row on its way out and its pod restarted on 015's key: 001's new address is
     // staked; 004 waits until it votes (3 − 1 = 2 < 3).
     const next = changed(
@@ -525,6 +534,31 @@ describe('key rotation as a planned sequence', () => {
     });
     expect(then.get('001')).toMatchObject({ action: 'stake', waitingFor: undefined });
     expect(then.get('004')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
+  });
+
+  it('a rotation with no more validators wanted than the minimum is held, and says the way out', () => {
+    const three = ids(3);
+    const i = changed(
+      {
+        signers: three,
+        chain: three.map((id) => row(id)),
+        desired: three.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '003': '013' }, nodes: { '001': '001', '002': '002', '003': '003' } },
+      three,
+    );
+    const d = decisions(i).get('003');
+    expect(d).toMatchObject({
+      action: 'unstake',
+      waitingFor: Wait.minimumSet,
+      phase: 'held',
+      code: 'BELOW_MINIMUM_SET',
+    });
+    expect(d?.reason).toMatch(
+      /cannot go on: .* 2 staked validator\(s\) that vote, fewer than the minimum of 3/,
+    );
+    expect(d?.reason).toMatch(/The way out: scale to 4 until the rotation is done/);
   });
 
   it('a rotation of every genesis key is paced by the minimum set: one old address at a time', () => {

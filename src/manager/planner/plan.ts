@@ -1178,6 +1178,10 @@ function splitAll(
 
 function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict): void {
   const minimum = input.minimumSet;
+  if (minimum !== undefined && d.wanted && d.subject !== undefined) {
+    holdRotation(d, input, verdict, minimum);
+    return;
+  }
   Object.assign(d, {
     waitingFor: Wait.minimumSet,
     phase: Phase.held,
@@ -1186,6 +1190,38 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
         : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since ${heldBecause(verdict, minimum, input.settings.capabilities)}; ${d.reason}`,
+  });
+}
+
+/**
+ * A wanted validator's key rotation that the minimum set holds: each rotation takes a voter away
+ * until its new address votes. With more validators wanted than the minimum, its turn comes once
+ * the rotations before it are done (it is not `held`: a scale waits for it, SCALE_BLOCKED would be
+ * untrue). With no more than the minimum wanted it never comes: the reason says so, and the ways
+ * out (a validator more for the time of the rotation, or the old key back).
+ */
+function holdRotation(
+  d: Draft,
+  input: PlanInput,
+  verdict: MinimumSetVerdict,
+  minimum: MinimumSet,
+): void {
+  let wanted = 0;
+  for (const entry of input.desired.validators.values()) if (entry.wanted) wanted++;
+  const why = heldBecause(verdict, minimum, input.settings.capabilities);
+  if (wanted > minimum.size) {
+    Object.assign(d, {
+      waitingFor: Wait.minimumSet,
+      code: DecisionCode.belowMinimumSet,
+      reason: `BELOW_MINIMUM_SET: its key rotation waits its turn: ${why}; it goes on once the rotations and stakes before it are done and their addresses vote (${wanted} validators wanted against a minimum of ${minimum.size}); ${d.reason}`,
+    });
+    return;
+  }
+  Object.assign(d, {
+    waitingFor: Wait.minimumSet,
+    phase: Phase.held,
+    code: DecisionCode.belowMinimumSet,
+    reason: `BELOW_MINIMUM_SET: its key rotation cannot go on: ${why}, and with ${wanted} validator(s) wanted against a minimum of ${minimum.size} (${minimum.source}) no other voter can join first. The way out: scale to ${minimum.size + 1} until the rotation is done (the new validator votes, then the old address goes), or put the old key back under its id; ${d.reason}`,
   });
 }
 
