@@ -499,7 +499,7 @@ describe('key rotation as a planned sequence', () => {
       action: 'unstake',
       subject: keyOf('004').address,
       waitingFor: Wait.minimumSet,
-      code: 'BELOW_MINIMUM_SET',
+      code: undefined,
       phase: 'active',
     });
     // Its turn comes: a scale waiting for it is not told SCALE_BLOCKED (it was: held, "stuck").
@@ -507,7 +507,9 @@ describe('key rotation as a planned sequence', () => {
     expect(isStuck({ id: '004', phase: held.phase, code: held.code, reason: held.reason })).toBe(
       false,
     );
-    expect(held.reason).toMatch(/waits its turn/);
+    expect(held.reason).toMatch(
+      /its key rotation waits for 001's: its new key .* is 001's old one/,
+    );
     // 001's old row on its way out and its pod restarted on 015's key: 001's new address is
     // staked; 004 waits until it votes (3 − 1 = 2 < 3).
     const next = changed(
@@ -534,6 +536,30 @@ describe('key rotation as a planned sequence', () => {
     });
     expect(then.get('001')).toMatchObject({ action: 'stake', waitingFor: undefined });
     expect(then.get('004')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
+  });
+
+  it('a key moved to a higher id waits for the old owner even with voters to spare (soak seed 245363)', () => {
+    // 004 := 002's key, 002 := 015's, seven voters: the minimum set lets both go at once, and
+    // 004's went first — then a scale to 4 took the voters 002 needed (3 − 1 = 2 < 3), and 004
+    // waited on 002 for good. 004's old address now waits for 002's to be out, whatever the count.
+    const i = changed(
+      {
+        signers: seven,
+        chain: seven.map((id) => row(id)),
+        desired: seven.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '004': '002', '002': '015' }, nodes: { '002': '002', '004': '004' } },
+      seven,
+    );
+    const d = decisions(i);
+    expect(d.get('002')).toMatchObject({ action: 'unstake', waitingFor: undefined });
+    expect(d.get('004')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('004').address,
+      waitingFor: Wait.minimumSet,
+    });
+    expect(d.get('004')?.reason).toMatch(/waits for 002's/);
   });
 
   it('a rotation with no more validators wanted than the minimum is held, and says the way out', () => {

@@ -1125,10 +1125,12 @@ export function minimumSetVerdict(
     rotations.push(rotation);
   }
   // A rotation onto a key moved from another id in rotation ends only after that one's (its pod
-  // restarts onto the key once the other node no longer signs with it): it goes after it.
-  const after = new Set(
-    rotations.filter((r) => r.to !== undefined && rotating.has(r.to)).map((r) => r.id),
-  );
+  // restarts onto the key once the other node no longer signs with it): it waits for it.
+  const waiting = new Map<ValidatorId, ValidatorId>();
+  for (const r of rotations) {
+    const other = r.to === undefined ? undefined : rotating.get(r.to);
+    if (other !== undefined) waiting.set(r.id, other);
+  }
   if (input.minimumSet !== undefined) {
     // Every row that might leave (not wanted, rotated out, or on its way out) gone at once: still
     // enough?
@@ -1144,7 +1146,7 @@ export function minimumSetVerdict(
         commits(after.voters, after.rows, input.settings.capabilities))
     ) {
       // Nothing near the minimum: every unstake may go (held stays empty).
-      return splitAll(input, after, rotating);
+      return { ...splitAll(input, after, rotating, waiting), waitsFor: waiting };
     }
   }
   for (const row of input.chain.values()) {
@@ -1160,24 +1162,34 @@ export function minimumSetVerdict(
     )
       candidates.push({ id, address: row.address });
   }
-  return splitByMinimumSet(input, candidates, after);
+  return {
+    ...splitByMinimumSet(input, candidates, new Set(waiting.keys())),
+    waitsFor: waiting,
+  };
 }
 
 function splitAll(
   input: PlanInput,
   after: { voters: number; rows: number },
   rotating: ReadonlyMap<string, ValidatorId>,
+  waiting: ReadonlyMap<ValidatorId, ValidatorId>,
 ): MinimumSetVerdict {
   const everyone = new Set<ValidatorId>(rotating.values());
   for (const address of input.chain.keys()) {
     const id = input.keys.idOfAddress(address);
     if (id !== undefined) everyone.add(id);
   }
-  return { ...after, allowed: everyone, held: new Set(), limit: undefined };
+  for (const id of waiting.keys()) everyone.delete(id);
+  return { ...after, allowed: everyone, held: new Set(waiting.keys()), limit: undefined };
 }
 
 function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict): void {
   const minimum = input.minimumSet;
+  const first = d.id === undefined ? undefined : verdict.waitsFor?.get(d.id);
+  if (first !== undefined) {
+    waitForRotation(d, first, input);
+    return;
+  }
   if (minimum !== undefined && d.wanted && d.subject !== undefined) {
     holdRotation(d, input, verdict, minimum);
     return;
@@ -1190,6 +1202,22 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
         : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since ${heldBecause(verdict, minimum, input.settings.capabilities)}; ${d.reason}`,
+  });
+}
+
+/**
+ * A key rotation onto a key that `first`'s rotation still frees (a key moved from `first`): its old
+ * address stays until `first`'s is out, whatever the minimum set would allow — its pod cannot
+ * restart onto the key before, and its unstake first would take a voter `first` needs (soak seeds
+ * 28461 and 245363: held for good at 3 voters against a minimum of 3).
+ */
+function waitForRotation(d: Draft, first: ValidatorId, input: PlanInput): void {
+  const to = d.id === undefined ? undefined : input.keys.addressOf(d.id);
+  Object.assign(d, {
+    // The minimum set's wait (a passive one: nothing is done meanwhile), for another reason.
+    waitingFor: Wait.minimumSet,
+    code: undefined,
+    reason: `its key rotation waits for ${first}'s: its new key (address ${to ?? '?'}) is ${first}'s old one, still staked and signed by ${first}'s node; its old address ${d.subject ?? '?'} goes once that one is out; ${d.reason}`,
   });
 }
 
