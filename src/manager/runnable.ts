@@ -1,0 +1,126 @@
+// The parts of a running manager and the one contract they share (after controller-runtime's
+// manager: every part is a Runnable, a manager only orders them). A part's start() resolves once
+// it is started (not when it ends); stop() undoes it and is safe to call once start resolved or
+// failed. A `Runnables` group starts its parts in order and stops them in reverse; when a start
+// fails it stops the parts already started, in reverse, and rejects naming the part that failed.
+import { catalogueCode, ManagerError } from './errors.ts';
+
+/** A part of the manager with a lifecycle. */
+export interface Runnable {
+  /** Named in logs and in a start failure ("discovery", "chain view", …). */
+  readonly name: string;
+  /** Resolves once started; `signal` aborts when the whole group stops before this start ended. */
+  start(signal: AbortSignal): Promise<void>;
+  /** Stops what start() started; called at most once, and only after start() settled. */
+  stop(): Promise<void>;
+}
+
+/** A part's start failed: carries the part's name, the cause's code, and the cause. */
+export class RunnableStartError extends ManagerError {
+  readonly part: string;
+
+  constructor(part: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(catalogueCode(cause), `${part} did not start: ${message}`, {
+      cause,
+      details: { part },
+    });
+    this.name = 'RunnableStartError';
+    this.part = part;
+  }
+}
+
+/** A runnable from two functions (for parts that are a few lines of the composition). */
+export function runnable(
+  name: string,
+  start: (signal: AbortSignal) => Promise<void> | void,
+  stop: () => Promise<void> | void = () => undefined,
+): Runnable {
+  return {
+    name,
+    start: async (signal) => {
+      await start(signal);
+    },
+    stop: async () => {
+      await stop();
+    },
+  };
+}
+
+/**
+ * Parts started in order, stopped in reverse. start() and stop() are each effective once;
+ * a stop() during start() aborts the signal, waits for the part being started, then stops
+ * every part that started.
+ */
+export class Runnables {
+  readonly #parts: readonly Runnable[];
+  readonly #started: Runnable[] = [];
+  readonly #abort = new AbortController();
+  #starting: Promise<void> | undefined;
+  #stopping: Promise<void> | undefined;
+
+  constructor(parts: readonly Runnable[]) {
+    const names = new Set<string>();
+    for (const part of parts) {
+      if (names.has(part.name)) throw new Error(`two runnables are named "${part.name}"`);
+      names.add(part.name);
+    }
+    this.#parts = parts;
+  }
+
+  /** The parts' names, in start order. */
+  get names(): string[] {
+    return this.#parts.map((p) => p.name);
+  }
+
+  /** The names of the parts started and not stopped, in start order. */
+  get started(): string[] {
+    return this.#started.map((p) => p.name);
+  }
+
+  /** Starts every part in order; on a failure, stops those started and rejects naming the part. */
+  start(): Promise<void> {
+    this.#starting ??= this.#startAll();
+    return this.#starting;
+  }
+
+  /** Stops the started parts in reverse order (each even if another's stop fails); idempotent. */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stopAll();
+    return this.#stopping;
+  }
+
+  async #startAll(): Promise<void> {
+    const signal = this.#abort.signal;
+    for (const part of this.#parts) {
+      if (signal.aborted) return;
+      try {
+        await part.start(signal);
+      } catch (error: unknown) {
+        // The start failure is what the caller needs; a stop failure now would hide it.
+        await this.#stopStarted().catch(() => undefined);
+        throw new RunnableStartError(part.name, error);
+      }
+      this.#started.push(part);
+    }
+  }
+
+  async #stopAll(): Promise<void> {
+    this.#abort.abort();
+    await this.#starting?.catch(() => undefined);
+    await this.#stopStarted();
+  }
+
+  /** Stops the started parts, last first; the first stop error is thrown once all were tried. */
+  async #stopStarted(): Promise<void> {
+    const errors: unknown[] = [];
+    for (let part = this.#started.pop(); part !== undefined; part = this.#started.pop()) {
+      try {
+        await part.stop();
+      } catch (error: unknown) {
+        errors.push(error);
+      }
+    }
+    if (errors.length > 0) throw errors[0];
+  }
+}
