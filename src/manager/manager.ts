@@ -5,19 +5,14 @@
 // work, release the lease, close.
 import { EventEmitter } from 'node:events';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { chainFactsOf } from './chain/chain-facts.ts';
-import { CHAIN_MEMORY_SETTING, ChainMemoryWriter, parseChainMemory } from './chain/chain-memory.ts';
-import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
+import { ChainView, type OwnTransaction } from './chain/chain-view.ts';
 import { ParticipationRecord } from './participation/record.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
 import { PacedRun } from './paced-run.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
-import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
-import type { ChainIdentity, Journal } from './journal/journal.ts';
-import { JournalHealth, type JournalFailure } from './journal/journal-health.ts';
-import { openJournal } from './journal/journal-open.ts';
+import { JournalBinding, type JournalState } from './parts/journal-binding.ts';
 import { HookGate } from './hooks/hook-gate.ts';
 import { commandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
@@ -76,10 +71,6 @@ export type { PhaseChange } from './phase-tracker.ts';
 /** The events a manager emits: the read model's (read-model.ts). */
 export type ManagerEvents = ReadModelEvents;
 
-/** The highest chain height seen and its block's state hash, kept across restarts. */
-const HIGH_WATER_SETTING = 'chain.highWater';
-/** The high-water mark is written at most this often (a restart may lose this much of it). */
-const HIGH_WATER_WRITE_MS = 2_000;
 /** A staked row votes while it signed a certificate of the last this many heights. */
 const VOTING_WINDOW = 20;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
@@ -117,7 +108,8 @@ export class Manager {
   readonly #elector: LeaderElector | undefined;
   /** Only the leader's passes, in its current term, send (reconcile/send-fence.ts). */
   readonly #fence = new SendFence(() => this.#elector);
-  readonly #journal: Journal;
+  /** The journal, its health, and its binding to the chain (parts/journal-binding.ts). */
+  readonly #journal: JournalBinding;
   readonly #hooks: HookGate | undefined;
   #desired: DesiredState | undefined;
   #desiredKeys = new Map<ValidatorId, string>();
@@ -142,22 +134,10 @@ export class Manager {
   readonly #pause: PauseState;
   /** Validator pods the cluster removes while paused: reported, looked at when their hold ends. */
   readonly #pausedDepartures: PausedDepartures;
-  /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
-  #journalChecked = false;
-  #journalChecking = false;
-  /** The chain had no block when checked: the journal is bound once it has. */
-  #journalBindPending = false;
-  #journalSetAside: { to: string; reason: string } | undefined;
-  /** The journal's last failed write, until one succeeds (journal/journal-health.ts). */
-  readonly #journalHealth = new JournalHealth();
-  #journalChain: ChainIdentity | undefined;
   #wasSynced = false;
   #started = false;
   #stopping = false;
   #cancelResync: (() => void) | undefined;
-  #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
-  /** What the chain view learned, written to the journal at most every 2 s (chain-memory.ts). */
-  readonly #chainMemory: ChainMemoryWriter;
   /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */
   readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
   /** Ids whose KEY_MISSING was logged (once, until it changes). */
@@ -194,21 +174,18 @@ export class Manager {
     };
     this.discovery = options.discovery(deps);
     const hooks = options.hooks;
-    const opened = openJournal(config.journalPath, this.clock, {
+    this.#journal = new JournalBinding({
+      path: config.journalPath,
       maxBytes: config.journalMaxBytes,
+      reads: this.chainPort.reads,
+      clock: this.clock,
+      logger,
     });
-    this.#journal = opened.journal;
-    this.#journalSetAside = opened.setAside;
-    if (opened.setAside !== undefined)
-      logger.warn(
-        { journal: config.journalPath, setAsideTo: opened.setAside.to, code: 'JOURNAL_CORRUPT' },
-        opened.setAside.reason,
-      );
-    this.#journal.onGroupFailure((error) => this.#journalHealth.failed(error, this.clock.now()));
-    this.book = new ActionBook(this.#journal);
-    this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
+    const journal = this.#journal.journal;
+    this.book = new ActionBook(journal);
+    this.keyObservations = new KeyObservations({ store: journal, clock: this.clock });
     this.#pause = new PauseState({
-      record: this.discovery.pauseRecord?.() ?? journalPauseRecord(this.#journal),
+      record: this.discovery.pauseRecord?.() ?? journalPauseRecord(journal),
       clock: this.clock,
       logger,
       onChange: (paused) => this.#onPausedChange(paused),
@@ -224,12 +201,6 @@ export class Manager {
       },
       enqueue: (id) => this.#queue.add(id),
     });
-    this.#chainMemory = new ChainMemoryWriter({
-      write: (raw) => this.#journal.setSetting(CHAIN_MEMORY_SETTING, raw),
-      now: () => this.clock.now(),
-      intervalMs: HIGH_WATER_WRITE_MS,
-      onError: (error) => this.logger.warn({ err: error }, 'could not record what the chain read'),
-    });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = fencedSender(this.chainPort.sender, this.#fence);
     this.chain = new ChainView({
@@ -237,8 +208,8 @@ export class Manager {
       clock: this.clock,
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
-      highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
-      memory: parseChainMemory(this.#journal.getSetting(CHAIN_MEMORY_SETTING)),
+      highWater: this.#journal.highWater(),
+      memory: this.#journal.memory(),
       readGenesisSet: true,
       ownTransactions: () => this.#ownTransactions(),
       listener: {
@@ -246,8 +217,8 @@ export class Manager {
         onHeight: (height, changed) => this.#onHeight(height, changed),
         onHealth: () => this.#schedulePhaseRefresh(),
         onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
-        onHighWater: (mark) => this.#onHighWater(mark),
-        onMemory: (memory) => this.#chainMemory.offer(memory),
+        onHighWater: (mark) => this.#journal.recordHighWater(mark),
+        onMemory: (memory) => this.#journal.recordMemory(memory),
         onBlock: (block) => this.participation.addBlock(block),
         onRows: (height, rows) => this.participation.addRows(height, rows),
       },
@@ -258,7 +229,7 @@ export class Manager {
         ? undefined
         : new HookGate({
             hooks,
-            journal: this.#journal,
+            journal,
             ports: {
               command: commandPort,
               http: fetchHttpPort,
@@ -352,7 +323,7 @@ export class Manager {
         return outcome;
       },
       onError: (id, error, retryInMs) => {
-        this.#journalHealth.failed(error, this.clock.now());
+        this.#journal.health.failed(error, this.clock.now());
         this.metrics.reconcileErrors.inc({ code: catalogueCode(error) });
         this.logger.warn(
           { validator: id, reconcile: this.#reconciler.passOf(id), err: error, retryInMs },
@@ -362,10 +333,29 @@ export class Manager {
       },
     });
     this.book.onChange((record) => {
-      this.#journalHealth.wrote();
+      this.#journal.health.wrote();
       this.events.emit('action', record);
     });
 
+    this.#journal.listen({
+      onReplaced: () => {
+        this.book.reload();
+        // This chain is judged afresh: the highest height seen was the other chain's.
+        this.chain.resetHighWater();
+        // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
+        try {
+          this.keyObservations.rewrite();
+        } catch (error: unknown) {
+          this.logger.warn({ err: error }, 'could not record when the keys were seen');
+        }
+        // A pause kept in the journal (static discovery) is the new journal's; the Lease's stays.
+        void this.#pause.load();
+      },
+      onChecked: () => {
+        this.#checkSynced();
+        this.#schedulePhaseRefresh();
+      },
+    });
     this.#elector = this.discovery.createElector({
       onStartedLeading: () => this.#startWorkers(),
       onStoppedLeading: () => void this.#cancelWorkers(),
@@ -413,8 +403,7 @@ export class Manager {
     await this.#elector?.stop();
     await this.chain.stop();
     await this.discovery.stop();
-    this.#chainMemory.flush();
-    this.#journal.close();
+    await this.#journal.stop();
     this.logger.info('stopped');
   }
 
@@ -495,22 +484,14 @@ export class Manager {
       this.discovery.synced &&
       this.keys.loaded &&
       this.chain.synced &&
-      this.#journalChecked &&
+      this.#journal.checked &&
       this.#pause.known
     );
   }
 
   /** The chain the journal is bound to, and the journal of another chain set aside at start. */
-  journalState(): {
-    chain: ChainIdentity | undefined;
-    setAside: { to: string; reason: string } | undefined;
-    failure: JournalFailure | undefined;
-  } {
-    return {
-      chain: this.#journalChain,
-      setAside: this.#journalSetAside,
-      failure: this.#journalHealth.failure,
-    };
+  journalState(): JournalState {
+    return this.#journal.state();
   }
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
@@ -574,13 +555,13 @@ export class Manager {
   }
 
   plan(): Decision[] {
-    return this.#reconciler.plan().map((d) => this.#journalHealth.overlay(d));
+    return this.#reconciler.plan().map((d) => this.#journal.health.overlay(d));
   }
 
   /** One validator's decision now (as a reconcile of it would decide). */
   planOne(id: ValidatorId): Decision | undefined {
     const decision = this.#reconciler.planOne(id);
-    return decision === undefined ? undefined : this.#journalHealth.overlay(decision);
+    return decision === undefined ? undefined : this.#journal.health.overlay(decision);
   }
 
   /**
@@ -702,13 +683,13 @@ export class Manager {
       for (const id of this.keyObservations.observe(this.keys.entries(), writtenBy))
         this.#queue.add(id);
     } catch (error: unknown) {
-      this.#journalHealth.failed(error, this.clock.now());
+      this.#journal.health.failed(error, this.clock.now());
       this.logger.warn({ err: error }, 'could not record when the keys were seen');
     }
   }
 
   #onHeight(height: number, changed: ReadonlySet<string>): void {
-    this.#checkJournal();
+    this.#journal.check();
     this.events.emit('height', height);
     this.metrics.chainHeight.set(height);
     this.metrics.lastSync.set(this.clock.now() / 1000);
@@ -722,65 +703,10 @@ export class Manager {
     this.#schedulePhaseRefresh();
   }
 
-  /**
-   * Compares the journal with the chain once it answers (and binds it once the chain has a
-   * block); a journal of another chain is set aside and the indexes and the pause are read again
-   * from the new one. Retried at the next height when the chain does not answer.
-   */
-  #checkJournal(): void {
-    if (this.#journalChecking || (this.#journalChecked && !this.#journalBindPending)) return;
-    this.#journalChecking = true;
-    bindJournalToChain(this.#journal, chainFactsOf(this.chainPort.reads))
-      .then((outcome) => this.#onJournalBinding(outcome))
-      .catch((error: unknown) => {
-        this.#journalHealth.failed(error, this.clock.now());
-        this.logger.warn({ err: error }, 'could not check the journal against the chain; retrying');
-        if (!this.#stopping) this.clock.setTimer(() => this.#checkJournal(), 1_000);
-      })
-      .finally(() => {
-        this.#journalChecking = false;
-      });
-  }
-
-  #onJournalBinding(outcome: BindingOutcome): void {
-    this.#journalBindPending = outcome.kind === 'pending';
-    if (outcome.kind !== 'pending') this.#journalChain = outcome.chain;
-    if (outcome.kind === 'set-aside') {
-      this.#journalSetAside = { to: outcome.setAsideTo, reason: outcome.reason };
-      this.logger.warn(
-        {
-          journal: this.config.journalPath,
-          setAsideTo: outcome.setAsideTo,
-          reason: outcome.reason,
-        },
-        'the journal was written for another chain: set aside, starting a new one',
-      );
-      this.book.reload();
-      // The highest height seen was the other chain's (the new journal has none): this chain
-      // is judged afresh.
-      this.#chainMemory.forget();
-      this.chain.resetHighWater();
-      // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
-      try {
-        this.keyObservations.rewrite();
-      } catch (error: unknown) {
-        this.logger.warn({ err: error }, 'could not record when the keys were seen');
-      }
-      // A pause kept in the journal (static discovery) is the new journal's; the Lease's stays.
-      void this.#pause.load();
-    } else if (outcome.kind === 'bound')
-      this.logger.info({ chain: outcome.chain }, 'journal bound to the chain');
-    if (!this.#journalChecked) {
-      this.#journalChecked = true;
-      this.#checkSynced();
-      this.#schedulePhaseRefresh();
-    }
-  }
-
   #onTrust(trusted: boolean, reason: string | undefined): void {
     // A chain that looks lower or different may be another chain under the old journal: the
     // binding check decides (and sets the journal and its mark aside), not the mark alone.
-    if (!trusted) this.#checkJournal();
+    if (!trusted) this.#journal.check();
     this.metrics.chainTrusted.set(trusted ? 1 : 0);
     if (!trusted) this.metrics.chainDistrusts.inc();
     this.events.emit('trust', { trusted, reason });
@@ -797,19 +723,6 @@ export class Manager {
     // Back to normal: everything deferred is looked at again.
     if (trusted) this.enqueueAll();
     this.#schedulePhaseRefresh();
-  }
-
-  /** Keeps the highest height seen in the journal, so a restarted manager is not fooled either. */
-  #onHighWater(mark: HighWater): void {
-    const now = this.clock.now();
-    if (now - this.#highWaterWrittenAt < HIGH_WATER_WRITE_MS) return;
-    this.#highWaterWrittenAt = now;
-    try {
-      this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
-    } catch (error: unknown) {
-      this.#journalHealth.failed(error, now);
-      this.logger.warn({ err: error }, 'could not record the chain height');
-    }
   }
 
   #checkSynced(): void {
@@ -918,16 +831,4 @@ export class Manager {
     this.metrics.queueDepth.set(this.#queue.depth);
     this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }
-}
-
-function readHighWater(raw: string | undefined): HighWater | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as Partial<HighWater>;
-    if (typeof parsed.height === 'number' && typeof parsed.stateHash === 'string')
-      return { height: parsed.height, stateHash: parsed.stateHash };
-  } catch {
-    // an unreadable mark is no mark
-  }
-  return undefined;
 }
