@@ -26,18 +26,13 @@ import { NodeKeys } from './keys/node-keys.ts';
 import type { Logger } from './logger.ts';
 import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
-import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
+import { PhaseRefresh } from './parts/phase-refresh.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
-import {
-  type ChainCapabilities,
-  DecisionCode,
-  type DesiredState,
-  type ValidatorId,
-} from './model.ts';
+import { type ChainCapabilities, type DesiredState, type ValidatorId } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
 import { quorumNow } from './planner/pacing.ts';
 import { addressesOf } from './planner/signers.ts';
-import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
+import { type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { pausedOn } from './kube/lease-pause-record.ts';
 import { journalPauseRecord } from './pause/journal-pause-record.ts';
@@ -75,9 +70,6 @@ export type ManagerEvents = ReadModelEvents;
 const VOTING_WINDOW = 20;
 /** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
 const RECOMPUTE_SPACING = 3;
-/** Phase refreshes wait this long after a change, and ten times their cost after the last one. */
-const PHASE_REFRESH_DELAY_MS = 50;
-const PHASE_REFRESH_SPACING = 10;
 
 export class Manager {
   readonly config: Config;
@@ -121,15 +113,9 @@ export class Manager {
    * delayed; every change is still seen, by the next recompute (level-triggered).
    */
   readonly #recomputes: PacedRun;
-  readonly #phases = new PhaseTracker();
   #readModel: ReadModel | undefined;
-  /**
-   * Phase refreshes: 50 ms after the first change, and no sooner than ten times the last
-   * refresh's cost after it ended. A refresh plans every validator (5 ms at 999), and every
-   * reconcile pass asks for one: in a burst of 999 the refreshes take at most about a tenth of
-   * the CPU, and phase events come at most a few hundred ms late.
-   */
-  readonly #phaseRefreshes: PacedRun;
+  /** The plan computed again after changes: phase events, gauges, reports (parts/phase-refresh.ts). */
+  readonly #phaseRefreshes: PhaseRefresh;
   /** Whether the managers are paused: on the Lease, or in the journal (pause/pause-state.ts). */
   readonly #pause: PauseState;
   /** Validator pods the cluster removes while paused: reported, looked at when their hold ends. */
@@ -138,10 +124,6 @@ export class Manager {
   #started = false;
   #stopping = false;
   #cancelResync: (() => void) | undefined;
-  /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */
-  readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
-  /** Ids whose KEY_MISSING was logged (once, until it changes). */
-  readonly #reportedMissing = new Set<ValidatorId>();
 
   constructor(options: ManagerOptions) {
     const { config, logger } = options;
@@ -155,15 +137,33 @@ export class Manager {
         if (!this.#stopping) this.#recomputeNow();
       },
     });
-    this.#phaseRefreshes = new PacedRun({
-      clock: this.clock,
-      spacing: PHASE_REFRESH_SPACING,
-      minDelayMs: PHASE_REFRESH_DELAY_MS,
-      run: () => {
-        if (!this.#stopping) this.#refreshPhases();
-      },
-    });
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
+    this.#phaseRefreshes = new PhaseRefresh({
+      clock: this.clock,
+      logger,
+      metrics: this.metrics,
+      plan: () => this.plan(),
+      phaseChanged: (change) => this.events.emit('phase', change),
+      warn: (id, reason, message) => {
+        const target = this.#eventTarget(id);
+        if (target !== undefined)
+          void this.discovery.events.record(target, 'Warning', reason, message);
+      },
+      observers: [
+        (decisions) => this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks()),
+        (decisions) =>
+          this.#pausedDepartures.observe(
+            decisions,
+            this.desired(),
+            this.book.open,
+            this.#pause.paused,
+          ),
+        () => {
+          this.metrics.queueDepth.set(this.#queue.depth);
+          this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
+        },
+      ],
+    });
     this.chainPort = options.chain;
     this.keys = new KeyStore(this.chainPort.ids, this.chainPort.keys);
     const deps: DiscoveryDeps = {
@@ -394,6 +394,7 @@ export class Manager {
   async stop(): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
+    this.#phaseRefreshes.stop();
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
@@ -753,50 +754,6 @@ export class Manager {
         yield { hash: open.txHash, signer: open.address, kind: open.kind };
   }
 
-  /** A wanted validator without a key: logged and an Event, once until that changes. */
-  #reportKeyMissing(decision: Decision): void {
-    const id = decision.id;
-    if (id === undefined) return;
-    const missing = decision.code === DecisionCode.keyMissing;
-    if (!missing) {
-      this.#reportedMissing.delete(id);
-      return;
-    }
-    if (this.#reportedMissing.has(id)) return;
-    this.#reportedMissing.add(id);
-    this.logger.warn({ validator: id, code: 'KEY_MISSING' }, decision.reason);
-    const target = this.#eventTarget(id);
-    if (target !== undefined)
-      void this.discovery.events.record(target, 'Warning', 'KeyMissing', decision.reason);
-  }
-
-  /**
-   * A validator that cannot vote (no state sync for late joiners): logged and a Warning Event,
-   * once per phase (refused while pending, then staked if it was), until that changes.
-   */
-  #reportCannotVote(decision: Decision): void {
-    const id = decision.id;
-    if (id === undefined) return;
-    if (decision.code !== DecisionCode.noStateSync) {
-      this.#reportedCannotVote.delete(id);
-      return;
-    }
-    if (this.#reportedCannotVote.get(id) === decision.phase) return;
-    this.#reportedCannotVote.set(id, decision.phase);
-    this.logger.warn(
-      { validator: id, code: 'NO_STATE_SYNC', phase: decision.phase },
-      decision.reason,
-    );
-    const target = this.#eventTarget(id);
-    if (target !== undefined)
-      void this.discovery.events.record(
-        target,
-        'Warning',
-        'CannotVote',
-        `validator ${id}: ${decision.reason}`,
-      );
-  }
-
   /** Post hooks run when actions could: leading, synced, trusted, not paused, not stopping. */
   #canRunHooks(): boolean {
     return (
@@ -811,24 +768,5 @@ export class Manager {
 
   #schedulePhaseRefresh(): void {
     this.#phaseRefreshes.request();
-  }
-
-  /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
-  #refreshPhases(): void {
-    const decisions = this.plan();
-    for (const change of this.#phases.observe(decisions)) this.events.emit('phase', change);
-    for (const decision of decisions) {
-      this.#reportKeyMissing(decision);
-      this.#reportCannotVote(decision);
-    }
-    this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
-    this.#pausedDepartures.observe(decisions, this.desired(), this.book.open, this.#pause.paused);
-    for (const id of this.#reportedMissing)
-      if (!this.#phases.has(id)) this.#reportedMissing.delete(id);
-    for (const id of this.#reportedCannotVote.keys())
-      if (!this.#phases.has(id)) this.#reportedCannotVote.delete(id);
-    setPlanGauges(this.metrics, decisions);
-    this.metrics.queueDepth.set(this.#queue.depth);
-    this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
   }
 }
