@@ -9,7 +9,6 @@ import { ChainView, type OwnTransaction } from './chain/chain-view.ts';
 import { ParticipationRecord } from './participation/record.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { PacedRun } from './paced-run.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
 import { JournalBinding, type JournalState } from './parts/journal-binding.ts';
@@ -20,13 +19,13 @@ import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
 import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyObservations } from './keys/key-observations.ts';
-import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
 import { NodeKeys } from './keys/node-keys.ts';
 import type { Logger } from './logger.ts';
 import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
 import { PhaseRefresh } from './parts/phase-refresh.ts';
+import { DesiredIntake } from './parts/desired-intake.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
 import { type ChainCapabilities, type DesiredState, type ValidatorId } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
@@ -68,8 +67,6 @@ export type ManagerEvents = ReadModelEvents;
 
 /** A staked row votes while it signed a certificate of the last this many heights. */
 const VOTING_WINDOW = 20;
-/** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
-const RECOMPUTE_SPACING = 3;
 
 export class Manager {
   readonly config: Config;
@@ -103,16 +100,8 @@ export class Manager {
   /** The journal, its health, and its binding to the chain (parts/journal-binding.ts). */
   readonly #journal: JournalBinding;
   readonly #hooks: HookGate | undefined;
-  #desired: DesiredState | undefined;
-  #desiredKeys = new Map<ValidatorId, string>();
-  /**
-   * Recomputes of the desired state, coalesced: at the end of this turn of the event loop, or,
-   * while a burst of events keeps coming, no sooner than RECOMPUTE_SPACING times the last
-   * recompute's cost after it ended (a recompute is O(validators); a burst of pod events at 999
-   * validators would otherwise recompute after nearly every watch chunk). A lone event is not
-   * delayed; every change is still seen, by the next recompute (level-triggered).
-   */
-  readonly #recomputes: PacedRun;
+  /** Discovery, and the desired state and keys taken from it (parts/desired-intake.ts). */
+  readonly #intake: DesiredIntake;
   #readModel: ReadModel | undefined;
   /** The plan computed again after changes: phase events, gauges, reports (parts/phase-refresh.ts). */
   readonly #phaseRefreshes: PhaseRefresh;
@@ -130,13 +119,6 @@ export class Manager {
     this.config = config;
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
-    this.#recomputes = new PacedRun({
-      clock: this.clock,
-      spacing: RECOMPUTE_SPACING,
-      run: () => {
-        if (!this.#stopping) this.#recomputeNow();
-      },
-    });
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
     this.#phaseRefreshes = new PhaseRefresh({
       clock: this.clock,
@@ -337,6 +319,21 @@ export class Manager {
       this.events.emit('action', record);
     });
 
+    this.#intake = new DesiredIntake({
+      discovery: this.discovery,
+      keys: this.keys,
+      keyObservations: this.keyObservations,
+      clock: this.clock,
+      logger,
+      metrics: this.metrics,
+      enqueue: (id) => this.#queue.add(id),
+      onDesired: (next) => this.#nodeKeys?.observe(next),
+      onChange: (what) => {
+        this.#checkSynced();
+        if (what === 'desired') this.#schedulePhaseRefresh();
+      },
+      journalFailed: (error) => this.#journal.health.failed(error, this.clock.now()),
+    });
     this.#journal.listen({
       onReplaced: () => {
         this.book.reload();
@@ -373,13 +370,7 @@ export class Manager {
     const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
     if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
     this.chain.start();
-    await this.discovery.start({
-      desiredChanged: () => this.#scheduleRecompute(),
-      desiredChangedNow: () => this.#recompute(),
-      keysChanged: () => this.#onKeysChange(),
-    });
-    this.#onKeysChange();
-    this.#recompute();
+    await this.#intake.start();
     this.logger.info({ ...this.discovery.describe(), keys: this.keys.size }, 'caches synced');
     this.#scheduleResync();
     if (this.#elector === undefined) {
@@ -394,6 +385,7 @@ export class Manager {
   async stop(): Promise<void> {
     if (this.#stopping) return;
     this.#stopping = true;
+    this.#intake.halt();
     this.#phaseRefreshes.stop();
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
@@ -403,7 +395,7 @@ export class Manager {
     this.#nodeKeys?.stop();
     await this.#elector?.stop();
     await this.chain.stop();
-    await this.discovery.stop();
+    await this.#intake.stop();
     await this.#journal.stop();
     this.logger.info('stopped');
   }
@@ -551,8 +543,7 @@ export class Manager {
   }
 
   desired(): DesiredState {
-    this.#desired ??= this.#compute();
-    return this.#desired;
+    return this.#intake.desired();
   }
 
   plan(): Decision[] {
@@ -619,74 +610,6 @@ export class Manager {
     for (const id of this.book.open.keys()) ids.add(id);
     for (const id of this.keyObservations.former.keys()) ids.add(id);
     return ids;
-  }
-
-  #compute(): DesiredState {
-    return this.discovery.computeDesired(this.clock.now());
-  }
-
-  #scheduleRecompute(): void {
-    this.#recomputes.request();
-  }
-
-  /** Recomputes the desired state now and enqueues exactly the ids whose entry changed. */
-  #recompute(): void {
-    this.#recomputes.runNow();
-  }
-
-  #recomputeNow(): void {
-    const next = this.#compute();
-    this.#desired = next;
-    this.#nodeKeys?.observe(next);
-    const keys = new Map<ValidatorId, string>();
-    for (const [id, entry] of next.validators) keys.set(id, JSON.stringify(entry));
-    for (const [id, fingerprint] of keys)
-      if (this.#desiredKeys.get(id) !== fingerprint) this.#queue.add(id);
-    for (const id of this.#desiredKeys.keys()) if (!keys.has(id)) this.#queue.add(id);
-    this.#desiredKeys = keys;
-    const wanted = [...next.validators.values()].filter((v) => v.wanted).length;
-    this.metrics.validators.set({ view: 'desired' }, wanted);
-    this.#checkSynced();
-    this.#schedulePhaseRefresh();
-  }
-
-  #onKeysChange(): void {
-    const { changed, newProblems } = this.keys.update(this.discovery.keys());
-    for (const id of changed) this.#queue.add(id);
-    this.#observeKeys();
-    this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
-    for (const problem of newProblems) {
-      const duplicate = problem.code === 'KEY_DUPLICATE';
-      const source = this.discovery.keysLabel;
-      const text = duplicate
-        ? `key "${problem.id}" in ${source} is ${problem.message}`
-        : `key "${problem.id}" in ${source} is malformed: ${problem.message}`;
-      this.logger.warn({ validator: problem.id, code: problem.code }, text);
-      const target = this.discovery.keysTarget();
-      if (target !== undefined) {
-        void this.discovery.events.record(
-          target,
-          'Warning',
-          duplicate ? 'KeyDuplicate' : 'KeyInvalid',
-          duplicate
-            ? `key "${problem.id}" is ${problem.message}`
-            : `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
-        );
-      }
-    }
-    this.#checkSynced();
-  }
-
-  /** Records when each key was first seen; a failed write leaves the memory right (logged). */
-  #observeKeys(): void {
-    try {
-      const writtenBy = secretWrittenBy(this.discovery.keys());
-      for (const id of this.keyObservations.observe(this.keys.entries(), writtenBy))
-        this.#queue.add(id);
-    } catch (error: unknown) {
-      this.#journal.health.failed(error, this.clock.now());
-      this.logger.warn({ err: error }, 'could not record when the keys were seen');
-    }
   }
 
   #onHeight(height: number, changed: ReadonlySet<string>): void {
