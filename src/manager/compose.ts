@@ -14,15 +14,16 @@ import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { ManagerError } from './errors.ts';
 import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import type { KubeClients } from './kube/client.ts';
-import { Manager, type ManagerOptions } from './manager.ts';
+import { Manager, type ManagerOptions, type ManagerParts } from './manager.ts';
 import { participationSource, type ParticipationSource } from './participation/participation.ts';
 import type { ManagerControl, ViewDriver } from './read-model.ts';
 import { ManagerControlPlane, type ControlPlanePorts } from './rpc/control-plane.ts';
+import type { Runnable } from './runnable.ts';
 import { noReplicaTarget, type ReplicaTarget } from './scale/replica-target.ts';
 import { Scaler, type ScalerPorts } from './scale/scaler.ts';
 
 /** What `composeManager` takes: a manager's options, each collaborator optional (defaults below). */
-export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks'> & {
+export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks' | 'order'> & {
   /** The chain (default: Pocket V1 at config.chainRpcUrl, in config.txMode). */
   chain?: ChainPort;
   /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
@@ -51,7 +52,25 @@ export function composeManager(options: ComposeOptions): Manager {
         return new KubernetesDiscovery({ ...deps, config, kube });
       }),
     hooks: hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile)),
+    order: managerStartOrder,
   });
+}
+
+/**
+ * The order a manager's parts start in; they stop in reverse (runnable.ts). The journal first
+ * (every part reads it) and closed last; leftover keybases removed before anything can send; the
+ * chain view polls while discovery waits for its caches; the election before the loop, so the
+ * loop stops first: in-flight work finishes under the lease, then the lease is released.
+ */
+export function managerStartOrder(parts: ManagerParts): Runnable[] {
+  return [
+    parts.journal,
+    parts.leftovers,
+    parts.chainView,
+    parts.discovery,
+    parts.election,
+    parts.loop,
+  ];
 }
 
 /** Pocket V1 at the configured node, over its RPC or its CLI (config.txMode). */

@@ -25,6 +25,7 @@ import type { Logger } from './logger.ts';
 import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
 import { PhaseRefresh } from './parts/phase-refresh.ts';
+import { runnable, Runnables, type Runnable } from './runnable.ts';
 import { DesiredIntake } from './parts/desired-intake.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
 import { type ChainCapabilities, type DesiredState, type ValidatorId } from './model.ts';
@@ -58,6 +59,24 @@ export interface ManagerOptions {
   metrics?: Metrics;
   /** How hooks reach the outside (default: execa and fetch). */
   hookPorts?: Partial<HookRunnerPorts>;
+  /** The parts in start order (compose.ts's `managerStartOrder`); they stop in reverse. */
+  order: (parts: ManagerParts) => readonly Runnable[];
+}
+
+/** The parts of a manager (runnable.ts), by role. */
+export interface ManagerParts {
+  /** The journal: opened when built; closed last. */
+  journal: Runnable;
+  /** Keybases a killed manager left on disk, removed before anything sends. */
+  leftovers: Runnable;
+  /** The chain view's polling. */
+  chainView: Runnable;
+  /** Discovery and the desired state taken from it; its start waits for the caches. */
+  discovery: Runnable;
+  /** The Lease (when discovery elects): the leader's workers start when it leads. */
+  election: Runnable;
+  /** The work queue and reconciler, the resync timer, hooks and node-key reads. */
+  loop: Runnable;
 }
 
 export type { PhaseChange } from './phase-tracker.ts';
@@ -113,6 +132,8 @@ export class Manager {
   #started = false;
   #stopping = false;
   #cancelResync: (() => void) | undefined;
+  /** The parts, started in compose.ts's order and stopped in reverse. */
+  readonly #runnables: Runnables;
 
   constructor(options: ManagerOptions) {
     const { config, logger } = options;
@@ -359,45 +380,82 @@ export class Manager {
       onLeaseRead: (lease, startedAt) => this.#pause.observe(pausedOn(lease), startedAt),
       annotations: () => this.#pause.annotations(),
     });
+    this.#runnables = new Runnables(options.order(this.#parts()));
   }
 
-  /** Starts everything; resolves once the caches have synced (the chain may still be down). */
+  /** Starts the parts in compose.ts's order; resolves once the caches have synced. */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
     this.logger.info({ ...this.discovery.describe(), mode: this.adapter.mode }, 'starting');
-    // A manager killed in a CLI call left its keybase (a key on disk): remove it first.
-    const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
-    if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
-    this.chain.start();
-    await this.#intake.start();
+    await this.#runnables.start();
+  }
+
+  /** Stops intake, then the parts in reverse: in-flight work finishes, the lease goes, it closes. */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#intake.halt();
+    this.#phaseRefreshes.stop();
+    try {
+      await this.#runnables.stop();
+      // Built before start (the parts read the journal and may queue work): undone even if the
+      // manager never started.
+      if (!this.#started) await this.#stopLoop();
+    } finally {
+      await this.#journal.stop();
+      this.logger.info('stopped');
+    }
+  }
+
+  /** The manager's parts, each a Runnable, for compose.ts to order. */
+  #parts(): ManagerParts {
+    return {
+      journal: this.#journal,
+      // A manager killed in a CLI call left its keybase (a key on disk): removed first.
+      leftovers: runnable('leftover keybases', async () => {
+        const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
+        if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
+      }),
+      chainView: runnable(
+        'chain view',
+        () => this.chain.start(),
+        () => this.chain.stop(),
+      ),
+      discovery: this.#intake,
+      election: runnable(
+        'leader election',
+        () => this.#elector?.start(),
+        () => this.#elector?.stop(),
+      ),
+      loop: runnable(
+        'reconcile loop',
+        () => this.#startLoop(),
+        () => this.#stopLoop(),
+      ),
+    };
+  }
+
+  /** Resyncs on a timer and, without election, starts the workers (the leader's start them). */
+  async #startLoop(): Promise<void> {
     this.logger.info({ ...this.discovery.describe(), keys: this.keys.size }, 'caches synced');
     this.#scheduleResync();
     if (this.#elector === undefined) {
       // Nobody reads the record for this manager: it is read once before any action.
       await this.#pause.load();
       this.#startWorkers();
-    } else this.#elector.start();
+    }
     this.#checkSynced();
   }
 
-  /** Stops intake, lets in-flight work finish within the shutdown bound, releases the lease, closes. */
-  async stop(): Promise<void> {
-    if (this.#stopping) return;
-    this.#stopping = true;
-    this.#intake.halt();
-    this.#phaseRefreshes.stop();
+  /** Lets in-flight work finish within the shutdown bound; stops timers, hooks and node reads. */
+  async #stopLoop(): Promise<void> {
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
     this.#pausedDepartures.stop();
     await this.#hooks?.stop();
     this.#nodeKeys?.stop();
-    await this.#elector?.stop();
-    await this.chain.stop();
-    await this.#intake.stop();
-    await this.#journal.stop();
-    this.logger.info('stopped');
   }
 
   // ---- state for the control RPC ----

@@ -11,7 +11,10 @@ export interface Runnable {
   readonly name: string;
   /** Resolves once started; `signal` aborts when the whole group stops before this start ended. */
   start(signal: AbortSignal): Promise<void>;
-  /** Stops what start() started; called at most once, and only after start() settled. */
+  /**
+   * Stops what start() started; called at most once: after start() resolved, or while start()
+   * is under way (the signal aborted first), and then it must make that start settle.
+   */
   stop(): Promise<void>;
 }
 
@@ -48,15 +51,17 @@ export function runnable(
 }
 
 /**
- * Parts started in order, stopped in reverse. start() and stop() are each effective once;
- * a stop() during start() aborts the signal, waits for the part being started, then stops
- * every part that started.
+ * Parts started in order, stopped in reverse. start() and stop() are each effective once; a
+ * stop() during start() aborts the signal, stops the part being started (a start may wait for
+ * long: discovery's, for its caches), lets that start settle, then stops the parts that started.
  */
 export class Runnables {
   readonly #parts: readonly Runnable[];
   readonly #started: Runnable[] = [];
   readonly #abort = new AbortController();
   #starting: Promise<void> | undefined;
+  /** The part whose start() is under way. */
+  #current: Runnable | undefined;
   #stopping: Promise<void> | undefined;
 
   constructor(parts: readonly Runnable[]) {
@@ -78,7 +83,10 @@ export class Runnables {
     return this.#started.map((p) => p.name);
   }
 
-  /** Starts every part in order; on a failure, stops those started and rejects naming the part. */
+  /**
+   * Starts every part in order; on a failure, stops those started and rejects naming the part.
+   * Resolves early, without error, when stop() ends the start.
+   */
   start(): Promise<void> {
     this.#starting ??= this.#startAll();
     return this.#starting;
@@ -94,26 +102,40 @@ export class Runnables {
     const signal = this.#abort.signal;
     for (const part of this.#parts) {
       if (signal.aborted) return;
+      this.#current = part;
       try {
         await part.start(signal);
       } catch (error: unknown) {
+        this.#current = undefined;
+        // Ended by stop(), which stops the parts started: not a failure.
+        if (this.#stopRequested()) return;
         // The start failure is what the caller needs; a stop failure now would hide it.
         await this.#stopStarted().catch(() => undefined);
         throw new RunnableStartError(part.name, error);
       }
+      this.#current = undefined;
+      // Stopped while it started: stop() has stopped it already.
+      if (this.#stopRequested()) return;
       this.#started.push(part);
     }
   }
 
+  /** Read afresh after each await (stop() may have come meanwhile). */
+  #stopRequested(): boolean {
+    return this.#abort.signal.aborted;
+  }
+
   async #stopAll(): Promise<void> {
     this.#abort.abort();
+    const errors: unknown[] = [];
+    const current = this.#current;
+    if (current !== undefined) await current.stop().catch((error: unknown) => errors.push(error));
     await this.#starting?.catch(() => undefined);
-    await this.#stopStarted();
+    await this.#stopStarted(errors);
   }
 
   /** Stops the started parts, last first; the first stop error is thrown once all were tried. */
-  async #stopStarted(): Promise<void> {
-    const errors: unknown[] = [];
+  async #stopStarted(errors: unknown[] = []): Promise<void> {
     for (let part = this.#started.pop(); part !== undefined; part = this.#started.pop()) {
       try {
         await part.stop();

@@ -1,6 +1,6 @@
 // The Runnables group (src/manager/runnable.ts): parts start in order and stop in reverse; a
 // failing start stops what started (in reverse) and names the part; stop() is idempotent; a stop
-// during a start waits for that start, then stops what started, and starts nothing after it.
+// during a start stops the part being started, then what started, and starts nothing after it.
 import { describe, expect, it } from 'vitest';
 import { ManagerError } from '../../src/manager/errors.ts';
 import { RunnableStartError, Runnables, type Runnable } from '../../src/manager/runnable.ts';
@@ -72,14 +72,45 @@ describe('Runnables', () => {
     expect(log.slice(3)).toEqual(['stop c', 'stop b', 'stop a']);
   });
 
-  it('a stop during a start waits for it, starts nothing more, and stops what started', async () => {
-    const log: string[] = [];
+  it('a stop during a start stops that part, starts nothing more, and stops what started', async () => {
+    const { log, part } = recorder();
     let release = (): void => undefined;
     let seen: AbortSignal | undefined;
-    const slow: Runnable = {
-      name: 'slow',
+    // A start that only ends when its part is stopped (discovery waiting for caches that never
+    // sync, say).
+    const waiting: Runnable = {
+      name: 'waiting',
       start: (signal) => {
         seen = signal;
+        log.push('start waiting');
+        return new Promise((_resolve, reject) => {
+          release = () => reject(new Error('stopped before it synced'));
+        });
+      },
+      stop: () => {
+        log.push('stop waiting');
+        release();
+        return Promise.resolve();
+      },
+    };
+    const group = new Runnables([part('first'), waiting, part('after')]);
+    const starting = group.start();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(log).toEqual(['start first', 'start waiting']);
+    await group.stop();
+    expect(seen?.aborted).toBe(true);
+    // Ended by the stop, not failed.
+    await expect(starting).resolves.toBeUndefined();
+    expect(log).toEqual(['start first', 'start waiting', 'stop waiting', 'stop first']);
+    expect(group.started).toEqual([]);
+  });
+
+  it('a part whose start ends as it is stopped is stopped once', async () => {
+    const { log, part } = recorder();
+    let release = (): void => undefined;
+    const slow: Runnable = {
+      name: 'slow',
+      start: () => {
         log.push('start slow');
         return new Promise((resolve) => {
           release = resolve;
@@ -87,19 +118,15 @@ describe('Runnables', () => {
       },
       stop: () => {
         log.push('stop slow');
+        release();
         return Promise.resolve();
       },
     };
-    const { part } = recorder();
-    const after = part('after');
-    const group = new Runnables([slow, after]);
+    const group = new Runnables([slow, part('after')]);
     const starting = group.start();
-    await Promise.resolve();
-    const stopping = group.stop();
-    expect(seen?.aborted).toBe(true);
-    release();
+    await new Promise((resolve) => setImmediate(resolve));
+    await group.stop();
     await starting;
-    await stopping;
     expect(log).toEqual(['start slow', 'stop slow']);
   });
 
