@@ -36,8 +36,13 @@ export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks
 
 /** A manager with the default collaborators for whatever `options` leaves out. */
 export function composeManager(options: ComposeOptions): Manager {
+  return new Manager(composedOptions(options));
+}
+
+/** What `composeManager` builds its manager from (tests wrap the parts' order to watch it). */
+export function composedOptions(options: ComposeOptions): ManagerOptions {
   const { config, kube, chain, discovery, hooks, ...rest } = options;
-  return new Manager({
+  return {
     ...rest,
     config,
     chain: chain ?? pocketChainOf(config),
@@ -53,7 +58,7 @@ export function composeManager(options: ComposeOptions): Manager {
       }),
     hooks: hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile)),
     order: managerStartOrder,
-  });
+  };
 }
 
 /**
