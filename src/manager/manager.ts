@@ -1,8 +1,8 @@
 // The manager: given its chain port, discovery source and hooks (built by compose.ts from the
-// configuration), it wires keys, chain view, journal, planner, work queue, reconciler and
-// (optionally) leader election so that every change only enqueues validator ids, with a lifecycle:
-// start discovery, wait for sync, start workers; on stop, stop intake, finish or cancel in-flight
-// work, release the lease, close.
+// configuration), it builds its parts — journal binding, chain view, discovery intake, leader
+// election, and the reconcile loop (work queue, reconciler, hook gate) — so that every change only
+// enqueues validator ids, and assembles the read model. Each part is a Runnable (runnable.ts);
+// compose.ts orders them (managerStartOrder): they start in order and stop in reverse.
 import { EventEmitter } from 'node:events';
 import type { ChainAdapter } from './chain/adapter.ts';
 import { ChainView, type OwnTransaction } from './chain/chain-view.ts';
