@@ -14,6 +14,7 @@ import { RpcChainAdapter } from '../src/manager/chain/pocket/rpc-adapter.ts';
 import { ActionKind } from '../src/manager/model.ts';
 import { generateKeys, PocketRpcClient, type ValidatorKey } from '../src/pocket/index.ts';
 import { percentile, round, runAlone, type BenchResult } from './bench-types.ts';
+import { pocketStake } from '../src/manager/chain/pocket/pocket-stake.ts';
 
 const RPC_ACTIONS = 200;
 const CLI_ACTIONS = 15;
@@ -29,8 +30,7 @@ async function timeActions(
     const request = {
       kind: ActionKind.stake,
       key,
-      amount: '150000000001',
-      chains: ['0001'],
+      stake: pocketStake('150000000001', ['0001']),
       serviceUrl: '127.0.0.1:1',
     };
     const started = performance.now();

@@ -217,7 +217,7 @@ export async function bundle(
     Object.keys(ENTRIES).map((name) => [name, resolve(out, `${name}.mjs`)]),
   ) as Record<Entry, string>;
   // Executable, as the sources are: each starts with `#!/usr/bin/env node`, and the manager in
-  // CLI mode (CM_CLI_PATH), the image's links on PATH and kubectl exec run them by path.
+  // CLI mode (CM_POCKET_V1_CLI_PATH), the image's links on PATH and kubectl exec run them by path.
   for (const file of Object.values(files)) await chmod(file, 0o755);
   return { ...files, lazy };
 }

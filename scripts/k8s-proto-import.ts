@@ -38,6 +38,7 @@ const packages: { repo: string; module: string; dir: string }[] = [
     'authentication/v1',
     'authorization/v1',
     'policy/v1',
+    'discovery/v1',
   ].map((dir) => ({ repo: values.api ?? '', module: 'k8s.io/api', dir })),
   ...[
     'pkg/api/resource',

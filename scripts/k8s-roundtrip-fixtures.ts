@@ -17,7 +17,7 @@ if (!args.includes('--api') || api === undefined || tag === undefined) {
   process.exit(2);
 }
 const groups =
-  /^testdata\/HEAD\/(core\.v1|apps\.v1|authentication\.k8s\.io\.v1|authorization\.k8s\.io\.v1|autoscaling\.v1|coordination\.k8s\.io\.v1|events\.k8s\.io\.v1|policy\.v1|rbac\.authorization\.k8s\.io\.v1)\.[A-Za-z]+\.pb$/;
+  /^testdata\/HEAD\/(core\.v1|apps\.v1|authentication\.k8s\.io\.v1|authorization\.k8s\.io\.v1|autoscaling\.v1|coordination\.k8s\.io\.v1|discovery\.k8s\.io\.v1|events\.k8s\.io\.v1|policy\.v1|rbac\.authorization\.k8s\.io\.v1)\.[A-Za-z]+\.pb$/;
 const git = (...rest: string[]): Buffer =>
   execFileSync('git', ['-C', api, ...rest], { maxBuffer: 64 * 1024 * 1024 });
 const bundle: Record<string, { json: unknown; pb: string }> = {};

@@ -17,6 +17,7 @@ function unreachable(): never {
   throw new Error('the OpenAPI document is built without a manager');
 }
 const noControl: ControlPlane = {
+  chain: unreachable,
   readiness: unreachable,
   validators: unreachable,
   plan: unreachable,

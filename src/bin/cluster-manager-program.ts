@@ -12,7 +12,7 @@ import { registerTxCommands } from '../manager/cli/tx-commands.ts';
 import { VERSION } from '../manager/version.ts';
 import { registerEmulatorCommand } from './emulator-command.ts';
 
-/** `runSettings`: the flags of `run` (config.ts's SETTINGS; run-command.ts says when none). */
+/** `runSettings`: the flags of `run` (config.ts's allSettings(); run-command.ts says when none). */
 export function buildClusterManagerProgram(runSettings: readonly Setting[]): Command {
   const program = createProgram(
     'cluster-manager',

@@ -7,8 +7,10 @@ registerLeanClientNode();
 const { runProgram } = await import('../cli/program.ts');
 const { buildClusterManagerProgram } = await import('./cluster-manager-program.ts');
 const { runFlagsNeeded } = await import('../manager/cli/run-command.ts');
-// config.ts (and the TypeBox it is written in) only for a call that may use `run`'s flags.
+// config.ts (and the TypeBox it is written in) only for a call that may use `run`'s flags: the
+// core's settings and those of every chain registered by now (a module given to `node --import`
+// may have registered one).
 const settings = runFlagsNeeded(process.argv)
-  ? (await import('../manager/config.ts')).SETTINGS
+  ? (await import('../manager/config.ts')).allSettings()
   : [];
 await runProgram(buildClusterManagerProgram(settings), process.argv);

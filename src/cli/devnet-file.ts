@@ -1,7 +1,9 @@
 // `<dir>/devnet.json`, the file through which a running devnet tells its clients where it is:
-// its shape, and how a client finds it (`--devnet DIR`, else `.devnet` in the current folder).
+// its shape, and how a client finds it (`--devnet DIR`, else the nearest `.devnet` holding one,
+// from the current folder up, as git finds `.git`).
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { devnetStateOf, notRunningReason, type DevnetState } from './devnet-lock-file.ts';
 import { CliError, ExitCode } from './program.ts';
 
@@ -49,13 +51,45 @@ export interface DevnetInfo {
   stoppedAt?: string;
 }
 
+/**
+ * The nearest `.devnet` folder that holds a devnet.json: in `cwd`, else in its parent, and so on
+ * up to the root (as git finds `.git`), so a command typed in `P/sub/dir` finds `P/.devnet`.
+ * Undefined when there is none.
+ */
+export function nearestDevnetDir(cwd: string): string | undefined {
+  for (let dir = resolve(cwd); ;) {
+    const candidate = join(dir, DEFAULT_DEVNET_DIR);
+    if (existsSync(join(candidate, 'devnet.json'))) return candidate;
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
+  }
+}
+
+/**
+ * Whether a command typed in `cwd` finds the devnet folder `dir` by itself: `dir` is a `.devnet`
+ * in `cwd` or above it, and no `.devnet` with a devnet.json lies nearer. (Looks at the disk only
+ * for folders between the two.)
+ */
+export function findsByItself(cwd: string, dir: string): boolean {
+  const folder = resolve(dir);
+  const home = dirname(folder);
+  const here = resolve(cwd);
+  const up = relative(home, here);
+  if (basename(folder) !== DEFAULT_DEVNET_DIR || up.startsWith('..') || isAbsolute(up))
+    return false;
+  for (let d = here; d !== home; d = dirname(d))
+    if (existsSync(join(d, DEFAULT_DEVNET_DIR, 'devnet.json'))) return false;
+  return true;
+}
+
 /** A devnet found for a client command: its info and the folder it came from. */
 export interface FoundDevnet {
   info: DevnetInfo;
   dir: string;
-  /** Given explicitly (`--devnet`), rather than found in the current folder. */
+  /** Given explicitly (`--devnet`), rather than found from the current folder up. */
   explicit: boolean;
-  /** As the user named the folder (`--devnet`'s value); undefined for ./.devnet found by itself. */
+  /** As the user named the folder (`--devnet`'s value); undefined for a `.devnet` found by itself. */
   given: string | undefined;
   /** Whether the devnet that wrote the file still runs (its lock): only then is its token used. */
   state: DevnetState;
@@ -103,15 +137,16 @@ export async function readDevnetInfo(dir: string): Promise<DevnetInfo | undefine
 }
 
 /**
- * The devnet a client command talks to: `--devnet DIR` when given (it must exist), else
- * `.devnet` in the current folder when it has a devnet.json, else undefined.
+ * The devnet a client command talks to: `--devnet DIR` when given (it must exist), else the
+ * nearest `.devnet` with a devnet.json from the current folder up, else undefined.
  */
 export async function findDevnet(options: {
   devnet?: string | undefined;
   cwd?: string;
 }): Promise<FoundDevnet | undefined> {
+  const cwd = options.cwd ?? process.cwd();
   if (options.devnet !== undefined) {
-    const dir = resolve(options.cwd ?? process.cwd(), options.devnet);
+    const dir = resolve(cwd, options.devnet);
     const info = await readDevnetInfo(dir);
     if (info === undefined)
       throw new CliError(
@@ -120,9 +155,9 @@ export async function findDevnet(options: {
       );
     return { info, dir, explicit: true, given: options.devnet, state: devnetStateOf(dir, info) };
   }
-  const dir = resolve(options.cwd ?? process.cwd(), DEFAULT_DEVNET_DIR);
-  const info = await readDevnetInfo(dir);
-  return info === undefined
+  const dir = nearestDevnetDir(cwd);
+  const info = dir === undefined ? undefined : await readDevnetInfo(dir);
+  return dir === undefined || info === undefined
     ? undefined
     : { info, dir, explicit: false, given: undefined, state: devnetStateOf(dir, info) };
 }

@@ -24,6 +24,8 @@ export interface ChainShape {
   replicas: number;
   /** The highest height the devnet saw its chain reach. */
   height: number;
+  /** The port its manager's control RPC listened on last (absent in older chains). */
+  managerPort?: number;
 }
 
 export interface SavedChain extends ChainShape {

@@ -4,8 +4,13 @@
 import { readdir, rm, rmdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { acquireDevnetLock, type LockHolder } from './lock.ts';
-import { processesInside, PROCESSES_FILE, recordedProcesses } from './process-record.ts';
-import { isSameProcess, stampOf, type ProcessStamp } from '../cli/process-stamp.ts';
+import {
+  managersOf,
+  processesInside,
+  PROCESSES_FILE,
+  recordedProcesses,
+} from './process-record.ts';
+import { isSameProcess, isStillExiting, stampOf, type ProcessStamp } from '../cli/process-stamp.ts';
 
 /** Everything a devnet writes in its folder (the lock aside); nothing else there is touched. */
 export const DEVNET_FILES = [
@@ -44,7 +49,9 @@ const OURS = /(?:^|[\s/])(?:localnet-node|localnet-cli|cluster-manager)(?:\.ts|\
 
 /**
  * Stops what a devnet of `dir` left running: the recorded processes that are still the same
- * processes (pid, start time, command line), and processes of ours running inside the folder.
+ * processes (pid, start time, command line), processes of ours running inside the folder, and
+ * its managers (found by their environment: one started just before the devnet died may not be
+ * recorded yet).
  * SIGKILL: their chain and files are being thrown away. Waits until they are gone.
  */
 export async function stopLeftovers(dir: string): Promise<ProcessStamp[]> {
@@ -54,6 +61,12 @@ export async function stopLeftovers(dir: string): Promise<ProcessStamp[]> {
     const stamp = stampOf(pid);
     if (stamp !== undefined && OURS.test(stamp.command)) targets.set(pid, stamp);
   }
+  for (const pid of managersOf(dir)) {
+    const stamp = stampOf(pid);
+    if (stamp !== undefined) targets.set(pid, stamp);
+  }
+  // The caller itself (a watchdog its devnet recorded as one of its processes) is not stopped.
+  targets.delete(process.pid);
   for (const stamp of targets.values()) {
     // Checked again right before the signal: the pid must still be that process.
     if (!isSameProcess(stamp)) continue;
@@ -63,10 +76,12 @@ export async function stopLeftovers(dir: string): Promise<ProcessStamp[]> {
       // gone meanwhile
     }
   }
+  // Until every thread has exited: their ports are free only then (a --resume takes them again).
+  const running = (stamp: ProcessStamp): boolean => isSameProcess(stamp) || isStillExiting(stamp);
   const deadline = Date.now() + 10_000;
-  while ([...targets.values()].some(isSameProcess)) {
+  while ([...targets.values()].some(running)) {
     if (Date.now() > deadline) {
-      const left = [...targets.values()].filter(isSameProcess).map((s) => s.pid);
+      const left = [...targets.values()].filter(running).map((s) => s.pid);
       throw new Error(`processes ${left.join(', ')} did not stop`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));

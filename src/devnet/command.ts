@@ -2,10 +2,11 @@
 // shows the validators' status until SIGINT/SIGTERM, then stops everything it started.
 import { InvalidArgumentError, type Command } from 'commander';
 import { resolve } from 'node:path';
-import { DEFAULT_DEVNET_DIR, readDevnetInfo } from '../cli/devnet-file.ts';
+import { DEFAULT_DEVNET_DIR, nearestDevnetDir, readDevnetInfo } from '../cli/devnet-file.ts';
 import { devnetStateOf, notRunningReason } from '../cli/devnet-lock-file.ts';
 import { CliError, examples, ExitCode } from '../cli/program.ts';
 import type { Devnet } from './devnet.ts';
+import type { ManagerSettings } from './manager-settings.ts';
 import type { StatusBoard } from './status-board.ts';
 import { devnetEnv, envLines, readyHints } from './hints.ts';
 import { acquireDevnetLock, DevnetBusyError, type DevnetLock } from './lock.ts';
@@ -23,6 +24,8 @@ interface DevnetFlags {
   manager: boolean;
   keys?: number;
   resume?: boolean;
+  hooksFile?: string;
+  wide?: boolean;
 }
 
 function int(min: number, max: number, what: string) {
@@ -89,11 +92,19 @@ export function registerDevnetCommand(program: Command): void {
     )
     .option(
       '--fidelity <profile>',
-      "the nodes' profile: intended (Pocket V1 as meant) or v1 (as its Go code runs: no state sync for late joiners, every row ever staked in the quorum, views by debug message); the manager gets CM_CHAIN_PROFILE to match",
+      "the nodes' profile: intended (Pocket V1 as meant) or v1 (as its Go code runs: no state sync for late joiners, every row ever staked in the quorum, views by debug message); the manager gets CM_POCKET_V1_PROFILE to match",
       oneOf(['intended', 'v1'] as const, '--fidelity'),
       'intended',
     )
     .option('--no-manager', 'start the cluster and chain only')
+    .option(
+      '--wide',
+      "on a terminal, show each validator's reason whole on the board (wrapped onto more lines) instead of cut to fit the width",
+    )
+    .option(
+      '--hooks-file <file>',
+      "the manager's lifecycle hooks (docs/hooks.md; CM_HOOKS_FILE in the shell does the same), checked before the devnet starts",
+    )
     .option(
       '--resume',
       'bring back the chain this folder last ran (its keys, genesis, ports, replicas and journal) instead of a fresh one',
@@ -116,6 +127,8 @@ export function registerDevnetCommand(program: Command): void {
       process.on('SIGINT', onSignal);
       process.on('SIGTERM', onSignal);
       try {
+        // Before anything starts: what the shell and the flags ask of the manager, or why not.
+        const settings = await settingsOf(flags);
         // The folder is claimed first: a second devnet on it is refused before anything loads.
         let lock: DevnetLock;
         try {
@@ -124,6 +137,7 @@ export function registerDevnetCommand(program: Command): void {
           if (error instanceof DevnetBusyError) throw busy(error);
           throw error;
         }
+        for (const note of settings.notes) process.stderr.write(`${note}\n`);
         // Loaded on use: the devnet pulls in the emulator, the node and client-node.
         const { BIN, startDevnet } = await import('./devnet.ts');
         const { StatusBoard } = await import('./status-board.ts');
@@ -143,6 +157,7 @@ export function registerDevnetCommand(program: Command): void {
             txMode: flags.txMode,
             fidelity: flags.fidelity,
             manager: flags.manager,
+            managerEnv: settings.env,
             // A manager that exits by itself is restarted, as its Deployment's pod would be.
             restartManagerOnExit: true,
             log: (line) => {
@@ -189,6 +204,7 @@ export function registerDevnetCommand(program: Command): void {
                 url: info.managerUrl,
                 token: info.token ?? undefined,
                 out: process.stdout,
+                wide: flags.wide === true,
               });
         board?.start();
         const stopped = await new Promise<boolean>((resolve) => {
@@ -222,12 +238,29 @@ export function registerDevnetCommand(program: Command): void {
       ['cluster-manager devnet --validators 6 --pacemaker manual', 'blocks only on trigger-view'],
       ['cluster-manager devnet --dir /tmp/net2 --rpc-port 0', 'a second devnet beside the first'],
       ['npm start -- --resume', 'the chain of the last run, not a fresh one'],
+      ['npm start -- --hooks-file hooks.yaml', 'the manager runs your lifecycle hooks'],
       ['cluster-manager devnet env', 'export lines for the devnet in ./.devnet'],
       ['cluster-manager devnet reset', 'stop what a killed devnet left, remove its files'],
     ]),
   );
   registerEnvCommand(devnet);
   registerResetCommand(devnet);
+}
+
+/** The manager settings of the flags and the shell (manager-settings.ts); a refusal exits 2. */
+async function settingsOf(flags: DevnetFlags): Promise<ManagerSettings> {
+  const { managerSettings, ManagerSettingsError } = await import('./manager-settings.ts');
+  try {
+    return managerSettings(
+      { hooksFile: flags.hooksFile, manager: flags.manager },
+      process.env,
+      process.cwd(),
+    );
+  } catch (error: unknown) {
+    if (error instanceof ManagerSettingsError)
+      throw new CliError(`devnet did not start: ${error.message}`, ExitCode.usage);
+    throw error;
+  }
 }
 
 /** The one line for a folder a running devnet holds: never advice that would share it. */
@@ -238,10 +271,15 @@ function busy(error: DevnetBusyError): CliError {
   );
 }
 
-/** The folder of a devnet subcommand: its own --dir, else the parent's. */
+/**
+ * The folder of a devnet subcommand: its own --dir, else the parent's, else the nearest `.devnet`
+ * holding a devnet.json from the current folder up (as the other commands find it), else
+ * `./.devnet`.
+ */
 function folderOf(command: Command): string {
-  const own = command.opts<{ dir?: string }>().dir;
-  return resolve(own ?? command.parent?.opts<{ dir?: string }>().dir ?? DEFAULT_DEVNET_DIR);
+  const given = givenDir(command);
+  if (given !== undefined) return resolve(given);
+  return nearestDevnetDir(process.cwd()) ?? resolve(DEFAULT_DEVNET_DIR);
 }
 
 /** The folder as the user named it with --dir, for a hint; undefined for the default. */

@@ -8,7 +8,12 @@ import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
 import type { DevnetInfo } from '../cli/devnet-file.ts';
-import { startEmulator, type Emulator, type ImageCommand } from '../kube-emulator/index.ts';
+import {
+  SnapshotError,
+  startEmulator,
+  type Emulator,
+  type ImageCommand,
+} from '../kube-emulator/index.ts';
 import { buildGenesis } from '../localnet/genesis.ts';
 import { generateKeys, PocketRpcClient } from '../pocket/index.ts';
 import {
@@ -39,6 +44,7 @@ import { applyManagerIdentity } from './manager-identity.ts';
 import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
+import { applyManifests, notResumable, objectsFile } from './resume.ts';
 import { v1ChartConfigJson } from '../localnet/cli/chart-config.ts';
 
 export interface DevnetOptions {
@@ -55,7 +61,7 @@ export interface DevnetOptions {
   txMode: 'rpc' | 'cli';
   /**
    * The nodes' fidelity profile (default intended). `v1`: the nodes behave as V1's code does, the
-   * manager runs with CM_CHAIN_PROFILE=v1 and reads the chain at the first validator (V1's full
+   * manager runs with CM_POCKET_V1_PROFILE=v1 and reads the chain at the first validator (V1's full
    * nodes never sync), and in CLI mode runs localnet-cli as `p1` with config and genesis files.
    */
   fidelity?: 'intended' | 'v1';
@@ -162,7 +168,11 @@ async function p1Files(
   const genesis = join(folder, 'genesis.json');
   await writeFile(config, v1ChartConfigJson(), { mode: 0o600 });
   await writeFile(genesis, genesisJson, { mode: 0o600 });
-  return { CM_CLI_PATH: p1, CM_CLI_CONFIG_PATH: config, CM_CLI_GENESIS_PATH: genesis };
+  return {
+    CM_POCKET_V1_CLI_PATH: p1,
+    CM_POCKET_V1_CLI_CONFIG_PATH: config,
+    CM_POCKET_V1_CLI_GENESIS_PATH: genesis,
+  };
 }
 
 /**
@@ -195,6 +205,8 @@ async function startLocked(
   const saved = options.resume === true ? await readSavedChain(dir) : undefined;
   if (options.resume === true && saved === undefined)
     throw new Error(`--resume: ${dir} holds no chain to resume; start without --resume`);
+  const unresumable = saved === undefined ? undefined : notResumable(dir, join(dir, 'emulator'));
+  if (unresumable !== undefined) throw new Error(unresumable);
   // A resumed chain keeps its shape; the flags only shape a new one.
   const validators = saved?.validators ?? options.validators;
   const pacemaker = saved?.pacemaker ?? options.pacemaker;
@@ -260,6 +272,17 @@ async function startLocked(
       null,
       2,
     );
+  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
+  // has not listened yet must not find its port taken (it would fail on every restart). A resumed
+  // chain's manager takes its last port again when free (the validators' preStop hook names it).
+  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
+  const lastPort = saved?.managerPort;
+  const rpcPort =
+    options.rpcPort !== 0
+      ? options.rpcPort
+      : lastPort !== undefined && (await isPortFree(lastPort))
+        ? lastPort
+        : ((await freePorts(1, fixedPorts))[0] ?? 0);
   const shape: ChainShape = {
     validators,
     keys: keyCount,
@@ -269,18 +292,15 @@ async function startLocked(
     ports,
     replicas: saved?.replicas ?? validators,
     height: saved?.height ?? 0,
+    managerPort: rpcPort,
   };
   if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
-
-  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
-  // has not listened yet must not find its port taken (it would fail on every restart).
-  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
-  const rpcPort =
-    options.rpcPort === 0 ? ((await freePorts(1, fixedPorts))[0] ?? 0) : options.rpcPort;
   const compileCache = process.env.NODE_COMPILE_CACHE ?? join(dir, 'compile-cache');
   const emulator = await startEmulator({
     port: options.kubePort,
     dir: emulatorDir,
+    // The cluster's objects, kept for `--resume` (read back here when resuming: resume.ts).
+    stateFile: objectsFile(emulatorDir),
     // As on a cluster: HTTPS (kubectl sends a token over nothing else), requests need a token,
     // and the manager's account gets what k8s/base's Role allows and no more (manager-identity.ts).
     https: true,
@@ -306,6 +326,13 @@ async function startLocked(
         NODE_COMPILE_CACHE: compileCache,
       },
     },
+  }).catch((error: unknown) => {
+    // The objects of the last run cannot be read back: say which file and what to do.
+    if (error instanceof SnapshotError)
+      throw new Error(
+        `--resume: ${error.message}; start without --resume for a fresh devnet (the chain's nodes keep their data only with their cluster)`,
+      );
+    throw error;
   });
   let manager: ChildProcess | undefined;
   /** The start failed: a manager not spawned yet is not spawned any more. */
@@ -357,7 +384,7 @@ async function startLocked(
       fullNodeStatefulSet(settings),
       validatorStatefulSet(shape.replicas, settings, departure),
     ];
-    for (const manifest of manifests) await objects.create(manifest);
+    await applyManifests(objects, manifests, { resumed: saved !== undefined, log });
     const managerKubeconfig = await applyManagerIdentity({
       objects,
       emulator,
@@ -378,14 +405,14 @@ async function startLocked(
         ? {}
         : fidelity === 'v1'
           ? await p1Files(dir, BIN.localnetCli, genesisJson)
-          : { CM_CLI_PATH: BIN.localnetCli };
+          : { CM_POCKET_V1_CLI_PATH: BIN.localnetCli };
     const managerEnv: Record<string, string> = {
       KUBECONFIG: managerKubeconfig,
       CM_NAMESPACE: DEVNET_NAMESPACE,
       CM_CHAIN_RPC_URL: chainRpcUrl,
       CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',
-      CM_TX_MODE: options.txMode,
-      CM_CHAIN_PROFILE: fidelity,
+      CM_POCKET_V1_TX_MODE: options.txMode,
+      CM_POCKET_V1_PROFILE: fidelity,
       ...cliEnv,
       CM_RPC_HOST: '127.0.0.1',
       CM_RPC_PORT: String(rpcPort),

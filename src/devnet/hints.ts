@@ -2,11 +2,19 @@
 // suggestion must work exactly as printed: the folder flag when the devnet is not `./.devnet`,
 // a scale that changes something, `--drive` when no block comes without it.
 import { relative, resolve } from 'node:path';
-import { DEFAULT_DEVNET_DIR, managerUrlOf, type DevnetInfo } from '../cli/devnet-file.ts';
+import {
+  DEFAULT_DEVNET_DIR,
+  findsByItself,
+  managerUrlOf,
+  type DevnetInfo,
+} from '../cli/devnet-file.ts';
 
-/** How to name the devnet's folder in a command typed in `cwd` (empty for ./.devnet). */
+/**
+ * How to name the devnet's folder in a command typed in `cwd`: empty when the CLI finds it by
+ * itself (the nearest `.devnet` from `cwd` up).
+ */
 export function devnetFlag(dir: string, cwd: string): string {
-  if (resolve(cwd, DEFAULT_DEVNET_DIR) === resolve(dir)) return '';
+  if (findsByItself(cwd, dir)) return '';
   const rel = relative(cwd, dir);
   const shown = rel !== '' && !rel.startsWith('..') && !rel.startsWith('/') ? rel : resolve(dir);
   return ` --devnet ${shellQuote(shown)}`;

@@ -3,7 +3,7 @@
 // a 403 here too), applied to the devnet's namespace, and a kubeconfig with that account's token.
 // The devnet's emulator enforces RBAC, so the manager can do exactly what the Role allows.
 import { readFile } from 'node:fs/promises';
-import type { KubernetesObjectApi } from '@kubernetes/client-node';
+import { ApiException, type KubernetesObjectApi } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { Emulator } from '../kube-emulator/index.ts';
 
@@ -47,6 +47,26 @@ export async function readManagerIdentity(): Promise<{
 }
 
 /**
+ * Creates `manifest`, or replaces the object of its name if there is one (a resumed devnet keeps
+ * its objects: the Role of this run's k8s/base is the one enforced, as `kubectl apply` would).
+ */
+async function createOrReplace(
+  objects: KubernetesObjectApi,
+  manifest: Record<string, unknown>,
+): Promise<void> {
+  try {
+    await objects.create(manifest as never);
+  } catch (error) {
+    if (!(error instanceof ApiException && error.code === 409)) throw error;
+    const existing: { metadata?: object } = await objects.read(manifest as never);
+    await objects.replace({
+      ...manifest,
+      metadata: { ...(existing.metadata ?? {}), ...(manifest.metadata as object) },
+    } as never);
+  }
+}
+
+/**
  * Creates the manager's ServiceAccount, Role and RoleBinding in `namespace` (as `kubectl apply
  * -n namespace` of k8s/base would) and writes a kubeconfig at `path` with that account's token;
  * returns the path.
@@ -61,7 +81,7 @@ export async function applyManagerIdentity(options: {
   for (const manifest of manifests) {
     const metadata = { ...(manifest.metadata as Record<string, unknown>) };
     metadata.namespace = options.namespace;
-    await options.objects.create({ ...manifest, metadata });
+    await createOrReplace(options.objects, { ...manifest, metadata });
   }
   return options.emulator.writeKubeconfig(options.path, {
     namespace: options.namespace,

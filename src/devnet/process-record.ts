@@ -84,6 +84,42 @@ export async function processesInside(dir: string): Promise<number[]> {
 }
 
 /**
+ * Managers of the devnet in `dir` (`cluster-manager run` whose KUBECONFIG or CM_JOURNAL_PATH lies
+ * inside it), found by their environment: a manager runs in its starter's working folder, so only
+ * the record or this names it, and one spawned just before its devnet was killed may not be in the
+ * record yet. CLI commands with the devnet's KUBECONFIG exported (`devnet env`) are not managers.
+ */
+export function managersOf(dir: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let argv: string[];
+    let environ: string[];
+    try {
+      argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (!isManagerArgv(argv)) continue;
+      environ = readFileSync(`/proc/${entry}/environ`, 'utf8').split('\0');
+    } catch {
+      continue; // gone meanwhile, or not ours to read
+    }
+    const inside = environ.some((line) => {
+      const [name, value] = [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)];
+      return (
+        (name === 'KUBECONFIG' || name === 'CM_JOURNAL_PATH') && value.startsWith(`${dir}${sep}`)
+      );
+    });
+    if (inside) found.push(Number(entry));
+  }
+  return found;
+}
+
+/** `… cluster-manager(.ts|.mjs) run …`: the manager service, from sources or a bundle. */
+function isManagerArgv(argv: readonly string[]): boolean {
+  const at = argv.findIndex((arg) => /(?:^|\/)cluster-manager(?:\.ts|\.mjs)?$/.test(arg));
+  return at >= 0 && argv[at + 1] === 'run';
+}
+
+/**
  * Keeps `<dir>/processes.json` equal to the descendants of this process while started: scanned
  * every `intervalMs` and on `poke()` (a pod changed), written only when the set changed.
  */

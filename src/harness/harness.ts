@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { cp, mkdtemp, readFile, readlink, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import {
   AppsV1Api,
   CoreV1Api,
@@ -22,6 +22,7 @@ import {
   type DevnetInfo,
   type DevnetOptions,
 } from '../devnet/devnet.ts';
+import { acquireDevnetLock } from '../devnet/lock.ts';
 import { parsePrivateKey, PocketRpcClient, type Block } from '../pocket/index.ts';
 import { keyNeedles, scanFilesForKeys, findKeys, type KeyLeak } from './key-leaks.ts';
 import { runKubectl, type KubectlResult } from './kubectl.ts';
@@ -30,6 +31,7 @@ import { commandLine, descendants, isAlive } from './processes.ts';
 import { participationLines } from '../manager/cli/participation-grid.ts';
 import type { Participation } from '../manager/participation/participation.ts';
 import { pending, waitFor, WaitTimeout, type Probe, type WaitOptions } from './wait.ts';
+import { startWatchdog } from './watchdog.ts';
 
 export interface ScaleOptions {
   wait?: 'none' | 'staked' | 'active';
@@ -136,6 +138,10 @@ export class Harness {
 
   /** Starts a devnet in this process (defaults: 4 validators, manual pacemaker, RPC mode). */
   static async start(options: HarnessOptions): Promise<Harness> {
+    // The folder's lock first, then its watchdog: should this process end before `stop()` (a
+    // timed-out test's worker is killed), the watchdog stops what the devnet left running.
+    const lock = options.lock ?? (await acquireDevnetLock(resolve(options.dir)));
+    startWatchdog(lock.dir);
     const devnet = await startDevnet({
       validators: 4,
       kubePort: 0,
@@ -145,6 +151,7 @@ export class Harness {
       txMode: 'rpc',
       manager: true,
       ...options,
+      lock,
     });
     const harness = new Harness(devnet.info, devnet);
     try {

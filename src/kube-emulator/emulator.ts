@@ -5,7 +5,10 @@ import { join } from 'node:path';
 import { Authenticator, type ServiceAccountRef } from './auth/auth.ts';
 import { realClock, type Clock } from './clock.ts';
 import { control } from './api-server/control-routes.ts';
+import { DisruptionController } from './controllers/disruption-controller.ts';
 import { DeploymentController } from './controllers/deployment-controller.ts';
+import { EndpointsController } from './controllers/endpoints-controller.ts';
+import { EndpointSliceController } from './controllers/endpointslice-controller.ts';
 import { FaultState, type Faults } from './faults.ts';
 import { GarbageCollector } from './controllers/garbage-collector.ts';
 import { NamespaceController } from './controllers/namespace-controller.ts';
@@ -22,12 +25,15 @@ import { SimulatedKubelet, type SimulatedKubeletOptions } from './kubelets/kubel
 import { PodEvents } from './kubelets/pod-events.ts';
 import { SimulatedLogs } from './kubelets/simulated-logs.ts';
 import { kubeconfigOptions, kubeconfigYaml, type KubeconfigOptions } from './kubeconfig.ts';
+import { NodeAgent } from './kubelets/node-agent.ts';
+import { serverVersion } from './api-server/discovery.ts';
 import { PvcController } from './controllers/pvc-controller.ts';
 import { ReplicaSetController } from './controllers/replicaset-controller.ts';
 import { ResourceApi } from './resource-api.ts';
 import { createSelfSignedCertificate } from './auth/self-signed-cert.ts';
 import { StatefulSetController } from './controllers/statefulset-controller.ts';
 import { StreamUpgrades } from './api-server/stream-upgrades.ts';
+import { readSnapshot, StorePersistence } from './persistence.ts';
 import { Store } from './store.ts';
 import { WatchHub, type WatchRequest } from './api-server/watch-hub.ts';
 
@@ -58,6 +64,12 @@ export interface EmulatorOptions {
   onWatch?: (request: WatchRequest) => void;
   /** Unsent bytes a watch may hold before it is dropped (default 16 MiB). */
   maxWatchBufferBytes?: number;
+  /**
+   * Keep the objects in this file (persistence.ts): read back at start when it exists (pods
+   * aside; a file that is not a snapshot fails the start with a SnapshotError), written behind
+   * every write and at stop. Without it the objects live in memory only.
+   */
+  stateFile?: string;
 }
 
 export interface Emulator {
@@ -65,6 +77,8 @@ export interface Emulator {
   readonly url: string;
   /** The folder holding kubeconfigs, pod folders and logs. */
   readonly dir: string;
+  /** How many objects were read back from `stateFile` at start (0: a new cluster). */
+  readonly restoredObjects: number;
   /** The PEM CA certificate clients must trust (https only). */
   readonly caCert: string | undefined;
   /** The admin token (https always has one). */
@@ -103,6 +117,8 @@ export interface Emulator {
 }
 
 const namespaces = kindOf('', 'namespaces');
+/** The simulated kubelet's node address (its pods' hostIP). */
+const SIMULATED_HOST_IP = '10.0.0.1';
 
 /** Starts an emulator listening on 127.0.0.1. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -114,6 +130,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     historySize: options.historySize ?? 10_000,
     ...(options.rvBase === undefined ? {} : { rvBase: options.rvBase }),
   });
+  const snapshot = options.stateFile === undefined ? undefined : readSnapshot(options.stateFile);
+  if (snapshot !== undefined) store.restore(snapshot.objects, snapshot.resourceVersion);
+  const persistence =
+    options.stateFile === undefined ? undefined : new StorePersistence(store, options.stateFile);
   const api = new ResourceApi({ store, clock });
   for (const name of [
     'default',
@@ -125,6 +145,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     if (api.peek(namespaces, '', name) === undefined)
       api.create(namespaces, '', { metadata: { name } });
   }
+  persistence?.start();
   const tls =
     options.https === true ? createSelfSignedCertificate(new Date(clock.now())) : undefined;
   const token = options.token ?? (tls === undefined ? undefined : `admin-${crypto.randomUUID()}`);
@@ -160,6 +181,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const deployments = new DeploymentController({ api, clock, events });
   const replicaSets = new ReplicaSetController({ api, clock, events });
   const claims = new PvcController({ api, clock });
+  const endpoints = new EndpointsController({ api, clock });
+  const endpointSlices = new EndpointSliceController({ api, clock });
+  const disruption = new DisruptionController({ api, clock });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
   const logs = new ContainerLogs({
@@ -179,8 +203,21 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       namespace: config.namespace ?? account?.namespace,
       ...(account === undefined ? {} : { user: `${account.namespace}-${account.name}` }),
     });
-  const kubelet: KubeletBase | undefined =
+  // The kubelet's Node and Lease, and the scheduler's binding to it (none without a kubelet).
+  const node =
     kubeletSettings === false
+      ? undefined
+      : new NodeAgent({
+          api,
+          clock,
+          events,
+          hostIP: kubeletSettings.mode === 'simulated' ? SIMULATED_HOST_IP : '127.0.0.1',
+          runtime: kubeletSettings.mode,
+          dir,
+          kubeletVersion: serverVersion.gitVersion,
+        });
+  const kubelet: KubeletBase | undefined =
+    kubeletSettings === false || node === undefined
       ? undefined
       : kubeletSettings.mode === 'simulated'
         ? new SimulatedKubelet({
@@ -189,6 +226,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             settings: kubeletSettings,
             logs: new SimulatedLogs(logs),
             events: podEvents,
+            node,
           })
         : new ProcessKubelet({
             api,
@@ -198,6 +236,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
             kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
             logs,
             events: podEvents,
+            node,
           });
   const kubeletControl: KubeletControl = kubelet ?? {
     setReady: () => undefined,
@@ -242,9 +281,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     deployments.stop();
     replicaSets.stop();
     claims.stop();
+    endpoints.stop();
+    endpointSlices.stop();
+    disruption.stop();
     gc.stop();
     namespaceController.stop();
     namespaceDefaults.stop();
+    node?.stop();
   };
   const stop = async (): Promise<void> => {
     hub.endAll();
@@ -253,11 +296,13 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     await kubelet?.stop();
     hub.endAll();
     await apiServer.close();
+    await persistence?.stop();
     if (ownDir) await rm(dir, { recursive: true, force: true });
   };
   return {
     url,
     dir,
+    restoredObjects: snapshot?.objects.length ?? 0,
     caCert: tls?.cert,
     token,
     faults,

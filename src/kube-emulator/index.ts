@@ -1,5 +1,6 @@
 // The public surface of the Kubernetes API emulator (see docs/kube-emulator.md).
 export { startEmulator, type Emulator, type EmulatorOptions } from './emulator.ts';
+export { SnapshotError } from './persistence.ts';
 export type { Faults, RestartOptions } from './faults.ts';
 export type { KubeletControl } from './kubelets/kubelet.ts';
 export type { SimulatedKubeletOptions } from './kubelets/kubelet-simulated.ts';

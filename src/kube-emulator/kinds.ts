@@ -86,6 +86,13 @@ const entries: readonly Entry[] = [
     subresources: ['status'],
     extraSubresources: [
       { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
+      {
+        name: 'eviction',
+        kind: 'Eviction',
+        verbs: ['create'],
+        group: 'policy',
+        version: 'v1',
+      },
       { name: 'exec', kind: 'PodExecOptions', verbs: ['create', 'get'] },
       { name: 'log', kind: 'Pod', verbs: ['get'] },
       { name: 'portforward', kind: 'PodPortForwardOptions', verbs: ['create', 'get'] },
@@ -131,6 +138,49 @@ const entries: readonly Entry[] = [
     shortNames: ['svc'],
     categories: ['all'],
     subresources: ['status'],
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'nodes',
+    kind: 'Node',
+    singular: 'node',
+    namespaced: false,
+    shortNames: ['no'],
+    subresources: ['status'],
+    // pkg/registry/core/node/strategy.go NodeToSelectableFields.
+    fieldLabels: { 'spec.unschedulable': ['spec', 'unschedulable'] },
+  },
+  {
+    group: '',
+    version: 'v1',
+    resource: 'endpoints',
+    kind: 'Endpoints',
+    singular: 'endpoints',
+    namespaced: true,
+    shortNames: ['ep'],
+    subresources: [],
+  },
+  {
+    group: 'discovery.k8s.io',
+    version: 'v1',
+    resource: 'endpointslices',
+    kind: 'EndpointSlice',
+    singular: 'endpointslice',
+    namespaced: true,
+    shortNames: [],
+    subresources: [],
+  },
+  {
+    group: 'policy',
+    version: 'v1',
+    resource: 'poddisruptionbudgets',
+    kind: 'PodDisruptionBudget',
+    singular: 'poddisruptionbudget',
+    namespaced: true,
+    shortNames: ['pdb'],
+    subresources: ['status'],
+    hasGeneration: true,
   },
   {
     group: '',
@@ -345,3 +395,4 @@ export function kindOf(group: string, resource: string): KindInfo {
 /** The kinds the controllers and kubelets share. */
 export const podInfo = kindOf('', 'pods');
 export const claimInfo = kindOf('', 'persistentvolumeclaims');
+export const nodeInfo = kindOf('', 'nodes');

@@ -135,6 +135,23 @@ export class Store {
     return events;
   }
 
+  /**
+   * Fills an empty store with objects read back from disk (persistence.ts), their
+   * resourceVersions kept, and goes on from `rv`: no event is announced (nothing watches yet) and
+   * the history starts empty, so a watch from an older RV gets 410 Expired, as after an
+   * apiserver restart.
+   */
+  restore(objects: readonly { storage: string; object: KubeObject }[], rv: number): void {
+    if (this.#tables.size > 0) throw new Error('store: restore into a store that has objects');
+    for (const { storage, object } of objects)
+      this.#table(storage).set(
+        objectKey(object.metadata.namespace ?? '', object.metadata.name ?? ''),
+        object,
+      );
+    this.#rv = Math.max(this.#rv, rv);
+    this.#floor = this.#rv;
+  }
+
   /** Calls `listener` on every write from now on; returns the unsubscribe function. */
   subscribe(listener: StoreListener): () => void {
     this.#listeners.add(listener);

@@ -5,9 +5,9 @@
 // views, scale the workload), built here too — so no reader imports the Manager class (lint keeps
 // it so).
 import { blockClockOf } from './chain/block-clock.ts';
-import { pocketChain } from './chain/pocket/pocket-chain.ts';
 import type { ChainPort } from './chain/port.ts';
-import { TxMode, type Config } from './config.ts';
+import { chainNamed } from './chain/registry.ts';
+import type { Config } from './config.ts';
 import { kubernetesReplicas } from './discovery/kubernetes-replicas.ts';
 import { KubernetesDiscovery } from './discovery/kubernetes-source.ts';
 import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
@@ -24,7 +24,7 @@ import { Scaler, type ScalerPorts } from './scale/scaler.ts';
 
 /** What `composeManager` takes: a manager's options, each collaborator optional (defaults below). */
 export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks' | 'order'> & {
-  /** The chain (default: Pocket V1 at config.chainRpcUrl, in config.txMode). */
+  /** The chain (default: the one config.chain names, at config.chainRpcUrl, with its settings). */
   chain?: ChainPort;
   /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
   kube?: KubeClients;
@@ -45,7 +45,7 @@ export function composedOptions(options: ComposeOptions): ManagerOptions {
   return {
     ...rest,
     config,
-    chain: chain ?? pocketChainOf(config),
+    chain: chain ?? chainPortOf(config),
     discovery:
       discovery ??
       ((deps) => {
@@ -78,21 +78,12 @@ export function managerStartOrder(parts: ManagerParts): Runnable[] {
   ];
 }
 
-/** Pocket V1 at the configured node, over its RPC or its CLI (config.txMode). */
-export function pocketChainOf(config: Config): ChainPort {
-  return pocketChain({
-    rpcUrl: config.chainRpcUrl,
-    profile: config.chainProfile,
-    cli:
-      config.txMode === TxMode.cli && config.cliPath !== undefined
-        ? {
-            path: config.cliPath,
-            timeoutMs: config.cliTimeoutMs,
-            configPath: config.cliConfigPath,
-            genesisPath: config.cliGenesisPath,
-          }
-        : undefined,
-  });
+/** The port of the chain `config.chain` names (chain/registry.ts), with its own settings. */
+export function chainPortOf(config: Config): ChainPort {
+  const definition = chainNamed(config.chain);
+  if (definition === undefined)
+    throw new ManagerError('CONFIG_INVALID', `no chain named ${config.chain} is registered`);
+  return definition.port(config.chainRpcUrl, config.chainSettings);
 }
 
 /** The Kubernetes discovery behind `manager`, if that is its discovery (the scaler's replicas). */
@@ -122,6 +113,7 @@ export function readerPorts(manager: Manager): Omit<ControlPlanePorts, 'scaler'>
     metrics: manager.metrics,
     clock: manager.clock,
     logger: manager.logger,
+    chain: { name: manager.config.chain, ids: manager.chainPort.ids.spec },
   };
 }
 

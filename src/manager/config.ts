@@ -3,11 +3,30 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TObject } from 'typebox';
 import { firstSchemaError } from './config-check.ts';
-import { maskUrlCredentials } from './url-credentials.ts';
+import type { ChainDefinition } from './chain/definition.ts';
+import { chainNamed, DEFAULT_CHAIN, knownChains } from './chain/registry.ts';
+import {
+  boolean,
+  duration,
+  integer,
+  maybe,
+  oneOf,
+  path,
+  readSettings,
+  redactedSettings,
+  regex,
+  settingsOf,
+  size,
+  text,
+  url,
+  type Setting,
+  type SettingsInput,
+} from './settings.ts';
 
 export { Pacing } from './model.ts';
+export { parseDuration, type Setting } from './settings.ts';
 
 /** How a pod maps to the validator id that names its key in the Secret. */
 export const IdMapping = {
@@ -17,112 +36,12 @@ export const IdMapping = {
 } as const;
 export type IdMapping = (typeof IdMapping)[keyof typeof IdMapping];
 
-export const TxMode = { rpc: 'rpc', cli: 'cli' } as const;
-export type TxMode = (typeof TxMode)[keyof typeof TxMode];
-
-/** Which chain the manager talks to, as far as its capabilities go (chain/capabilities.ts). */
-export const ChainProfile = { intended: 'intended', v1: 'v1' } as const;
-export type ChainProfile = (typeof ChainProfile)[keyof typeof ChainProfile];
-
 /** Where the desired validators and their keys come from (discovery/port.ts). */
 export const Discovery = { kubernetes: 'kubernetes', static: 'static' } as const;
 export type Discovery = (typeof Discovery)[keyof typeof Discovery];
 
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevel)[number];
-
-/** How a setting's text is read (and shown in docs/configuration.md). */
-type Kind =
-  | 'string'
-  | 'int'
-  | 'duration'
-  | 'bool'
-  | 'url'
-  | 'path'
-  | 'regex'
-  | 'amount'
-  | 'list'
-  | 'size'
-  | `enum:${string}`;
-
-/** Where a setting comes from and how it is documented; kept on its schema under `x-source`. */
-interface Source {
-  env: string;
-  flag: string;
-  description: string;
-  /** The text used when neither the flag nor the variable is set. */
-  default?: string;
-  required?: boolean;
-  /** Never logged, never echoed in an error. */
-  secret?: boolean;
-  /** Unset, the loader derives it (so the value is never undefined). */
-  derived?: boolean;
-  minimum?: number;
-  maximum?: number;
-}
-
-/** One row of the settings table: the schema's annotations, flattened (docs, flags, parsing). */
-export interface Setting {
-  key: keyof Config;
-  env: string;
-  flag: string;
-  kind: Kind;
-  default?: string;
-  required?: boolean;
-  secret?: boolean;
-  min?: number;
-  max?: number;
-  description: string;
-}
-
-const SOURCE = 'x-source';
-type Annotated = { [SOURCE]: Source & { kind: Kind } };
-
-function annotate(kind: Kind, source: Source): Annotated & { description: string } {
-  const range = { minimum: source.minimum, maximum: source.maximum };
-  return {
-    [SOURCE]: { ...source, kind },
-    description: source.description,
-    ...Object.fromEntries(Object.entries(range).filter(([, v]) => v !== undefined)),
-  };
-}
-
-const text = (source: Source) => Type.String(annotate('string', source));
-const path = (source: Source) => Type.String(annotate('path', source));
-const url = (source: Source) => Type.String(annotate('url', source));
-/** A positive whole number of the chain's smallest unit, kept as text (it passes 2^53). */
-const amount = (source: Source) => Type.String(annotate('amount', source));
-const integer = (source: Source) => Type.Integer(annotate('int', source));
-/** Milliseconds, written as `500ms`, `30s`, `2m`, `1h` or a bare number of ms. */
-const duration = (source: Source) => Type.Integer(annotate('duration', source));
-const boolean = (source: Source) => Type.Boolean(annotate('bool', source));
-/** A RegExp instance: JSON Schema has no such type, so a refinement checks it (`Value.Check`, config-check.ts). */
-const regex = (source: Source) =>
-  Type.Refine(Type.Unsafe<RegExp>(annotate('regex', source)), (value) => value instanceof RegExp);
-const list = (source: Source) =>
-  Type.Unsafe<readonly string[]>(Type.Array(Type.String(), annotate('list', source)));
-/** `auto`, or a whole number up to `maximum`. */
-const size = (source: Source) =>
-  Type.Union(
-    [
-      Type.Integer({
-        minimum: 0,
-        ...(source.maximum === undefined ? {} : { maximum: source.maximum }),
-      }),
-      Type.Literal('auto'),
-    ],
-    annotate('size', source),
-  );
-const oneOf = <const V extends readonly string[]>(values: V, source: Source) =>
-  Type.Unsafe<V[number]>(
-    Type.Union(
-      values.map((v) => Type.Literal(v)),
-      annotate(`enum:${values.join('|')}`, source),
-    ),
-  );
-/** A setting with no default: undefined when unset. */
-const maybe = <T extends TSchema>(schema: T) =>
-  Type.Union([schema, Type.Undefined()], { [SOURCE]: (schema as unknown as Annotated)[SOURCE] });
 
 /**
  * The manager's configuration, declared once: each property's schema gives its type (`Config`),
@@ -174,7 +93,7 @@ export const ConfigSchema = Type.Object({
     flag: 'id-mapping',
     default: 'ordinal',
     description:
-      'How a pod maps to a validator id: StatefulSet ordinal + 1 (three digits), a name pattern, or an annotation.',
+      "How a pod maps to a validator id: StatefulSet ordinal + 1 in the chain's id format (Pocket V1: three digits), a name pattern, or an annotation.",
   }),
   idPattern: regex({
     env: 'CM_ID_PATTERN',
@@ -195,65 +114,19 @@ export const ConfigSchema = Type.Object({
     default: 'validators-private-keys',
     description: 'Secret holding the validators\' private keys, keyed by id ("001").',
   }),
+  chain: text({
+    env: 'CM_CHAIN',
+    flag: 'chain',
+    default: DEFAULT_CHAIN,
+    description:
+      'Which chain the manager talks to, by its registered name (built in: pocket-v1). Its own settings are named after it (CM_POCKET_V1_…, below); an unknown name is refused naming the known ones.',
+  }),
   chainRpcUrl: url({
     env: 'CM_CHAIN_RPC_URL',
     flag: 'chain-rpc-url',
     required: true,
-    description: "The chain's RPC (queries always go here; RPC mode also broadcasts here).",
-  }),
-  chainProfile: oneOf(['intended', 'v1'] as const, {
-    env: 'CM_CHAIN_PROFILE',
-    flag: 'chain-profile',
-    default: 'intended',
     description:
-      'What the chain can do. intended: late joiners sync and vote, an unstaked row leaves the quorum, views by the debug RPC route. v1: Pocket V1 as its code runs (no state sync for late joiners, every row ever staked counts in the quorum, views by a debug message to each validator).',
-  }),
-  txMode: oneOf(['rpc', 'cli'] as const, {
-    env: 'CM_TX_MODE',
-    flag: 'tx-mode',
-    default: 'rpc',
-    description: 'Send transactions by signing them here (rpc) or through the node CLI (cli).',
-  }),
-  cliPath: maybe(
-    path({
-      env: 'CM_CLI_PATH',
-      flag: 'cli-path',
-      description: 'Absolute path of the node CLI (p1 or localnet-cli); required in cli mode.',
-    }),
-  ),
-  cliTimeoutMs: duration({
-    env: 'CM_CLI_TIMEOUT',
-    flag: 'cli-timeout',
-    default: '30s',
-    description: 'Time limit of one CLI call; it is then terminated (SIGKILL 2 s later).',
-  }),
-  cliConfigPath: maybe(
-    path({
-      env: 'CM_CLI_CONFIG_PATH',
-      flag: 'cli-config-path',
-      description:
-        "Node config file given to the CLI as CONFIG_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
-    }),
-  ),
-  cliGenesisPath: maybe(
-    path({
-      env: 'CM_CLI_GENESIS_PATH',
-      flag: 'cli-genesis-path',
-      description:
-        "Genesis file given to the CLI as GENESIS_PATH; p1's Debug commands (TriggerView) exit 1 without it.",
-    }),
-  ),
-  stakeAmount: amount({
-    env: 'CM_STAKE_AMOUNT',
-    flag: 'stake-amount',
-    default: '150000000001',
-    description: 'Stake amount in uPOKT.',
-  }),
-  stakeChains: list({
-    env: 'CM_STAKE_CHAINS',
-    flag: 'stake-chains',
-    default: '0001',
-    description: 'Comma-separated relay chain ids put in stake transactions.',
+      "The chain's RPC (queries always go here; Pocket V1 in rpc mode also broadcasts here).",
   }),
   serviceUrlTemplate: text({
     env: 'CM_SERVICE_URL_TEMPLATE',
@@ -444,29 +317,37 @@ export const ConfigSchema = Type.Object({
 });
 
 /** The validated configuration (frozen). */
-export type Config = Readonly<Static<typeof ConfigSchema>>;
+export type Config = Readonly<Static<typeof ConfigSchema>> & {
+  /**
+   * The selected chain's own settings by key, as its definition declares and reads them
+   * (chain/registry.ts; Pocket V1's: chain/pocket/definition.ts). The core reads none of them.
+   */
+  readonly chainSettings: Readonly<Record<string, unknown>>;
+  /**
+   * A notice per setting given under its older name (a documented alias, e.g. CM_TX_MODE for
+   * CM_POCKET_V1_TX_MODE): still read, logged as a warning at start (run.ts).
+   */
+  readonly deprecations: readonly string[];
+};
 
 /**
- * Every setting: its environment variable, its flag, its kind and default, read off the schema.
- * The table is the reference documented in docs/configuration.md (a test checks they agree).
+ * The core's settings: their environment variables, flags, kinds and defaults, read off the
+ * schema. With each chain's own (`chainSettingsTables`) they are the reference documented in
+ * docs/configuration.md (a test checks they agree).
  */
-export const SETTINGS: readonly Setting[] = Object.entries(ConfigSchema.properties).map(
-  ([key, schema]) => {
-    const { kind, env, flag, description, ...source } = (schema as unknown as Annotated)[SOURCE];
-    return {
-      key: key as keyof Config,
-      env,
-      flag,
-      kind,
-      ...(source.default === undefined ? {} : { default: source.default }),
-      ...(source.required === true ? { required: true } : {}),
-      ...(source.secret === true ? { secret: true } : {}),
-      ...(source.minimum === undefined ? {} : { min: source.minimum }),
-      ...(source.maximum === undefined ? {} : { max: source.maximum }),
-      description,
-    };
-  },
+export const SETTINGS: readonly Setting<keyof Static<typeof ConfigSchema>>[] = settingsOf(
+  ConfigSchema.properties,
 );
+
+/** Every registered chain with its settings, built in first (the flags of `run`, the docs). */
+export function chainSettingsTables(): readonly ChainDefinition[] {
+  return knownChains();
+}
+
+/** Every setting `run` takes: the core's, then each registered chain's. */
+export function allSettings(): readonly Setting[] {
+  return [...SETTINGS, ...knownChains().flatMap((chain) => chain.settings)];
+}
 
 /** Every problem found in the configuration, each naming its variable. */
 export class ConfigError extends Error {
@@ -499,27 +380,76 @@ function defaultReadFile(path: string): string | undefined {
 /** Reads and validates every setting; throws one `ConfigError` listing all problems. */
 export function loadConfig(options: LoadConfigOptions): Config {
   const readFile = options.readFile ?? defaultReadFile;
-  const problems: string[] = [];
-  const values: Record<string, unknown> = {};
-  for (const setting of SETTINGS) {
-    const fromFlag = options.flags?.[setting.flag];
-    const raw = fromFlag ?? options.env[setting.env] ?? setting.default;
-    const name = fromFlag === undefined ? setting.env : `--${setting.flag}`;
-    if (raw === undefined || raw === '') {
-      if (setting.required === true)
-        problems.push(`${setting.env} is required: ${setting.description}`);
-      values[setting.key] = undefined;
-      continue;
-    }
-    const parsed = parseValue(setting, raw);
-    if (typeof parsed === 'object' && 'problem' in parsed) {
-      problems.push(`${name}: ${parsed.problem}`);
-    } else {
-      values[setting.key] = parsed;
-    }
-  }
+  const input: SettingsInput = { env: options.env, flags: options.flags };
+  const { values, problems } = readSettings(SETTINGS, input);
+  problems.push(...tokenProblems(values, options.env, readFile));
+  problems.push(...combinedProblems(values));
+  problems.push(...discoveryProblems(values));
+  const chain = chainOf(values, input, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
 
-  const tokenFile = options.env.CM_RPC_TOKEN_FILE;
+  values.namespace ??= readFile(SERVICE_ACCOUNT_NAMESPACE)?.trim() || undefined;
+  values.identity ??= `${hostname()}-${randomBytes(4).toString('hex')}`;
+  values.rpcHost ??=
+    options.env.HOST !== undefined && options.env.HOST !== '' ? options.env.HOST : '0.0.0.0';
+  values.chainSettings = Object.freeze(chain?.values ?? {});
+  values.deprecations = Object.freeze(chain?.renamed ?? []);
+  const config = Object.freeze(values);
+  // Every value was parsed by its kind above: a mismatch here is a bug in this file (or in the
+  // chain's definition), not a setting. The check is TypeBox's `Value.Check` without its 300
+  // modules (config-check.ts, ADR 0020).
+  const checks: [TObject, unknown, string][] = [[ConfigSchema, config, 'config.ts']];
+  if (chain !== undefined)
+    checks.push([chain.definition.schema, chain.values, chain.definition.name]);
+  for (const [schema, object, where] of checks) {
+    const first = firstSchemaError(schema, object);
+    if (first !== undefined)
+      throw new Error(
+        `${where} built a value its schema refuses: ${first.instancePath} ${first.message}`,
+      );
+  }
+  return config as unknown as Config;
+}
+
+/**
+ * The chain CM_CHAIN names and its own settings, read like the core's; an unknown name is a
+ * problem naming the known ones. A variable of another registered chain's namespace is refused
+ * (it would silently do nothing); the older names (aliases) of other chains are not read at all.
+ */
+function chainOf(
+  values: Record<string, unknown>,
+  input: SettingsInput,
+  problems: string[],
+): { definition: ChainDefinition; values: Record<string, unknown>; renamed: string[] } | undefined {
+  const name = typeof values.chain === 'string' ? values.chain : DEFAULT_CHAIN;
+  const definition = chainNamed(name);
+  if (definition === undefined) {
+    const known = knownChains().map((chain) => chain.name);
+    problems.push(
+      `${input.flags?.chain === undefined ? 'CM_CHAIN' : '--chain'}: unknown chain ${JSON.stringify(name)}; known chains: ${known.join(', ')}`,
+    );
+    return undefined;
+  }
+  for (const other of knownChains())
+    if (other !== definition)
+      for (const setting of other.settings)
+        if (input.env[setting.env] !== undefined || input.flags?.[setting.flag] !== undefined)
+          problems.push(
+            `${setting.env}: a setting of chain ${other.name}, but CM_CHAIN is ${definition.name}`,
+          );
+  const read = readSettings(definition.settings, input);
+  problems.push(...read.problems, ...definition.problems(read.values, read.refused));
+  return { definition, values: read.values, renamed: read.renamed };
+}
+
+/** The token from CM_RPC_TOKEN_FILE when CM_RPC_TOKEN is unset, and its length. */
+function tokenProblems(
+  values: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  readFile: (path: string) => string | undefined,
+): string[] {
+  const problems: string[] = [];
+  const tokenFile = env.CM_RPC_TOKEN_FILE;
   if (values.rpcToken === undefined && tokenFile !== undefined && tokenFile !== '') {
     const token = readFile(tokenFile)?.trim();
     if (token === undefined || token === '')
@@ -529,15 +459,12 @@ export function loadConfig(options: LoadConfigOptions): Config {
   if (typeof values.rpcToken === 'string' && values.rpcToken.length < 16) {
     problems.push('CM_RPC_TOKEN: must be at least 16 characters');
   }
-  if (
-    values.txMode === TxMode.cli &&
-    values.cliPath === undefined &&
-    !problems.some((p) => p.startsWith('CM_CLI_PATH') || p.startsWith('--cli-path'))
-  ) {
-    problems.push(
-      'CM_CLI_PATH is required when CM_TX_MODE is "cli" (absolute path of the node CLI)',
-    );
-  }
+  return problems;
+}
+
+/** Rules between core settings: the id pattern's group, the Lease's timing. */
+function combinedProblems(values: Record<string, unknown>): string[] {
+  const problems: string[] = [];
   if (
     values.idMapping === IdMapping.pattern &&
     values.idPattern instanceof RegExp &&
@@ -556,22 +483,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   ) {
     problems.push('CM_RETRY_PERIOD < CM_RENEW_DEADLINE < CM_LEASE_DURATION must hold');
   }
-  problems.push(...discoveryProblems(values));
-  if (problems.length > 0) throw new ConfigError(problems);
-
-  values.namespace ??= readFile(SERVICE_ACCOUNT_NAMESPACE)?.trim() || undefined;
-  values.identity ??= `${hostname()}-${randomBytes(4).toString('hex')}`;
-  values.rpcHost ??=
-    options.env.HOST !== undefined && options.env.HOST !== '' ? options.env.HOST : '0.0.0.0';
-  const config = Object.freeze(values);
-  // Every value was parsed by its kind above: a mismatch here is a bug in this file, not a setting.
-  // The check is TypeBox's `Value.Check` without its 300 modules (config-check.ts, ADR 0020).
-  const first = firstSchemaError(ConfigSchema, config);
-  if (first !== undefined)
-    throw new Error(
-      `config.ts built a value its schema refuses: ${first.instancePath} ${first.message}`,
-    );
-  return config as Config;
+  return problems;
 }
 
 /** Static discovery needs both files, and no Lease (there is no cluster to hold one). */
@@ -590,108 +502,12 @@ function discoveryProblems(values: Record<string, unknown>): string[] {
   return problems;
 }
 
-type Parsed = string | number | boolean | RegExp | readonly string[] | { problem: string };
-
-function parseValue(setting: Setting, raw: string): Parsed {
-  const shown = setting.secret === true ? '(hidden)' : JSON.stringify(raw);
-  switch (true) {
-    case setting.kind === 'string':
-      return raw;
-    case setting.kind === 'int': {
-      if (!/^-?\d+$/.test(raw)) return { problem: `expected an integer, got ${shown}` };
-      return checkRange(setting, Number(raw), shown);
-    }
-    case setting.kind === 'duration': {
-      const ms = parseDuration(raw);
-      if (ms === undefined)
-        return { problem: `expected a duration such as 500ms, 30s or 2m, got ${shown}` };
-      return checkRange(setting, ms, shown);
-    }
-    case setting.kind === 'bool':
-      if (['true', '1', 'yes'].includes(raw)) return true;
-      if (['false', '0', 'no'].includes(raw)) return false;
-      return { problem: `expected true or false, got ${shown}` };
-    case setting.kind === 'url': {
-      // A password in a URL would show in the log, in /readyz's lastError and in every chain
-      // error: it is refused, and never echoed (what sits between `//` and `@` is masked).
-      const masked = setting.secret === true ? shown : JSON.stringify(maskUrlCredentials(raw));
-      try {
-        const url = new URL(raw);
-        if (url.protocol !== 'http:' && url.protocol !== 'https:')
-          return { problem: `expected an http(s) URL, got ${masked}` };
-        if (url.username !== '' || url.password !== '')
-          return {
-            problem: `a URL with credentials (user:password@) is refused, got ${masked}: they would be shown in logs and /readyz`,
-          };
-        return url.href.replace(/\/+$/, '');
-      } catch {
-        return { problem: `expected an http(s) URL, got ${masked}` };
-      }
-    }
-    case setting.kind === 'path':
-      // The CLI runs in a private temporary folder: its files must be absolute paths.
-      if (setting.key.startsWith('cli') && !raw.startsWith('/'))
-        return { problem: `expected an absolute path, got ${shown}` };
-      return raw;
-    case setting.kind === 'regex':
-      try {
-        return new RegExp(raw);
-      } catch {
-        return { problem: `expected a regular expression, got ${shown}` };
-      }
-    case setting.kind === 'amount':
-      if (!/^[1-9]\d*$/.test(raw))
-        return { problem: `expected a positive integer amount of uPOKT, got ${shown}` };
-      return raw;
-    case setting.kind === 'size':
-      if (raw === 'auto') return raw;
-      if (!/^\d+$/.test(raw)) return { problem: `expected "auto" or a whole number, got ${shown}` };
-      return checkRange(setting, Number(raw), shown);
-    case setting.kind === 'list': {
-      const items = raw
-        .split(',')
-        .map((item) => item.trim())
-        .filter((item) => item !== '');
-      if (items.length === 0) return { problem: `expected a comma-separated list, got ${shown}` };
-      return items;
-    }
-    default: {
-      const allowed = setting.kind.slice('enum:'.length).split('|');
-      if (!allowed.includes(raw))
-        return { problem: `expected one of ${allowed.join(', ')}, got ${shown}` };
-      return raw;
-    }
-  }
-}
-
-function checkRange(setting: Setting, value: number, shown: string): Parsed {
-  if (setting.min !== undefined && value < setting.min)
-    return { problem: `must be at least ${setting.min}, got ${shown}` };
-  if (setting.max !== undefined && value > setting.max)
-    return { problem: `must be at most ${setting.max}, got ${shown}` };
-  return value;
-}
-
-const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
-
-/** Parses "250ms", "30s", "2m", "1h" (or a bare number of milliseconds). */
-export function parseDuration(text: string): number | undefined {
-  const match = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(text.trim());
-  if (match?.[1] === undefined) return undefined;
-  return Math.round(Number(match[1]) * (UNITS[match[2] ?? 'ms'] ?? 1));
-}
-
 /** The configuration as it may be logged: secrets replaced, regexes as source. */
 export function redactedConfig(config: Config): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const setting of SETTINGS) {
-    const value = config[setting.key];
-    out[setting.key] =
-      setting.secret === true && value !== undefined
-        ? '(set)'
-        : value instanceof RegExp
-          ? value.source
-          : value;
-  }
-  return out;
+  const chain = chainNamed(config.chain);
+  return {
+    ...redactedSettings(SETTINGS, config),
+    chainSettings:
+      chain === undefined ? {} : redactedSettings(chain.settings, config.chainSettings),
+  };
 }

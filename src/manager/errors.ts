@@ -1,5 +1,7 @@
 // Error catalogue of the manager: a stable code, an HTTP status for the control RPC, whether a
-// retry can help, and a cause. Tests assert on codes; messages never carry key material.
+// retry can help, and a cause. Tests assert on codes; messages never carry key material. The
+// catalogue is the core's; a chain declares the codes only it raises (its definition's `errors`,
+// chain/registry.ts) with the same status and retry class, as data.
 
 export interface ManagerErrorSpec {
   readonly status: number;
@@ -7,7 +9,7 @@ export interface ManagerErrorSpec {
   readonly retryable: boolean;
 }
 
-/** Every error code the manager raises, with its HTTP status and retry class. */
+/** Every error code the manager's core raises, with its HTTP status and retry class. */
 export const ErrorCatalogue = {
   CONFIG_INVALID: { status: 500, retryable: false },
   KEY_MISSING: { status: 409, retryable: false },
@@ -16,14 +18,11 @@ export const ErrorCatalogue = {
   ORPHANED: { status: 409, retryable: false },
   BELOW_MINIMUM_SET: { status: 409, retryable: false },
   INSUFFICIENT_FUNDS: { status: 409, retryable: false },
-  STAKE_BELOW_MINIMUM: { status: 409, retryable: false },
-  ACTOR_EXISTS: { status: 409, retryable: false },
   TX_REJECTED: { status: 502, retryable: false },
   TX_DROPPED: { status: 502, retryable: true },
   CHAIN_UNAVAILABLE: { status: 503, retryable: true },
   KUBE_UNAVAILABLE: { status: 503, retryable: true },
-  CLI_FAILED: { status: 502, retryable: true },
-  CLI_TIMEOUT: { status: 504, retryable: true },
+  KUBE_FORBIDDEN: { status: 500, retryable: false },
   CANCELLED: { status: 503, retryable: true },
   NOT_LEADER: { status: 503, retryable: true },
   NOT_READY: { status: 503, retryable: true },
@@ -50,23 +49,48 @@ export const ErrorCatalogue = {
 
 export type ErrorCode = keyof typeof ErrorCatalogue;
 
+/** A code a chain declares beside the core's (chain/registry.ts), with its status and retry class. */
+export interface DeclaredError extends ManagerErrorSpec {
+  readonly code: string;
+  /** What it means and what to do, for the operations reference. */
+  readonly meaning: string;
+}
+
+/**
+ * A chain's error codes, declared as data: each name becomes a `DeclaredError` that
+ * `new ManagerError(errors.NAME, …)` takes. Names are SCREAMING_SNAKE and none is a core code.
+ */
+export function declareErrors<const K extends string>(
+  specs: Readonly<Record<K, ManagerErrorSpec & { readonly meaning: string }>>,
+): Readonly<Record<K, DeclaredError>> {
+  const out = {} as Record<K, DeclaredError>;
+  for (const [code, spec] of Object.entries(specs) as [K, DeclaredError][]) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(code) || Object.hasOwn(ErrorCatalogue, code))
+      throw new RangeError(`a chain's error code is SCREAMING_SNAKE and not a core code: ${code}`);
+    out[code] = { code, status: spec.status, retryable: spec.retryable, meaning: spec.meaning };
+  }
+  return out;
+}
+
 /** An error of the manager. `terminal` errors park a validator until its inputs change. */
 export class ManagerError extends Error {
-  readonly code: ErrorCode;
+  /** A core code (`ErrorCode`) or one a chain declared. */
+  readonly code: string;
   readonly status: number;
   readonly retryable: boolean;
   readonly details: Readonly<Record<string, unknown>> | undefined;
 
   constructor(
-    code: ErrorCode,
+    code: ErrorCode | DeclaredError,
     message: string,
     options?: { cause?: unknown; details?: Record<string, unknown> },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    const spec = typeof code === 'string' ? { code, ...ErrorCatalogue[code] } : code;
     this.name = 'ManagerError';
-    this.code = code;
-    this.status = ErrorCatalogue[code].status;
-    this.retryable = ErrorCatalogue[code].retryable;
+    this.code = spec.code;
+    this.status = spec.status;
+    this.retryable = spec.retryable;
     this.details = options?.details;
   }
 
@@ -76,16 +100,19 @@ export class ManagerError extends Error {
   }
 }
 
-export function isManagerError(error: unknown, code?: ErrorCode): error is ManagerError {
+export function isManagerError(
+  error: unknown,
+  code?: ErrorCode | (string & {}),
+): error is ManagerError {
   return error instanceof ManagerError && (code === undefined || error.code === code);
 }
 
 /**
- * The catalogue code of any thrown value (a metric label, a log field): a ManagerError's own code,
- * INTERNAL for anything else (a raw `code` such as SQLite's `ERR_SQLITE_ERROR` or `ECONNRESET`
- * is not a catalogue code).
+ * The catalogue code of any thrown value (a metric label, a log field): a ManagerError's own code
+ * (the core's, or one the selected chain declared), INTERNAL for anything else (a raw `code` such
+ * as SQLite's `ERR_SQLITE_ERROR` or `ECONNRESET` is not a catalogue code).
  */
-export function catalogueCode(error: unknown): ErrorCode {
+export function catalogueCode(error: unknown): ErrorCode | (string & {}) {
   return error instanceof ManagerError ? error.code : 'INTERNAL';
 }
 

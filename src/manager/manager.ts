@@ -106,7 +106,7 @@ export class Manager {
   readonly nodeHeights = new Map<ValidatorId, { height: number; at: number }>();
   /** What each pod's node says it signs with (keys/node-keys.ts); absent where nodes cannot tell. */
   readonly #nodeKeys: NodeKeys | undefined;
-  /** What the chain can do (CM_CHAIN_PROFILE). */
+  /** What the chain can do (CM_POCKET_V1_PROFILE). */
   readonly capabilities: ChainCapabilities;
 
   /** Where the desired validators and their keys come from (discovery/port.ts). */
@@ -262,8 +262,7 @@ export class Manager {
       syncTolerance: config.syncTolerance,
       syncCheck: config.syncCheck,
       pacing: config.pacing,
-      stakeAmount: config.stakeAmount,
-      stakeChains: config.stakeChains,
+      stake: this.chainPort.stake,
       nodeHeightMaxAgeMs: Math.max(2_000, config.chainPollIntervalMs * 4),
       votingWindow: VOTING_WINDOW,
       capabilities: this.capabilities,

@@ -5,9 +5,23 @@
 export type ValidatorId = string;
 
 /**
- * How a chain names its validators' keys, as data the chain port owns (Pocket V1's:
- * chain/pocket/id-format.ts). Discovery maps pods and files to ids with it, the key store picks
- * the keys source's validator entries with it; the core assumes no format of its own.
+ * How a chain numbers its validator ids, as data (the chain's definition declares it; the control
+ * RPC serves it at `GET /v1/chain`, so the debug CLI reads a person's `4` the way the manager
+ * does). An id is `prefix` + a number from `min` to `max`, zero-padded to `width` digits (0: not
+ * padded): Pocket V1's keys Secret writes "005" (`''`, 3, 1, 999); a chain with ids like "val-5"
+ * writes (`'val-'`, 0, …).
+ */
+export interface IdFormatSpec {
+  readonly prefix: string;
+  readonly width: number;
+  readonly min: number;
+  readonly max: number;
+}
+
+/**
+ * How a chain names its validators' keys, read off its `IdFormatSpec` (id-format.ts builds it).
+ * Discovery maps pods and files to ids with it, the key store picks the keys source's validator
+ * entries with it; the core assumes no format of its own.
  */
 export interface IdFormat {
   /** The id of number `n` (an ordinal + 1, a number in a pod name); undefined outside `range`. */
@@ -20,6 +34,8 @@ export interface IdFormat {
   readonly range: { readonly min: number; readonly max: number };
   /** An id to show in messages. */
   readonly example: ValidatorId;
+  /** The data it is read off. */
+  readonly spec: IdFormatSpec;
 }
 
 export const Annotations = {
@@ -146,12 +162,19 @@ export interface ChainCapabilities {
    * than 2/3 of all rows (planner/quorum.ts).
    */
   readonly leaderVoteCounts: boolean;
-  /**
-   * How a view is triggered on a manual pacemaker in RPC mode: a debug route of the node's RPC
-   * (`POST /v1/debug/trigger_view`), or V1's DebugMessage to each validator of the address book.
-   * In CLI mode the CLI does it (`p1 Debug TriggerView`).
-   */
-  readonly viewTrigger: 'rpc-debug-route' | 'p2p-debug-message';
+}
+
+/**
+ * What a stake carries besides the key and the service URL, as the chain's settings make it
+ * (data, `ChainPort.stake`): the amount, a whole number of the chain's smallest unit written as
+ * digits (it passes 2^53), that unit's name, and the further fields the chain's stake needs
+ * (Pocket V1: its relay chains). The planner puts all of it in a stake's fingerprint; only the
+ * chain's own sender reads the fields.
+ */
+export interface StakeParams {
+  readonly amount: string;
+  readonly denomination: string;
+  readonly fields: Readonly<Record<string, string | readonly string[]>>;
 }
 
 /** How stakes are paced: BFT-safe waves (fewer than a third of the voters per height), or none. */

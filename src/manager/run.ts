@@ -1,9 +1,9 @@
 // The service behind `cluster-manager run`: config read once (env and flags, every problem
-// reported together), then discovery (Kubernetes, or static files with no cluster at all), the
-// manager and its control RPC; stop() shuts them down gracefully.
+// reported together), then the chain CM_CHAIN selects (chain/registry.ts), discovery
+// (Kubernetes, or static files with no cluster at all), the manager and its control RPC; stop()
+// shuts them down gracefully.
+import type { ChainPort } from './chain/port.ts';
 import { ConfigError, Discovery, loadConfig, redactedConfig, type Config } from './config.ts';
-import { pocketIds } from './chain/pocket/id-format.ts';
-import { pocketNodeProbe } from './chain/pocket/node-probe.ts';
 import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { staticFileProblems } from './discovery/static-check.ts';
 import { StaticDiscovery } from './discovery/static-source.ts';
@@ -11,7 +11,7 @@ import { HooksFileError, loadHooksFile, type HookDefinition } from './hooks/hook
 import { loadKubeClients, type KubeClients } from './kube/client.ts';
 import { createLogger, type Logger } from './logger.ts';
 import type { Manager } from './manager.ts';
-import { composeManager, controlPlaneOf, participationOf } from './compose.ts';
+import { chainPortOf, composeManager, controlPlaneOf, participationOf } from './compose.ts';
 import { startControlServer } from './rpc/server.ts';
 import { VERSION } from './version.ts';
 import { catalogueCode } from './errors.ts';
@@ -49,14 +49,16 @@ export async function startService(options: {
       throw new ConfigError(error.problems.map((p) => `CM_HOOKS_FILE ${config.hooksFile}: ${p}`));
     throw error;
   }
-  const source = discoveryOf(config, options.env);
+  const chain = chainPortOf(config);
+  const source = discoveryOf(config, options.env, chain);
   const logger = createLogger({ level: config.logLevel });
   logger.info({ config: redactedConfig(config) }, 'configuration');
+  for (const notice of config.deprecations) logger.warn(notice);
   if (hooks.length > 0)
     logger.info({ hooks: hooks.map((h) => `${h.on}:${h.name}:${h.failurePolicy}`) }, 'hooks');
   let manager: Manager;
   try {
-    manager = composeManager({ config, logger, hooks, ...source });
+    manager = composeManager({ config, logger, hooks, chain, ...source });
   } catch (error: unknown) {
     // A journal that cannot be opened, for one: said in the log as well as on stderr.
     logger.error({ err: error, code: catalogueCode(error) }, 'start failed');
@@ -111,18 +113,19 @@ export async function startService(options: {
 function discoveryOf(
   config: Config,
   env: NodeJS.ProcessEnv,
+  chain: ChainPort,
 ): { kube: KubeClients } | { discovery: (deps: DiscoveryDeps) => DiscoverySource } {
   if (config.discovery === Discovery.kubernetes)
     return { kube: loadKubeClients({ namespace: config.namespace, env }) };
   const files = { validatorsFile: config.validatorsFile ?? '', keysFile: config.keysFile ?? '' };
-  const problems = staticFileProblems(files, pocketIds);
+  const problems = staticFileProblems(files, chain.ids);
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     discovery: (deps) =>
       new StaticDiscovery({
         ...deps,
         ...files,
-        probe: pocketNodeProbe(),
+        probe: chain.nodeReady,
         probeIntervalMs: Math.max(config.chainPollIntervalMs, 500),
       }),
   };

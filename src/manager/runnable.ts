@@ -3,7 +3,7 @@
 // it is started (not when it ends); stop() undoes it and is safe to call once start resolved or
 // failed. A `Runnables` group starts its parts in order and stops them in reverse; when a start
 // fails it stops the parts already started, in reverse, and rejects naming the part that failed.
-import { catalogueCode, ManagerError } from './errors.ts';
+import { ManagerError } from './errors.ts';
 
 /** A part of the manager with a lifecycle. */
 export interface Runnable {
@@ -24,7 +24,12 @@ export class RunnableStartError extends ManagerError {
 
   constructor(part: string, cause: unknown) {
     const message = cause instanceof Error ? cause.message : String(cause);
-    super(catalogueCode(cause), `${part} did not start: ${message}`, {
+    // The cause's code, status and retry class (a chain's declared code too); INTERNAL otherwise.
+    const code =
+      cause instanceof ManagerError
+        ? { code: cause.code, status: cause.status, retryable: cause.retryable, meaning: '' }
+        : 'INTERNAL';
+    super(code, `${part} did not start: ${message}`, {
       cause,
       details: { part },
     });

@@ -8,6 +8,7 @@ export interface ValidatorStatus {
   /** Validator id, or the address for an unmanaged validator. */
   key: string;
   id: ValidatorId | null;
+  /** The address the phase is about: its key's, or a key rotation's old one until it is out. */
   address: string | null;
   pod: string | null;
   ready: boolean;
@@ -74,20 +75,24 @@ export function validatorStatuses(
     .plan()
     .map((decision): ValidatorStatus => {
       const entry = decision.id === undefined ? undefined : desired.get(decision.id);
-      const row =
-        decision.address === undefined ? undefined : read.chain.validators.get(decision.address);
+      // The address the phase and reason are about: a key rotation's old address while it is
+      // unstaked (its node still signs with it), not the new key's, which is not staked yet.
+      const address = decision.subject ?? decision.address;
+      const row = address === undefined ? undefined : read.chain.validators.get(address);
       const latest = decision.id === undefined ? undefined : read.actions.latest.get(decision.id);
-      const signed =
-        decision.address === undefined ? undefined : read.chain.signers.get(decision.address);
+      const signed = address === undefined ? undefined : read.chain.signers.get(address);
       return {
         key: decision.key,
         id: decision.id ?? null,
-        address: decision.address ?? null,
+        address: address ?? null,
         pod: entry?.pod?.name ?? null,
         ready: entry?.pod?.ready === true,
         wanted: decision.wanted,
         chain: {
-          status: decision.chainStatus,
+          status:
+            decision.subject === undefined
+              ? decision.chainStatus
+              : (row?.status ?? decision.chainStatus),
           stakedAmount: row?.stakedAmount ?? null,
           unstakingHeight:
             row === undefined || row.unstakingHeight < 0 ? null : row.unstakingHeight,

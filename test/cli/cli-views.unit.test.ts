@@ -148,6 +148,27 @@ describe("status's chain line", () => {
       'journal of another chain set aside at start: /j.sqlite.other-chain-x (written for chain t)',
     ]);
   });
+  it('shows an informer whose last list or watch failed (a 403 names the missing rule)', () => {
+    const lastError =
+      'KUBE_FORBIDDEN: pods is forbidden: User "system:serviceaccount:ns:cm" cannot list resource "pods" in API group "" in the namespace "ns" (the Role needs a rule with apiGroups [""], resources ["pods"], verbs ["list"])';
+    expect(
+      summaryLines(
+        {
+          paused: false,
+          synced: false,
+          chain,
+          informers: [
+            { name: 'pods', synced: false, lastError },
+            { name: 'statefulsets', synced: true, lastError: null },
+          ],
+        },
+        now,
+      ),
+    ).toEqual([
+      'chain height 41, last block 3.0 s ago · manager not synced yet',
+      `problem: pods: ${lastError}`,
+    ]);
+  });
   it('reads V1 header times (Go time.String) and RFC 3339', () => {
     expect(parseChainTime('2026-11-29 12:00:07.5 +0000 UTC')).toBe(
       Date.parse('2026-11-29T12:00:07.500Z'),
@@ -270,7 +291,7 @@ describe('what is still happening after a scale stopped waiting', () => {
     expect(stillHappening(rows, 'active')).toEqual([
       '005 staked (staked; waiting for its first signature)',
       '006 staking (stake sent at height 9)',
-      '007 draining (still staked on chain)',
+      '007 active (still staked on chain)',
     ]);
     expect(stillHappening(rows, 'staked')).toHaveLength(2);
   });

@@ -76,3 +76,47 @@ describe('completion', () => {
     expect([...new Set(got.map((line) => line.split('\t')[0]))].sort()).toEqual(offered);
   });
 });
+
+// The CLI of a project is `npx cluster-manager` (node_modules/.bin is not on PATH): the same words
+// after it, with or without npx's own options; npx's first word offers cluster-manager.
+const NPX_CASES: [typed: string, offered: string[]][] = [
+  ...CASES.map(([typed, offered]): [string, string[]] => [`cluster-manager ${typed}`, offered]),
+  ['--no-install cluster-manager scale 6 --wait a', ['active']],
+  ['cluster-m', ['cluster-manager']],
+];
+
+describe('completion of npx cluster-manager', () => {
+  it.each(NPX_CASES)('bash completes `npx %s`', (typed, offered) => {
+    const words = ['npx', ...typed.split(' ')];
+    const quoted = words.map((w) => `'${w}'`).join(' ');
+    const got = run(
+      'bash',
+      `source '${scripts.bash}'; COMP_WORDS=(${quoted}); COMP_CWORD=${words.length - 1}; _cluster_manager_npx; printf '%s\\n' "\${COMPREPLY[@]}"`,
+    );
+    expect([...new Set(got)].sort()).toEqual(offered);
+  });
+
+  it('bash registers the npx completion with file names as the fallback', () => {
+    const got = run('bash', `source '${scripts.bash}'; complete -p npx`);
+    expect(got).toEqual(['complete -o default -F _cluster_manager_npx npx']);
+  });
+
+  it.skipIf(noZsh).each(NPX_CASES)('zsh completes `npx %s`', (typed, offered) => {
+    const words = ['npx', ...typed.split(' ')];
+    const quoted = words.map((w) => `'${w}'`).join(' ');
+    const got = run(
+      'zsh',
+      `compdef() { :; }; _files() { :; }; compadd() { [[ "$1" == -- ]] && shift; print -l -- "$@"; }; source '${scripts.zsh}'; words=(${quoted}); CURRENT=${words.length}; _cluster_manager_npx`,
+    );
+    const prefix = words.at(-1) ?? '';
+    expect([...new Set(got.filter((w) => w.startsWith(prefix)))].sort()).toEqual(offered);
+  });
+
+  it.skipIf(noFish).each(NPX_CASES)('fish completes `npx %s`', (typed, offered) => {
+    const got = run('fish', `source '${scripts.fish}'; complete -C 'npx ${typed}'`);
+    const words = new Set(got.map((line) => line.split('\t')[0]));
+    // npx's first word: fish may offer its own candidates too, ours must be among them.
+    if (typed === 'cluster-m') expect([...words]).toContain('cluster-manager');
+    else expect([...words].sort()).toEqual(offered);
+  });
+});

@@ -113,6 +113,22 @@ describe('cluster-manager keys generate', () => {
     expect(other.stdout).not.toBe(await readFile(out, 'utf8'));
   });
 
+  it('--out over an existing file readable by others leaves a private file (mode 0600), not its old mode', async () => {
+    const out = join(dir, 'shared.yaml');
+    await writeFile(out, 'old\n', { mode: 0o644 });
+    const result = await runBin('cluster-manager', [
+      'keys',
+      'generate',
+      '--count',
+      '2',
+      '--out',
+      out,
+    ]);
+    expect(result.code, result.stderr).toBe(0);
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    expect(await readFile(out, 'utf8')).toContain('"002":');
+  });
+
   it('rejects a count outside 1-999 with exit 2', async () => {
     for (const count of ['0', '1000', 'x', '1.5']) {
       const result = await runBin('cluster-manager', ['keys', 'generate', '--count', count]);

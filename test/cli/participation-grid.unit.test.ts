@@ -152,7 +152,8 @@ describe('screen', () => {
     const region = new LiveRegion(tty);
     region.draw(['a', 'b']);
     region.draw(['c']);
-    expect(written).toEqual(['a\nb\n', '\x1b[2A\x1b[J', 'c\n']);
+    // Up to the first row, each line written over the old one, the rest below erased.
+    expect(written).toEqual(['a\nb\n', '\x1b[2A\r\x1b[2Kc\n\x1b[J']);
     const lines: string[] = [];
     const pipe = new LiveRegion(screenOf({ write: (t: string) => lines.push(t) }, { env: {} }));
     pipe.draw(['a']);

@@ -85,6 +85,61 @@ describe.skipIf(newest === undefined)('deletion semantics', () => {
     );
   });
 
+  it('kubectl delete rs --cascade=orphan keeps the pods; the re-created ReplicaSet adopts them (no new pod), a bare matching pod too', async () => {
+    // replica_set.go syncReplicaSet → ClaimPods (controller_ref_manager.go): orphans that match
+    // the selector are adopted before the count; a pod that stops matching is released.
+    const replicaSet = (replicas: number) =>
+      JSON.stringify({
+        apiVersion: 'apps/v1',
+        kind: 'ReplicaSet',
+        metadata: { name: 'rs' },
+        spec: {
+          replicas,
+          selector: { matchLabels: { app: 'rs' } },
+          template: {
+            metadata: { labels: { app: 'rs' } },
+            spec: { containers: [{ name: 'c', image: 'i' }] },
+          },
+        },
+      });
+    expect((await kubectl(['apply', '-f', '-'], replicaSet(2))).code).toBe(0);
+    await waitFor(async () => (await pods('app%3Drs')).length === 2 || pending('2 pods'), {
+      what: 'two pods',
+      timeoutMs: 10_000,
+    });
+    const before = (await pods('app%3Drs')).map((p) => p.uid).sort();
+    expect((await kubectl(['delete', 'rs', 'rs', '--cascade=orphan'])).code).toBe(0);
+    // A bare pod with the same labels: the new set (3 replicas) adopts it instead of creating one.
+    const bare = await json('/api/v1/namespaces/default/pods', {
+      method: 'POST',
+      body: JSON.stringify({
+        metadata: { name: 'rs-bare', labels: { app: 'rs' } },
+        spec: { containers: [{ name: 'c', image: 'i' }] },
+      }),
+    });
+    expect(bare.httpStatus).toBe(201);
+    expect((await kubectl(['apply', '-f', '-'], replicaSet(3))).code).toBe(0);
+    const set = (await json('/apis/apps/v1/namespaces/default/replicasets/rs')).metadata as Meta;
+    await waitFor(
+      async () =>
+        (await pods('app%3Drs')).every((p) =>
+          p.ownerReferences?.some((ref) => ref.uid === set.uid && ref.controller === true),
+        ) || pending('adoption'),
+      { what: 'the pods adopted', timeoutMs: 10_000 },
+    );
+    const after = await pods('app%3Drs');
+    expect(after.map((p) => p.uid).sort()).toEqual([...before, (bare.metadata as Meta).uid].sort());
+    // Relabelled, a pod is released and the set makes a new one.
+    expect((await kubectl(['label', 'pod', 'rs-bare', 'app=gone', '--overwrite'])).code).toBe(0);
+    await waitFor(
+      async () =>
+        (((await pods('app%3Dgone'))[0]?.ownerReferences ?? []).length === 0 &&
+          (await pods('app%3Drs')).length === 3) ||
+        pending('release and replacement'),
+      { what: 'released and replaced', timeoutMs: 10_000 },
+    );
+  });
+
   it('Foreground keeps the owner (foregroundDeletion) until its dependents are gone; Background removes it first', async () => {
     expect((await kubectl(['apply', '-f', '-'], statefulSet('fg'))).code).toBe(0);
     await waitFor(async () => (await pods('app%3Dfg')).length === 2 || pending('pods'), {

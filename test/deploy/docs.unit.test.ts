@@ -9,8 +9,9 @@ import {
   EXTRA_VARIABLES,
   renderConfigurationDoc,
 } from '../../scripts/config-docs.ts';
+import { BUILT_IN_CHAINS } from '../../src/manager/chain/registry.ts';
 import { loadConfig, SETTINGS } from '../../src/manager/config.ts';
-import { ErrorCatalogue } from '../../src/manager/errors.ts';
+import { ErrorCatalogue, type ManagerErrorSpec } from '../../src/manager/errors.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
 import { Annotations } from '../../src/manager/model.ts';
 import { Phase } from '../../src/manager/planner/plan.ts';
@@ -29,15 +30,29 @@ const USER_DOCS = [
   'docs/troubleshooting.md',
 ];
 
+/** The core's settings and those of the built-in chains. */
+const ALL_SETTINGS = [...SETTINGS, ...BUILT_IN_CHAINS.flatMap((chain) => chain.settings)];
+
+/** The core's error codes and those the built-in chains declare. */
+const ALL_ERRORS: readonly (readonly [string, ManagerErrorSpec])[] = [
+  ...Object.entries(ErrorCatalogue),
+  ...BUILT_IN_CHAINS.flatMap((chain) => chain.errors.map((e) => [e.code, e] as const)),
+];
+
 describe('docs/configuration.md', () => {
   it('is current: exactly what `npm run docs:config` makes of SETTINGS', () => {
     expect(readRepoFile(CONFIGURATION_DOC)).toBe(renderConfigurationDoc());
   });
 
-  it('lists every setting and every extra variable', () => {
+  it('lists every setting, every extra variable and every older name', () => {
     const doc = readRepoFile(CONFIGURATION_DOC);
-    for (const name of [...SETTINGS.map((s) => s.env), ...EXTRA_VARIABLES.map((v) => v.env)])
+    for (const name of [...ALL_SETTINGS.map((s) => s.env), ...EXTRA_VARIABLES.map((v) => v.env)])
       expect(doc).toContain(`| \`${name}\` |`);
+    for (const setting of ALL_SETTINGS)
+      if (setting.alias !== undefined)
+        expect(doc).toContain(
+          `\`${setting.alias.env}\` (\`--${setting.alias.flag}\`) → \`${setting.env}\``,
+        );
   });
 
   it('documents only extra variables that config.ts really reads', () => {
@@ -45,20 +60,23 @@ describe('docs/configuration.md', () => {
     for (const { env } of EXTRA_VARIABLES) expect(source).toContain(`env.${env}`);
   });
 
-  it.each(SETTINGS.map((s) => [s.env]))('shows an example of %s that loadConfig accepts', (env) => {
-    const example = new RegExp(`\\| \`${env}=([^\`]*)\` \\|`).exec(
-      readRepoFile(CONFIGURATION_DOC),
-    )?.[1];
-    expect(example).toBeDefined();
-    const config = loadConfig({
-      env: {
-        CM_CHAIN_RPC_URL: 'http://pocket-validators:50832',
-        CM_CLI_PATH: '/usr/local/bin/p1',
-        [env]: example!.replaceAll('\\|', '|'),
-      },
-    });
-    expect(config).toBeDefined();
-  });
+  it.each(ALL_SETTINGS.map((s) => [s.env]))(
+    'shows an example of %s that loadConfig accepts',
+    (env) => {
+      const example = new RegExp(`\\| \`${env}=([^\`]*)\` \\|`).exec(
+        readRepoFile(CONFIGURATION_DOC),
+      )?.[1];
+      expect(example).toBeDefined();
+      const config = loadConfig({
+        env: {
+          CM_CHAIN_RPC_URL: 'http://pocket-validators:50832',
+          CM_CLI_PATH: '/usr/local/bin/p1',
+          [env]: example!.replaceAll('\\|', '|'),
+        },
+      });
+      expect(config).toBeDefined();
+    },
+  );
 });
 
 describe('docs/operations.md', () => {
@@ -68,8 +86,7 @@ describe('docs/operations.md', () => {
     expect(doc).toContain(`| \`${phase}\` |`);
   });
 
-  it.each(Object.keys(ErrorCatalogue))('explains the error code %s with its status', (code) => {
-    const spec = ErrorCatalogue[code as keyof typeof ErrorCatalogue];
+  it.each(ALL_ERRORS)('explains the error code %s with its status', (code, spec) => {
     expect(doc).toContain(`| \`${code}\` | ${spec.status} | ${spec.retryable ? 'yes' : 'no'} |`);
   });
 

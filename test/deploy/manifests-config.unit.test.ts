@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { EXTRA_VARIABLES } from '../../scripts/config-docs.ts';
+import { pocketV1, pocketV1Settings } from '../../src/manager/chain/pocket/definition.ts';
 import { loadConfig, SETTINGS, type Config } from '../../src/manager/config.ts';
 import { compileLabelSelector } from '../../src/manager/kube/label-selector.ts';
 import {
@@ -21,7 +22,11 @@ import {
 } from './support/manifests.ts';
 import { noKubectl, withKubectl } from '../support/kubectl-gate.ts';
 
-const accepted = new Set([...SETTINGS.map((s) => s.env), ...EXTRA_VARIABLES.map((v) => v.env)]);
+const accepted = new Set([
+  ...SETTINGS.map((s) => s.env),
+  ...pocketV1.settings.map((s) => s.env),
+  ...EXTRA_VARIABLES.map((v) => v.env),
+]);
 
 /** The manager container's environment as the kubelet would build it (fieldRefs get a sample). */
 function managerEnv(objects: readonly KubeObject[]): Record<string, string> {
@@ -253,6 +258,7 @@ describe.skipIf(noKubectl)('k8s/base: the localnet and the manager agree', () =>
 describe.skipIf(noKubectl)('k8s/overlays/pocket-v1', () => {
   const objects = withKubectl(() => kustomizeBuild('k8s/overlays/pocket-v1'));
   const config = withKubectl(() => configOf(objects));
+  const pocket = withKubectl(() => pocketV1Settings(config.chainSettings));
 
   it("keeps its names apart from Pocket's own cluster-manager ServiceAccount, Role and binding", () => {
     for (const kind of ['ServiceAccount', 'Role', 'RoleBinding', 'Deployment', 'Service'])
@@ -262,15 +268,15 @@ describe.skipIf(noKubectl)('k8s/overlays/pocket-v1', () => {
   it("configures the manager for Pocket's LocalNet layout and its p1 CLI", () => {
     expect(config.idMapping).toBe('pattern');
     expect(config.idPattern.exec('validator-007-pocket-0')?.[1]).toBe('007');
-    expect(config.txMode).toBe('cli');
-    expect(config.cliPath).toBe('/usr/local/bin/p1');
+    expect(pocket.txMode).toBe('cli');
+    expect(pocket.cliPath).toBe('/usr/local/bin/p1');
     expect(config.serviceUrlTemplate).toBe('validator-{id}-pocket:42069');
     // A genesis validator: V1's full nodes never sync (issue 13).
     expect(config.chainRpcUrl).toBe('http://validator-001-pocket:50832');
-    expect(config.chainProfile).toBe('v1');
+    expect(pocket.profile).toBe('v1');
   });
 
-  it("mounts the config and genesis p1 loads at CM_CLI_CONFIG_PATH / CM_CLI_GENESIS_PATH, from V1's ConfigMaps", () => {
+  it("mounts the config and genesis p1 loads at CM_POCKET_V1_CLI_CONFIG_PATH / CM_POCKET_V1_CLI_GENESIS_PATH, from V1's ConfigMaps", () => {
     const deployment = findObject(objects, 'Deployment', 'cluster-manager');
     const manager = containerOf(deployment, 'manager');
     const volumes = podSpecOf(deployment).volumes ?? [];
@@ -280,10 +286,10 @@ describe.skipIf(noKubectl)('k8s/overlays/pocket-v1', () => {
       );
       return volumes.find((v) => v.name === mount?.name)?.configMap?.name;
     };
-    expect(config.cliConfigPath).toBe('/var/pocket/config/config.json');
-    expect(config.cliGenesisPath).toBe('/var/pocket/genesis/genesis.json');
-    expect(sourceOf(config.cliConfigPath)).toBe('validator-001-pocket-config');
-    expect(sourceOf(config.cliGenesisPath)).toBe('v1-localnet-genesis');
+    expect(pocket.cliConfigPath).toBe('/var/pocket/config/config.json');
+    expect(pocket.cliGenesisPath).toBe('/var/pocket/genesis/genesis.json');
+    expect(sourceOf(pocket.cliConfigPath)).toBe('validator-001-pocket-config');
+    expect(sourceOf(pocket.cliGenesisPath)).toBe('v1-localnet-genesis');
   });
 
   it('gives p1 run by hand in the pod what V1’s cli-client gives it, POCKET_P2P_HOSTNAME included', () => {
@@ -294,17 +300,17 @@ describe.skipIf(noKubectl)('k8s/overlays/pocket-v1', () => {
       (containerOf(deployment, 'manager').env ?? []).map((v) => [v.name, v.value]),
     );
     expect(env).toMatchObject({
-      CONFIG_PATH: config.cliConfigPath,
-      GENESIS_PATH: config.cliGenesisPath,
+      CONFIG_PATH: pocket.cliConfigPath,
+      GENESIS_PATH: pocket.cliGenesisPath,
       POCKET_P2P_HOSTNAME: '127.0.0.1',
       POCKET_REMOTE_CLI_URL: config.chainRpcUrl,
     });
   });
 
-  it('mounts p1 at CM_CLI_PATH from the init container that copies it', () => {
+  it('mounts p1 at CM_POCKET_V1_CLI_PATH from the init container that copies it', () => {
     const deployment = findObject(objects, 'Deployment', 'cluster-manager');
     const manager = containerOf(deployment, 'manager');
-    const mount = (manager.volumeMounts ?? []).find((m) => m.mountPath === config.cliPath);
+    const mount = (manager.volumeMounts ?? []).find((m) => m.mountPath === pocket.cliPath);
     expect(mount?.subPath).toBe('p1');
     const init = podSpecOf(deployment).initContainers?.find((c) =>
       (c.volumeMounts ?? []).some((m) => m.name === mount?.name),

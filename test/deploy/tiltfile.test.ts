@@ -61,6 +61,8 @@ interface TiltRecord {
     target?: string;
     build_args?: Record<string, string>;
     live_update?: { sync: string[] }[];
+    ignore?: string[];
+    only?: string[];
   }[];
   resources: {
     workload: string;
@@ -68,6 +70,7 @@ interface TiltRecord {
     resource_deps?: string[];
     objects?: string[];
     port_forwards?: { local: number; container: number }[];
+    trigger_mode?: string;
   }[];
   local_resources: { name: string; cmd: string[]; labels?: string[] }[];
   buttons: { name: string; resource: string; argv: string[]; text: string }[];
@@ -232,6 +235,21 @@ describe.skipIf(!python || noKubectl)('the Tiltfile run with stand-ins for Tilt'
     expect(tests?.labels).toEqual(['tests']);
     for (const folder of tests?.cmd.filter((arg) => arg.startsWith('test/')) ?? [])
       expect(existsSync(join(repoRoot, folder)), folder).toBe(true);
+  });
+
+  it("rebuilds the nodes' image (every source) only when asked, as docs/tilt.md says: editing the manager does not restart the chain", () => {
+    const nodes = plain.docker_builds.find((b) => b.ref === 'localnet-node');
+    // The whole context: the image bundles every entry point (its preStop runs the manager's CLI).
+    expect([nodes?.ignore, nodes?.only]).toEqual([undefined, undefined]);
+    const validator = plain.resources.find((r) => r.workload === 'validator');
+    expect(validator?.trigger_mode).toBe('manual');
+    const manager = plain.resources.find((r) => r.workload === 'cluster-manager');
+    expect(manager?.trigger_mode).toBeUndefined();
+    const doc = readFileSync(join(repoRoot, 'docs/tilt.md'), 'utf8').replace(/\s+/g, ' ');
+    expect(doc).toContain('The **validator** resource is therefore in manual trigger mode');
+    expect(doc).toContain(
+      'Editing the manager does not restart the localnet; when you change the node, click.',
+    );
   });
 
   it('has buttons for scale +1, scale -1, trigger view and status on the manager', () => {

@@ -98,14 +98,16 @@ describe('the hints of a ready devnet', () => {
     );
   });
 
-  it('name the folder when it is not ./.devnet of the shell that typed npm start', () => {
+  it('name the folder only when the CLI would not find it from the shell that typed npm start', () => {
     const elsewhere = { ...info, dir: '/tmp/net 2', kubeconfig: '/tmp/net 2/kubeconfig' };
     expect(readyHints(elsewhere, '/repo', run)).toEqual([
       "npx cluster-manager --devnet '/tmp/net 2' scale 6 --wait active",
       "npx cluster-manager --devnet '/tmp/net 2' status",
       "kubectl --kubeconfig '/tmp/net 2/kubeconfig' get pods",
     ]);
-    expect(readyHints(info, '/repo/src', run)[1]).toBe(
+    // From a folder below the project the CLI finds /repo/.devnet by itself (upward, as git).
+    expect(readyHints(info, '/repo/src/sub', run)[1]).toBe('npx cluster-manager status');
+    expect(readyHints(info, '/elsewhere', run)[1]).toBe(
       'npx cluster-manager --devnet /repo/.devnet status',
     );
   });

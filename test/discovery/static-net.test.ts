@@ -25,6 +25,7 @@ import { parseChainTime } from '../../src/manager/chain/pocket/chain-time.ts';
 import { renderKeysSecret } from '../../src/manager/cli/keys-actions.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
+import { lines, runCli } from '../rpc/support/cli.ts';
 
 const TOKEN = 'static-net-token-0123456789abcdef';
 const BLOCK_MS = 500;
@@ -211,6 +212,28 @@ describe('static discovery next to localnet-node net (no Kubernetes)', { timeout
     );
     chmodSync(keysPath(), 0o644);
     await problem('keys-file', 'KEYS_FILE_INSECURE');
+    // `status` and `plan` name both problems, not only /readyz and the log.
+    const cli = {
+      env: { CLUSTER_MANAGER_URL: service.rpcUrl ?? '', CLUSTER_MANAGER_TOKEN: TOKEN },
+    };
+    for (const command of ['status', 'plan']) {
+      const shown = await runCli([command], cli);
+      expect(shown.code, shown.stderr).toBe(0);
+      const problems = lines(shown.stdout).filter((l) => l.startsWith('problem: '));
+      expect(problems, command).toEqual([
+        expect.stringMatching(
+          /^problem: validators-file: VALIDATORS_FILE_INVALID: .* \(the last good version stays in force\)$/,
+        ),
+        expect.stringMatching(
+          /^problem: keys-file: KEYS_FILE_INSECURE: .* \(the last good version stays in force\)$/,
+        ),
+      ]);
+    }
+    const json = JSON.parse((await runCli(['status', '--json'], cli)).stdout) as Readyz;
+    expect(json.informers.map((i) => [i.name, i.lastError?.split(':')[0]])).toEqual([
+      ['validators-file', 'VALIDATORS_FILE_INVALID'],
+      ['keys-file', 'KEYS_FILE_INSECURE'],
+    ]);
     const metrics = await fetch(`${service.rpcUrl ?? ''}/metrics`).then((r) => r.text());
     expect(metrics).toMatch(/^cluster_manager_discovery_file_problems\{file="keys-file"\} 1$/m);
     expect(metrics).toMatch(

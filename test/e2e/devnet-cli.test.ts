@@ -3,7 +3,7 @@
 // counts is on chain: who signed which committed block's certificate, which block carried the
 // unstakes, and when the pods got their deletion timestamp.
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,13 +13,16 @@ import { kubectlVersions, runKubectl } from '../../src/harness/kubectl.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { BIN } from '../../src/devnet/devnet.ts';
 import { readyHints } from '../../src/devnet/hints.ts';
-import { lines, runCli, startCli } from '../rpc/support/cli.ts';
+import { BIN as CLI, lines, runCli, startCli } from '../rpc/support/cli.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
 /** A kubectl that sends built-in kinds as protobuf (1.32 and newer), if the machine has one. */
 const protobufKubectl = kubectlVersions().find((binary) => binary.minor >= 32);
 if (protobufKubectl === undefined)
   console.warn('the kubectl create secret test is skipped: no kubectl 1.32 or newer here');
+/** tmux, for the test of a real 80-column terminal (Debian's `tmux`). */
+const noTmux = spawnSync('tmux', ['-V']).status !== 0;
+if (noTmux) console.warn('the 80-column terminal test is skipped: tmux is not installed');
 /** The folder a developer works in; the devnet is its `.devnet`, and nothing is exported. */
 let root: string;
 let net: Harness;
@@ -100,12 +103,32 @@ function runHint(line: string) {
 }
 
 describe('a developer scaling the devnet with the CLI, nothing exported', () => {
+  it('`scale 5 --wait active` typed in a folder below the project finds its .devnet upward, as git finds .git', async () => {
+    const below = join(root, 'sub', 'dir');
+    await mkdir(below, { recursive: true });
+    const result = await runCli(['scale', '5', '--wait', 'active', '--drive'], {
+      cwd: below,
+      timeoutMs: 180_000,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 4 → 5; done in /);
+    expect(await net.stakedValidators()).toEqual([...GENESIS, '005']);
+    const staked = await txHeight('005', 'MessageStake');
+    expect((await signedSince('005', staked! + 1)).length).toBeGreaterThan(0);
+    // The devnet's hints, for a shell down there, need no --devnet either.
+    const hints = readyHints(net.info, below, {
+      node: process.execPath,
+      entry: BIN.clusterManager,
+    });
+    expect(hints[1]).toBe('npx cluster-manager status');
+  });
+
   it("the devnet's hint `scale 6 --wait active --drive` works as printed, and each of the 6 has signed a certificate since its stake", async () => {
     const hints = readyHints(net.info, root, { node: process.execPath, entry: BIN.clusterManager });
     expect(hints[0]).toBe('npx cluster-manager scale 6 --wait active --drive');
     const result = await runHint(hints[0]!);
     expect(result.code, result.stderr).toBe(0);
-    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 4 → 6; done in /);
+    expect(lines(result.stderr).at(-1)).toMatch(/^validator: 5 → 6; done in /);
     expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
     for (const id of ['005', '006']) {
       const staked = await txHeight(id, 'MessageStake');
@@ -229,6 +252,12 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
       tailLines: 5,
     });
     expect(result.stdout).toBe(direct);
+    // --pretty: the same lines, readable: time, level, message, fields.
+    const pretty = await runCli(['logs', '005', '--tail', '5', '--pretty'], at());
+    expect(pretty.code, pretty.stderr).toBe(0);
+    expect(lines(pretty.stdout)).toHaveLength(logged.length);
+    for (const line of lines(pretty.stdout))
+      expect(line).toMatch(/^\d\d:\d\d:\d\d\.\d{3} (TRACE|DEBUG|INFO |WARN |ERROR|FATAL) \S/);
     const unknown = await runCli(['logs', 'validator-99'], at());
     expect(unknown.code).toBe(1);
     expect(lines(unknown.stderr)).toEqual([
@@ -437,5 +466,69 @@ describe('a developer scaling the devnet with the CLI, nothing exported', () => 
       );
       expect(restaked, 'the stake of 004 after its unstake').toBeDefined();
     },
+  );
+
+  it.skipIf(noTmux)(
+    'in a real terminal (tmux) narrowed from 120 to 80 columns while it waits, `scale 6 --wait active` ends with each validator on one line, none over 80 columns',
+    async () => {
+      // A tmux server of this test's own (its socket), so no other session is touched.
+      const socket = `cm-devnet-cli-${process.pid}`;
+      const tmux = (...args: string[]): string => {
+        const run = spawnSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+        expect(run.status, run.stderr).toBe(0);
+        return run.stdout;
+      };
+      // -J: a line the terminal wrapped comes back whole (a row over 80 columns shows as such).
+      const pane = (): string[] =>
+        tmux('capture-pane', '-p', '-J', '-t', 'scale')
+          .split('\n')
+          .map((line) => line.trimEnd());
+      try {
+        tmux('new-session', '-d', '-s', 'scale', '-x', '120', '-y', '40', '-c', root);
+        tmux('set-option', '-t', 'scale', 'remain-on-exit', 'on');
+        // No --drive: the test makes the blocks, once the window is narrowed under the table.
+        tmux(
+          'send-keys',
+          '-t',
+          'scale',
+          `clear; '${process.execPath}' '${CLI.clusterManager}' scale 6 --wait active --timeout 120; echo EXIT=$?`,
+          'Enter',
+        );
+        // The progress is drawn (no block is made before the resize, so the scale cannot end).
+        await waitFor(() => pane().some((l) => /^00[56] /.test(l)) || pending(pane().join('\n')), {
+          what: 'the progress of 005 and 006 on screen',
+          timeoutMs: 30_000,
+        });
+        tmux('resize-window', '-t', 'scale', '-x', '80', '-y', '40');
+        await waitFor(
+          async () => {
+            if (pane().some((l) => l.startsWith('EXIT='))) return true;
+            await commitOne();
+            return pending(pane().join('\n'));
+          },
+          { what: 'the scale to end', timeoutMs: 150_000, intervalMs: 200 },
+        );
+        const screen = pane().filter((l) => l !== '');
+        expect(
+          screen.filter((l) => [...l].length > 80),
+          `lines over 80 columns (a wrapped row comes back whole) on:\n${screen.join('\n')}`,
+        ).toEqual([]);
+        expect(screen.filter((l) => l.startsWith('EXIT='))).toEqual(['EXIT=0']);
+        // One header, drawn for 80 columns: the steps left out for the reasons' room.
+        expect(
+          screen.filter((l) => l.startsWith('ID ')),
+          screen.join('\n'),
+        ).toEqual([expect.stringMatching(/^ID +POD +PHASE +REASON$/)]);
+        for (const id of ['001', '002', '003', '004', '005', '006'])
+          expect(
+            screen.filter((l) => l.startsWith(`${id}  `)),
+            `${id}'s rows (more than one: an old drawing left on screen):\n${screen.join('\n')}`,
+          ).toHaveLength(1);
+        expect(await net.stakedValidators()).toEqual([...GENESIS, '005', '006']);
+      } finally {
+        spawnSync('tmux', ['-L', socket, 'kill-server']);
+      }
+    },
+    200_000,
   );
 });

@@ -324,44 +324,137 @@ describe('--resume', () => {
     expect((await devnet.cli.exited).code).toBe(0);
   }
 
-  it('brings back the same chain — keys, genesis, ports — with its journal (a pause stays)', async () => {
+  /** Stakes and unstakes committed in blocks 1…now, per signer address. */
+  async function committed(chain: PocketRpcClient): Promise<Map<string, string[]>> {
+    const seen = new Map<string, string[]>();
+    for (let h = 1; h <= (await chain.height()); h++)
+      for (const tx of (await chain.block(h)).transactions ?? [])
+        if (tx.message_type === 'MessageStake' || tx.message_type === 'MessageUnstake')
+          seen.set(tx.signer_addr, [...(seen.get(tx.signer_addr) ?? []), tx.message_type]);
+    return seen;
+  }
+
+  it('Ctrl-C, then --resume: the same cluster, keys, ports and journal; the same active set goes on past its height; nothing doubled, not even the --hooks-file post-stake hook that ran for 005', async () => {
     dir = await tempDir(shared);
-    const first = startDevnetCli(dir, [], shared, true);
+    // With a post-stake command hook given with --hooks-file: it runs for 005, once.
+    const work = await tempDir(shared);
+    const log = join(work, 'hooks.log');
+    const hook = join(work, 'record.sh');
+    await writeFile(
+      hook,
+      `#!/bin/sh\necho "$CM_HOOK_PHASE $CM_HOOK_NAME $CM_VALIDATOR_ID" >> ${log}\n`,
+      { mode: 0o755 },
+    );
+    const hooks = join(work, 'hooks.yaml');
+    await writeFile(hooks, `hooks:\n  - { name: signed, on: post-stake, command: ['${hook}'] }\n`, {
+      mode: 0o600,
+    });
+    const first = startDevnetCli(dir, ['--validators', '4', '--hooks-file', hooks], shared);
     await untilReady(first.cli);
+    expect(first.cli.stderr).toContain(`hooks: 1 from ${hooks} (--hooks-file)`);
+    expect(await readFile(join(dir, 'manager.env'), 'utf8')).toContain(`CM_HOOKS_FILE=${hooks}\n`);
     const before = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
-    const rows = await new PocketRpcClient({ baseUrl: before.chainRpcUrl }).validators();
+    const scale = await runCli(['--devnet', dir, 'scale', '5', '--wait', 'active', '--drive'], {
+      timeoutMs: 180_000,
+    });
+    expect(scale.code, scale.stderr).toBe(0);
+    // The hook runs once the manager sees 005 sign (phase active).
+    expect(
+      await waitFor(
+        async () => (await readFile(log, 'utf8').catch(() => '')) || pending('no hook run yet'),
+        { what: "the post-stake hook's run for 005", timeoutMs: 60_000, intervalMs: 200 },
+      ),
+    ).toBe('post-stake signed 005\n');
+    const chain = new PocketRpcClient({ baseUrl: before.chainRpcUrl });
+    const rows = await chain.validators();
+    expect(rows.filter((r) => r.unstaking_height < 0)).toHaveLength(5);
     expect((await runCli(['--devnet', dir, 'pause'])).code).toBe(0);
+    const stoppedAt = await chain.height();
     await stopWithSigint(first);
     await expectTokenNeverSent(dir, before);
 
-    const again = startDevnetCli(dir, ['--resume'], shared, true);
+    const again = startDevnetCli(dir, ['--resume', '--hooks-file', hooks], shared);
     await untilReady(again.cli);
+    expect(again.cli.stderr).toContain('5 validator(s) and a full node resuming at height');
     const after = JSON.parse(await readFile(join(dir, 'devnet.json'), 'utf8')) as DevnetInfo;
-    expect(after.chainRpcUrl).toBe(before.chainRpcUrl);
-    const chain = new PocketRpcClient({ baseUrl: after.chainRpcUrl });
+    expect([after.chainRpcUrl, after.managerUrl]).toEqual([before.chainRpcUrl, before.managerUrl]);
+    // The same validators, service URLs (their ports) and stakes: the chain came back whole.
     expect((await chain.validators()).map((r) => [r.address, r.service_url])).toEqual(
       rows.map((r) => [r.address, r.service_url]),
     );
+    expect(await chain.height()).toBeGreaterThanOrEqual(stoppedAt);
+    // The journal came back: still paused; resumed, the manager sees all five active.
     const status = await runCli(['--devnet', dir, 'status']);
     expect(lines(status.stdout)[0]).toMatch(/ · PAUSED: /);
-    // Blocks on it, then a resume: these nodes keep no blocks, so the chain cannot come back.
-    expect((await runCli(['--devnet', dir, 'trigger-view'])).code).toBe(0);
-    await waitFor(
-      async () =>
-        (JSON.parse(await readFile(join(dir, 'chain', 'state.json'), 'utf8')) as { height: number })
-          .height >= 1 || pending('height not recorded yet'),
-      { what: 'the devnet to record height 1' },
+    expect((await runCli(['--devnet', dir, 'resume'])).code).toBe(0);
+    const phases = async (): Promise<string[]> => {
+      const answer = await fetch(`${after.managerUrl ?? ''}/v1/validators`, {
+        headers: { authorization: `Bearer ${after.token ?? ''}` },
+      });
+      const body = (await answer.json()) as { validators: { id: string; phase: string }[] };
+      return body.validators.map((v) => `${v.id}:${v.phase}`);
+    };
+    const five = await waitFor(
+      async () => {
+        // One block (the manual pacemaker), as trigger-view asks it of the full node.
+        await fetch(`${after.chainRpcUrl}/v1/debug/trigger_view?wait=true`, {
+          method: 'POST',
+          signal: AbortSignal.timeout(15_000),
+        }).then((r) => r.arrayBuffer());
+        const height = await chain.height();
+        const signers = (await chain.block(height)).block_header.quorum_cert.threshold_sig
+          .signatures;
+        const now = await phases();
+        return height > stoppedAt + 2 && now.filter((p) => p.endsWith(':active')).length === 5
+          ? { height, signers: signers?.length ?? 0 }
+          : pending(`height ${height} (stopped at ${stoppedAt}); ${now.join(' ')}`);
+      },
+      {
+        what: 'the five to sign on past the height it stopped at',
+        timeoutMs: 60_000,
+        intervalMs: 200,
+      },
     );
+    expect(five.signers).toBeGreaterThanOrEqual(4); // a quorum of five
+    // Nothing doubled: one stake for 005 (and none for the genesis four), no unstake; one journal entry.
+    const txs = await committed(chain);
+    expect([...txs.values()]).toEqual([['MessageStake']]);
+    const actions = JSON.parse((await runCli(['--devnet', dir, 'actions', '--json'])).stdout) as {
+      actions: { validatorId: string; kind: string }[];
+    };
+    expect(actions.actions.map((a) => `${a.validatorId} ${a.kind}`)).toEqual(['005 stake']);
+    expect(await readFile(log, 'utf8')).toBe('post-stake signed 005\n'); // not run again
     await stopWithSigint(again);
-    const lost = startDevnetCli(dir, ['--resume'], shared, true);
+
+    // A folder whose cluster was not kept cannot be resumed: said at once, nothing started.
+    await rm(join(dir, 'emulator', 'objects.json'));
+    const lost = startDevnetCli(dir, ['--resume'], shared);
     const result = await lost.cli.exited;
     lost.recorded.stop();
     expect(result.code).toBe(1);
-    expect(lines(result.stderr).at(-1)).toMatch(
-      /^error: devnet did not start: --resume: the chain came back at height 0, below the height \d+ it had reached: its nodes did not keep their blocks; start without --resume for a fresh devnet$/,
+    expect(lines(result.stderr).at(-1)).toBe(
+      `error: devnet did not start: --resume: ${dir} holds the chain but not the cluster of its last run (${join(dir, 'emulator', 'objects.json')} is missing: a devnet of an older version, or one killed before it wrote it); start without --resume for a fresh devnet`,
     );
-    await expectNothingLeft(lost.recorded.pids, []);
+    for (const pid of lost.recorded.pids) expect(isAlive(pid)).toBe(false);
+    // Refused before anything was touched: the chain and the journal are still there.
+    expect((await readdir(dir)).sort()).toEqual(
+      expect.arrayContaining(['chain', 'journal.sqlite']),
+    );
   }, 300_000);
+});
+
+describe('the shell of a devnet', () => {
+  it('refuses a CM_* variable of the shell that the devnet would not pass on, naming it and the flag', async () => {
+    const dir = join(await tempDir(), 'never');
+    const result = await runCli(['devnet', '--dir', dir, '--rpc-port', '0'], {
+      env: { CM_TX_MODE: 'cli' },
+    });
+    expect(result.code).toBe(2);
+    expect(lines(result.stderr)).toEqual([
+      "error: devnet did not start: the devnet writes its manager's environment itself, so CM_TX_MODE exported in this shell would reach nothing; unset it (unset CM_TX_MODE) and use the devnet's flags (CM_TX_MODE → --tx-mode), or start a manager of your own with --no-manager (docs/devnet.md)",
+    ]);
+    expect(await stat(dir).catch(() => undefined)).toBeUndefined();
+  });
 });
 
 describe('a devnet without a manager', () => {

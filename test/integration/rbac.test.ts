@@ -98,7 +98,7 @@ describe.skipIf(noKubectl)('the devnet with RBAC enforced', { timeout: 120_000 }
     expect(log).not.toMatch(/forbidden|\b403\b/i);
   });
 
-  it('a rule taken out of the Role is a 403 the manager names', async () => {
+  it('a rule taken out of the Role is a 403 the manager names, with the missing rule', async () => {
     const { h } = devnet;
     const role = JSON.parse(
       (await h.kubectl(['get', 'role', 'cluster-manager', '-o', 'json'])).stdout,
@@ -111,9 +111,18 @@ describe.skipIf(noKubectl)('the devnet with RBAC enforced', { timeout: 120_000 }
     ).toBe(0);
     try {
       const refused = await h.scaleTo(5, { timeoutSeconds: 10 });
-      // The manager reports the apiserver's 403 (as KUBE_UNAVAILABLE: it retries).
-      expect(refused.status).not.toBe(200);
-      expect(JSON.stringify(refused.body)).toContain('HTTP 403 Forbidden');
+      // The manager answers with the apiserver's 403 message and the rule its Role lacks
+      // (KUBE_FORBIDDEN, not retried); before, it was KUBE_UNAVAILABLE 'HTTP 403 Forbidden'.
+      expect(refused.status).toBe(500);
+      expect(refused.body).toMatchObject({
+        error: {
+          code: 'KUBE_FORBIDDEN',
+          details: { verb: 'patch', resource: 'statefulsets/scale', group: 'apps' },
+        },
+      });
+      expect((refused.body as { error: { message: string } }).error.message).toContain(
+        'cannot patch resource "statefulsets/scale" in API group "apps" in the namespace "devnet" (the Role needs a rule with apiGroups ["apps"], resources ["statefulsets/scale"], verbs ["patch"])',
+      );
       // Its log keeps the apiserver's message (quoted twice over in the JSON line).
       const log = (await readFile(join(h.info.dir, 'manager.log'), 'utf8')).replaceAll('\\', '');
       expect(log).toContain(

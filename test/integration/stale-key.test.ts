@@ -107,7 +107,7 @@ describe('a validator pod that started while its id held another key', { timeout
       type: 'Warning',
       involvedObject: { kind: 'Pod', name: h.podOf('006'), uid: stale?.uid },
     });
-    // The node said which key it holds (005's): no guess from the times (docs/adr/0023).
+    // The node said which key it holds (005's): no guess from the times (docs/adr/0028).
     expect(restarts[0]?.message).toBe(
       `validator 006: the node of pod validator-5 signs with ${addresses.get('005') ?? '?'}, not with its current key (the node says so); deleted it (uid ${stale?.uid ?? '?'}) for its StatefulSet to start it again with the current key`,
     );
@@ -200,7 +200,7 @@ describe('a validator pod that started while its id held another key', { timeout
     // Three of the seven members given other (funded) keys: their pods' nodes still vote with the
     // old ones. Deleting them first (as the first version of the stale-key rule did) takes three of
     // seven voters away and the chain halts; the second version only reported them and left the
-    // old rows staked for good. Now each is a planned rotation (docs/adr/0023): the old address is
+    // old rows staked for good. Now each is a planned rotation (docs/adr/0029): the old address is
     // unstaked with the old key the manager holds in memory, then the pod restarts on the new key,
     // then the new address is staked — paced by the minimum set and pacing, exactly once each.
     const { h } = devnet;

@@ -31,6 +31,45 @@ describe('discovery', () => {
       expect(find('statefulsets', 'apps/v1')).toContain('sts');
       expect(find('deployments', 'apps/v1')).toContain('deploy');
       expect(find('roles', 'rbac.authorization.k8s.io/v1')).toBeDefined();
+      expect(find('nodes', 'v1')).toContain('no');
+      expect(find('endpoints', 'v1')).toContain('ep');
+      expect(find('endpointslices', 'discovery.k8s.io/v1')).toBeDefined();
+      expect(find('poddisruptionbudgets', 'policy/v1')).toContain('pdb');
+      // Exactly what is served: every listed resource with the list verb answers `kubectl get`.
+      const wide = await harness.kubectl(['api-resources', '--no-headers', '-o', 'wide']);
+      const listable = wide.stdout
+        .trim()
+        .split('\n')
+        .filter((line) => /\blist\b/.test(line))
+        .map((line) => {
+          const [name = '', ...rest] = line.trim().split(/\s+/);
+          const apiVersion = rest.find((word) => /^([a-z0-9.-]+\/)?v\d/.test(word)) ?? '';
+          const group = apiVersion.includes('/') ? apiVersion.split('/')[0] : '';
+          return group === '' ? name : `${name}.${group}`;
+        });
+      expect(listable).toEqual(
+        expect.arrayContaining([
+          'nodes',
+          'endpoints',
+          'endpointslices.discovery.k8s.io',
+          'poddisruptionbudgets.policy',
+        ]),
+      );
+      const got = await harness.kubectl(['get', listable.join(','), '-A', '-o', 'name']);
+      expect(got.stderr).toBe('');
+      expect(got.code).toBe(0);
+      // Subresources: eviction is served (policy/v1 Eviction), ephemeralcontainers is not.
+      const v1 = (await (await fetch(`${harness.emulator.url}/api/v1`)).json()) as {
+        resources: { name: string; group?: string; version?: string; kind: string }[];
+      };
+      const names = v1.resources.map((r) => r.name);
+      expect(v1.resources.find((r) => r.name === 'pods/eviction')).toMatchObject({
+        group: 'policy',
+        version: 'v1',
+        kind: 'Eviction',
+      });
+      expect(names).toContain('nodes/status');
+      expect(names).not.toContain('pods/ephemeralcontainers');
     },
   );
 

@@ -116,6 +116,7 @@ describe('faults', () => {
     const { url } = harness.emulator;
     const control = await fetch(`${url}/_emulator/faults/fail-next`, {
       method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ count: 1, code: 500 }),
     });
     expect(control.status).toBe(200);

@@ -18,6 +18,8 @@ import {
   type PlanInput,
 } from '../../src/manager/planner/plan.ts';
 import { addressesOf } from '../../src/manager/planner/signers.ts';
+import type { ActionsView, ChainSnapshot } from '../../src/manager/read-model.ts';
+import { validatorStatuses } from '../../src/manager/status.ts';
 import { departureOf } from '../../src/manager/scale/departure.ts';
 import { leaveState } from '../../src/manager/scale/scale-rules.ts';
 import { WaitFor } from '../../src/manager/scale/scaler.ts';
@@ -295,6 +297,23 @@ describe('key rotation as a planned sequence', () => {
       subject: keyOf('005').address,
       fingerprint: `unstake|${keyOf('005').publicKeyHex}`,
       phase: 'active',
+    });
+  });
+
+  it('   …and the status row names the old address its phase is about, not the new one', () => {
+    // stale-key.test.ts waited for "active under the new address" and got it at once, while the
+    // old row was still being unstaked: the row showed the new address with the old one's phase.
+    const i = changed(base(), { now: { '005': '015' }, nodes: { '005': '005' } }, all);
+    const rows = validatorStatuses({
+      desired: () => i.desired,
+      plan: () => plan(i),
+      chain: { validators: i.chain, signers: i.signers } as unknown as ChainSnapshot,
+      actions: { latest: new Map() } as unknown as ActionsView,
+    });
+    expect(rows.find((r) => r.id === '005')).toMatchObject({
+      address: keyOf('005').address,
+      phase: 'active',
+      chain: { status: 'staked' },
     });
   });
 

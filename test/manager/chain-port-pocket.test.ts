@@ -4,6 +4,7 @@
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { pocketChain } from '../../src/manager/chain/pocket/pocket-chain.ts';
+import { pocketStake } from '../../src/manager/chain/pocket/pocket-stake.ts';
 import type { ChainPort } from '../../src/manager/chain/port.ts';
 import { startNet, type LocalNet } from '../../src/localnet/net.ts';
 import { generateKeys } from '../../src/pocket/index.ts';
@@ -23,6 +24,7 @@ for (const transport of ['rpc', 'cli'] as const) {
     port = pocketChain({
       rpcUrl: net.nodes[0]!.rpcUrl,
       profile: 'intended',
+      stake: pocketStake('15100000000', ['0001']),
       cli:
         transport === 'cli'
           ? { path: CLI, timeoutMs: 30_000, configPath: undefined, genesisPath: undefined }
@@ -36,10 +38,12 @@ for (const transport of ['rpc', 'cli'] as const) {
   chainPortContract(`Pocket V1 over ${transport}`, () => ({
     port,
     newcomer: keys.get('002')!,
+    newcomerKeyText: keys.get('002')!.exportPrivateKeyHex(),
+    unfundedAddress: generateKeys({ count: 1, seed: 'nobody funded this' }).get('001')!.address,
     serviceUrl: '127.0.0.1:42069',
-    stakeAmount: '15100000000',
-    stakeChains: ['0001'],
+    genesisCount: 1,
     nodeUrl: net.nodes[0]!.rpcUrl,
+    deadNodeUrl: 'http://127.0.0.1:9',
     async nextBlock() {
       const before = await port.reads.height();
       await port.sender.triggerView(AbortSignal.timeout(10_000));

@@ -21,26 +21,86 @@ import {
 import type { KeyLookup, PlanSettings } from '../../src/manager/planner/plan.ts';
 import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
 import { Reconciler } from '../../src/manager/reconcile/reconciler.ts';
-import { chainPortContract } from '../support/chain-port-contract.ts';
+import {
+  chainPortContract,
+  contractChecks,
+  type ContractSubject,
+} from '../support/chain-port-contract.ts';
+import type { ChainPort } from '../../src/manager/chain/port.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { ToyChain, toyKey } from '../support/toy-chain.ts';
+import { ToyChain, toyKey, toyKeyText } from '../support/toy-chain.ts';
 
-const GENESIS = ['001', '002', '003'];
+const GENESIS = ['val-1', 'val-2', 'val-3'];
 
 describe('the toy chain', () => {
   const chain = new ToyChain(GENESIS.map(toyKey));
-  const newcomer = toyKey('004');
+  const newcomer = toyKey('val-4');
   chain.balances.set(newcomer.address, 1_000n);
   const port = chain.port();
   chainPortContract('a toy chain in memory', () => ({
     port,
     newcomer,
-    serviceUrl: 'toy-004:1',
-    stakeAmount: '50',
-    stakeChains: ['any'],
-    nodeUrl: 'toy://004',
+    newcomerKeyText: toyKeyText('val-4'),
+    unfundedAddress: toyKey('nobody').address,
+    serviceUrl: 'toy-val-4:1',
+    genesisCount: 3,
+    nodeUrl: 'toy://val-4',
+    deadNodeUrl: 'toy-nowhere://val-4',
     nextBlock: () => port.sender.triggerView(AbortSignal.timeout(1_000)),
   }));
+});
+
+describe('the contract suite', () => {
+  /** A subject on a fresh toy chain whose port `change` alters. */
+  function subjectWith(change: (port: ChainPort, chain: ToyChain) => ChainPort): ContractSubject {
+    const chain = new ToyChain(GENESIS.map(toyKey));
+    const newcomer = toyKey('val-4');
+    chain.balances.set(newcomer.address, 1_000n);
+    const port = change(chain.port(), chain);
+    return {
+      port,
+      newcomer,
+      newcomerKeyText: toyKeyText('val-4'),
+      unfundedAddress: toyKey('nobody').address,
+      serviceUrl: 'toy-val-4:1',
+      genesisCount: 3,
+      nodeUrl: 'toy://val-4',
+      deadNodeUrl: 'toy-nowhere://val-4',
+      nextBlock: () => port.sender.triggerView(AbortSignal.timeout(1_000)),
+    };
+  }
+
+  it('passes the honest toy chain (the check below is the one that fails a careless port)', async () => {
+    await expect(
+      contractChecks.stake(
+        subjectWith((port) => port),
+        5_000,
+      ),
+    ).resolves.toBeUndefined();
+  });
+
+  it('fails a port whose validators(height) answers the latest rows, whatever the height', async () => {
+    const careless = subjectWith((port, chain) => ({
+      ...port,
+      reads: { ...port.reads, validators: () => Promise.resolve([...chain.rows.values()]) },
+    }));
+    await expect(contractChecks.stake(careless, 5_000)).rejects.toThrow(
+      /expected 'staked' not to be 'staked'/,
+    );
+  });
+
+  it("fails a port that reads the genesis set's size wrong, or a key as another address", async () => {
+    const miscounted = subjectWith((port) => ({
+      ...port,
+      reads: { ...port.reads, genesisValidators: () => Promise.resolve(['a', 'b', 'c', 'd']) },
+    }));
+    await expect(contractChecks.facts(miscounted, 5_000)).rejects.toThrow(/expected 4 to be 3/);
+    const misread = subjectWith((port) => ({
+      ...port,
+      keys: { parse: (text) => ({ ...port.keys.parse(text), address: 'toy1elsewhere' }) },
+    }));
+    await expect(contractChecks.ids(misread, 5_000)).rejects.toThrow(/toy1elsewhere/);
+  });
 });
 
 /** Keys by id, as a key source of the toy chain would hold them. */
@@ -100,15 +160,14 @@ describe('the core on a chain that is not Pocket', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cm-toy-'));
     dirs.push(dir);
     const book = new ActionBook(Journal.open(join(dir, 'journal.db'), clock));
-    const ids = [...GENESIS, '004'];
+    const ids = [...GENESIS, 'val-4'];
     const desired = new Map(ids.map((id) => [id, wanted(id, true)]));
     const settings: PlanSettings = {
       readyDebounceMs: 0,
       syncTolerance: 2,
       syncCheck: false,
       pacing: 'bft',
-      stakeAmount: '50',
-      stakeChains: ['any'],
+      stake: port.stake,
       nodeHeightMaxAgeMs: 10_000,
       votingWindow: 20,
       capabilities: port.capabilities,
@@ -151,50 +210,50 @@ describe('the core on a chain that is not Pocket', () => {
       enqueue: () => undefined,
     });
     const signal = AbortSignal.timeout(10_000);
-    const newcomer: ChainKey = toyKey('004');
+    const newcomer: ChainKey = toyKey('val-4');
     const txsOf = (kind: ActionKind) =>
       chain.blocks
         .flatMap((b) => b.txs)
         .filter((t) => t.signer === newcomer.address && t.kind === kind);
 
     await view.tick();
-    expect(reconciler.planOne('004')).toMatchObject({
+    expect(reconciler.planOne('val-4')).toMatchObject({
       action: ActionKind.stake,
       waitingFor: undefined,
     });
-    await reconciler.reconcile('004', signal);
+    await reconciler.reconcile('val-4', signal);
     expect([...chain.mempool.values()]).toEqual([
       expect.objectContaining({ signer: newcomer.address, kind: ActionKind.stake }),
     ]);
     // Reconciling again while it is pending sends nothing more.
-    await reconciler.reconcile('004', signal);
+    await reconciler.reconcile('val-4', signal);
     expect(chain.mempool.size).toBe(1);
 
     chain.commit();
     await view.tick();
     expect(chain.rows.get(newcomer.address)?.status).toBe(ChainStatus.staked);
-    expect(book.latest.get('004')).toMatchObject({
+    expect(book.latest.get('val-4')).toMatchObject({
       kind: ActionKind.stake,
       state: ActionState.committed,
     });
-    await reconciler.reconcile('004', signal);
+    await reconciler.reconcile('val-4', signal);
     expect(chain.mempool.size).toBe(0);
-    expect(reconciler.planOne('004')?.action).toBe('none');
+    expect(reconciler.planOne('val-4')?.action).toBe('none');
 
     // No longer wanted: unstaked once (the minimum of 3 holds with the genesis set).
-    desired.set('004', wanted('004', false));
-    expect(reconciler.planOne('004')).toMatchObject({
+    desired.set('val-4', wanted('val-4', false));
+    expect(reconciler.planOne('val-4')).toMatchObject({
       action: ActionKind.unstake,
       waitingFor: undefined,
     });
-    await reconciler.reconcile('004', signal);
-    await reconciler.reconcile('004', signal);
+    await reconciler.reconcile('val-4', signal);
+    await reconciler.reconcile('val-4', signal);
     expect(chain.mempool.size).toBe(1);
     chain.commit();
     await view.tick();
-    await reconciler.reconcile('004', signal);
+    await reconciler.reconcile('val-4', signal);
     expect(chain.rows.get(newcomer.address)?.status).toBe(ChainStatus.unstaking);
-    expect(book.latest.get('004')).toMatchObject({
+    expect(book.latest.get('val-4')).toMatchObject({
       kind: ActionKind.unstake,
       state: ActionState.committed,
     });

@@ -171,6 +171,27 @@ describe('ChainView', () => {
     expect(seen.health.at(-1)).toEqual({ healthy: true, error: undefined });
   });
 
+  it('a height that is negative or not an integer is no answer: not synced, the error names it', async () => {
+    // Issue 30 item 9: a node answering −5 left the view synced (ready) at −1.
+    const chain = new FakeChain(['a1']).grow(3);
+    chain.servedHeight = -5;
+    const { view, seen } = setup(chain);
+    await view.tick();
+    expect(view).toMatchObject({ synced: false, healthy: false, trusted: true, height: -1 });
+    expect(view.lastError).toContain('the chain answered height -5, which is not a block height');
+    expect(seen.health).toEqual([{ healthy: false, error: view.lastError }]);
+
+    chain.servedHeight = undefined;
+    await view.tick();
+    expect(view).toMatchObject({ synced: true, healthy: true, height: 3 });
+
+    chain.servedHeight = 2.5;
+    await view.tick();
+    expect(view).toMatchObject({ healthy: false, height: 3, trusted: true });
+    expect(view.lastError).toContain('answered height 2.5');
+    expect(seen.heights.map((h) => h.height)).toEqual([3]);
+  });
+
   it('never synced while the chain has not answered once', async () => {
     const chain = new FakeChain(['a1']).grow(3);
     chain.down = new Error('timeout');

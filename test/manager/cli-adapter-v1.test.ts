@@ -17,6 +17,7 @@ import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
 import { startInProcessNet, type InProcessNet } from '../localnet/support/in-process-net.ts';
+import { pocketStake } from '../../src/manager/chain/pocket/pocket-stake.ts';
 
 const CLI = fileURLToPath(new URL('../../src/bin/localnet-cli.ts', import.meta.url));
 const keys = generateKeys({ count: 5, seed: 'cli-adapter-v1' });
@@ -96,8 +97,7 @@ describe('CliChainAdapter with p1 (v1 localnet-cli)', () => {
     const request = {
       kind: ActionKind.stake,
       key,
-      amount: '15100000000',
-      chains: ['0001'],
+      stake: pocketStake('15100000000', ['0001']),
       serviceUrl: '127.0.0.1:2',
     };
     const cli = adapter(files);
@@ -105,7 +105,7 @@ describe('CliChainAdapter with p1 (v1 localnet-cli)', () => {
       'admitted',
     );
     expect((await rpc.mempool()).readable).toBe(false); // V1's 135 while the stake waits
-    const bad = { ...request, amount: 'lots' };
+    const bad = { ...request, stake: pocketStake('lots', ['0001']) };
     const failure = await failureOf(cli.send(bad, cli.prepare(bad), new AbortController().signal));
     expect(isManagerError(failure) && failure.code).toBe('CLI_FAILED');
     const message = (failure as Error).message;

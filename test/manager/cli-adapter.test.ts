@@ -13,6 +13,7 @@ import { isManagerError } from '../../src/manager/errors.ts';
 import { ActionKind } from '../../src/manager/model.ts';
 import type { SendOutcome } from '../../src/manager/chain/adapter.ts';
 import { generateKeys, type ValidatorKey } from '../../src/pocket/index.ts';
+import { pocketStake } from '../../src/manager/chain/pocket/pocket-stake.ts';
 
 /** The adapter on the fake CLI at `cliPath`, its chain RPC unreachable. */
 function adapterOn(cliPath: string, timeoutMs: number): CliChainAdapter {
@@ -25,7 +26,12 @@ function sendUnstake(
   key: ValidatorKey,
   signal = new AbortController().signal,
 ): Promise<SendOutcome> {
-  const request = { kind: ActionKind.unstake, key, amount: '1', chains: ['0001'], serviceUrl: '' };
+  const request = {
+    kind: ActionKind.unstake,
+    key,
+    stake: pocketStake('1', ['0001']),
+    serviceUrl: '',
+  };
   return adapter.send(request, adapter.prepare(request), signal);
 }
 

@@ -26,7 +26,7 @@ const files = {
   read: (path: string) =>
     Promise.resolve(
       path === '/v.yaml'
-        ? 'validators: [{id: "v1", rpc: "http://127.0.0.1:1", serviceUrl: "127.0.0.1:2"}]'
+        ? 'validators: [{id: "val-1", rpc: "http://127.0.0.1:1", serviceUrl: "127.0.0.1:2"}]'
         : '{}',
     ),
   mode: () => Promise.resolve(0o100600),

@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { Value } from 'typebox/value';
 import { describe, expect, it } from 'vitest';
 import { firstSchemaError } from '../../src/manager/config-check.ts';
+import { pocketV1 } from '../../src/manager/chain/pocket/definition.ts';
+import { BUILT_IN_CHAINS } from '../../src/manager/chain/registry.ts';
 import { ConfigSchema, loadConfig } from '../../src/manager/config.ts';
 
 const config = loadConfig({
@@ -57,6 +59,23 @@ describe('firstSchemaError (the configuration check without typebox/value)', () 
     expect(Value.Check(ConfigSchema, missing)).toBe(false);
   });
 
+  it("gives Value.Check's verdict on every odd value of each built-in chain's settings", () => {
+    for (const chain of BUILT_IN_CHAINS) {
+      const values = chain.name === config.chain ? config.chainSettings : {};
+      for (const key of Object.keys(chain.schema.properties))
+        for (const odd of [...ODD, values[key]]) {
+          const candidate = { ...values, [key]: odd };
+          expect({ key, odd, ok: firstSchemaError(chain.schema, candidate) === undefined }).toEqual(
+            {
+              key,
+              odd,
+              ok: Value.Check(chain.schema, candidate),
+            },
+          );
+        }
+    }
+  });
+
   it("words its first error as TypeBox's Value.Errors does", () => {
     const check = (patch: Record<string, unknown>) => {
       const candidate = { ...config, ...patch };
@@ -71,11 +90,17 @@ describe('firstSchemaError (the configuration check without typebox/value)', () 
     });
     expect(check({ rpcPort: 70_000 })?.message).toBe('must be <= 65535');
     expect(check({ concurrency: 1.5 })?.message).toBe('must be integer');
-    expect(check({ txMode: 'grpc' })?.message).toBe('must match a schema in anyOf');
-    expect(check({ stakeChains: ['a', 2] })).toEqual({
-      instancePath: '/stakeChains/1',
+    expect(check({ pacing: 'grpc' })?.message).toBe('must match a schema in anyOf');
+    // A chain's own settings are checked against its schema the same way.
+    const chain = { ...config.chainSettings, relayChains: ['a', 2] };
+    expect(firstSchemaError(pocketV1.schema, chain)).toEqual({
+      instancePath: '/relayChains/1',
       message: 'must be string',
     });
+    expect(
+      Value.Errors(pocketV1.schema, chain).map((e) => [e.instancePath, e.message]),
+    ).toContainEqual(['/relayChains/1', 'must be string']);
+    expect(firstSchemaError(pocketV1.schema, config.chainSettings)).toBeUndefined();
   });
 
   it('throws on a keyword it does not read, so a schema cannot outgrow it unnoticed', () => {

@@ -7,6 +7,10 @@ import {
   redactedConfig,
   SETTINGS,
 } from '../../src/manager/config.ts';
+import { defineChain } from '../../src/manager/chain/definition.ts';
+import { pocketV1Settings } from '../../src/manager/chain/pocket/definition.ts';
+import { knownChains, registerChain } from '../../src/manager/chain/registry.ts';
+import { text } from '../../src/manager/settings.ts';
 
 const base = { CM_CHAIN_RPC_URL: 'http://127.0.0.1:50832/' };
 const noFiles = { readFile: () => undefined };
@@ -29,9 +33,17 @@ describe('loadConfig', () => {
       podSelector: 'pokt.network/purpose=validator',
       idMapping: 'ordinal',
       keysSecret: 'validators-private-keys',
-      txMode: 'rpc',
-      stakeAmount: '150000000001',
-      stakeChains: ['0001'],
+      chain: 'pocket-v1',
+      chainSettings: {
+        profile: 'intended',
+        txMode: 'rpc',
+        cliPath: undefined,
+        cliTimeoutMs: 30_000,
+        cliConfigPath: undefined,
+        cliGenesisPath: undefined,
+        stakeAmount: '150000000001',
+        relayChains: ['0001'],
+      },
       resyncIntervalMs: 30_000,
       readyDebounceMs: 2_000,
       rpcPort: 8080,
@@ -41,6 +53,7 @@ describe('loadConfig', () => {
       restartStalePods: true,
     });
     expect(Object.isFrozen(config)).toBe(true);
+    expect(Object.isFrozen(config.chainSettings)).toBe(true);
   });
 
   it('CM_RESTART_STALE_PODS=false: a pod started before its key is only reported', () => {
@@ -83,7 +96,7 @@ describe('loadConfig', () => {
 
   it('checks combinations: cli mode needs an absolute CLI path, lease timings must nest', () => {
     expect(problems({ ...base, CM_TX_MODE: 'cli' })).toEqual([
-      expect.stringMatching(/^CM_CLI_PATH is required/),
+      expect.stringMatching(/^CM_POCKET_V1_CLI_PATH \(or CM_CLI_PATH\) is required/),
     ]);
     expect(problems({ ...base, CM_TX_MODE: 'cli', CM_CLI_PATH: 'p1' })).toEqual([
       expect.stringMatching(/^CM_CLI_PATH: expected an absolute path/),
@@ -154,9 +167,139 @@ describe('the configuration schema', () => {
     expect(Value.Check(ConfigSchema, config)).toBe(true);
     expect(Value.Check(ConfigSchema, { ...config, concurrency: 0 })).toBe(false);
     expect(Value.Check(ConfigSchema, { ...config, idPattern: '^v-(\\d+)$' })).toBe(false);
-    expect(Value.Check(ConfigSchema, { ...config, txMode: 'grpc' })).toBe(false);
+    expect(Value.Check(ConfigSchema, { ...config, pacing: 'grpc' })).toBe(false);
     expect(Value.Check(ConfigSchema, { ...config, minValidators: 'some' })).toBe(false);
-    expect(Value.Check(ConfigSchema, { ...config, cliPath: undefined })).toBe(true);
+    expect(Value.Check(ConfigSchema, { ...config, hooksFile: undefined })).toBe(true);
     expect(Value.Check(ConfigSchema, { ...config, chainRpcUrl: undefined })).toBe(false);
+  });
+});
+
+describe('the chain registry and its settings', () => {
+  /** A chain registered for the length of one test. */
+  const unitChain = defineChain({
+    name: 'unit-chain',
+    summary: 'A chain of this test.',
+    settings: {
+      level: text({
+        env: 'CM_UNIT_CHAIN_LEVEL',
+        flag: 'unit-chain-level',
+        default: 'low',
+        description: 'A setting of the unit chain.',
+      }),
+    },
+    ids: { prefix: 'u', width: 2, min: 1, max: 20 },
+    errors: {},
+    port: () => {
+      throw new Error('not built in this test');
+    },
+  });
+
+  it('selects pocket-v1 by default, and refuses an unknown chain naming the known ones', () => {
+    expect(loadConfig({ env: base, ...noFiles }).chain).toBe('pocket-v1');
+    expect(problems({ ...base, CM_CHAIN: 'no-such-chain' })).toEqual([
+      'CM_CHAIN: unknown chain "no-such-chain"; known chains: pocket-v1',
+    ]);
+    expect(problems(base, { chain: 'no-such-chain' })).toEqual([
+      '--chain: unknown chain "no-such-chain"; known chains: pocket-v1',
+    ]);
+  });
+
+  it("reads a chain's namespaced settings, and its older names as aliases", () => {
+    const pocket = (env: Record<string, string>, flags?: Record<string, string>) =>
+      pocketV1Settings(
+        loadConfig({ env: { ...base, ...env }, ...(flags ? { flags } : {}), ...noFiles })
+          .chainSettings,
+      );
+    expect(pocket({ CM_POCKET_V1_RELAY_CHAINS: '0001,0021' }).relayChains).toEqual([
+      '0001',
+      '0021',
+    ]);
+    expect(pocket({ CM_STAKE_CHAINS: '0021' }).relayChains).toEqual(['0021']);
+    expect(pocket({ CM_CHAIN_PROFILE: 'v1' }).profile).toBe('v1');
+    expect(pocket({}, { 'tx-mode': 'cli', 'cli-path': '/p1' })).toMatchObject({
+      txMode: 'cli',
+      cliPath: '/p1',
+    });
+    // The same value under both names is fine; different values are refused, naming both.
+    expect(pocket({ CM_TX_MODE: 'rpc', CM_POCKET_V1_TX_MODE: 'rpc' }).txMode).toBe('rpc');
+    expect(problems({ ...base, CM_TX_MODE: 'cli', CM_POCKET_V1_TX_MODE: 'rpc' })).toEqual([
+      'CM_POCKET_V1_TX_MODE and CM_TX_MODE (its alias) are both set, to different values; set one',
+    ]);
+    // An older name is read, and named as deprecated with the name that replaces it.
+    const renamed = (env: Record<string, string>, flags?: Record<string, string>) =>
+      loadConfig({ env: { ...base, ...env }, ...(flags ? { flags } : {}), ...noFiles })
+        .deprecations;
+    expect(renamed({ CM_POCKET_V1_TX_MODE: 'rpc' })).toEqual([]);
+    expect(renamed({ CM_STAKE_CHAINS: '0021' }, { 'chain-profile': 'v1' })).toEqual([
+      '--chain-profile is deprecated: it is read as --pocket-v1-profile, the name to use',
+      'CM_STAKE_CHAINS is deprecated: it is read as CM_POCKET_V1_RELAY_CHAINS, the name to use',
+    ]);
+    // A flag still wins over the environment, under either name.
+    expect(pocket({ CM_POCKET_V1_PROFILE: 'intended' }, { 'chain-profile': 'v1' }).profile).toBe(
+      'v1',
+    );
+  });
+
+  it("reads a stake amount bare or in the chain's unit, and refuses another unit", () => {
+    const amount = (text: string) =>
+      pocketV1Settings(
+        loadConfig({ env: { ...base, CM_POCKET_V1_STAKE_AMOUNT: text }, ...noFiles }).chainSettings,
+      ).stakeAmount;
+    expect(amount('150000000001upokt')).toBe('150000000001');
+    expect(amount('150000000001')).toBe('150000000001');
+    expect(problems({ ...base, CM_POCKET_V1_STAKE_AMOUNT: '150000pokt' })).toEqual([
+      'CM_POCKET_V1_STAKE_AMOUNT: expected a positive whole amount of upokt (e.g. 150000000001 or 150000000001upokt), got "150000pokt"',
+    ]);
+    expect(problems({ ...base, CM_STAKE_AMOUNT: '0upokt' })).toHaveLength(1);
+  });
+
+  it("reads only the selected chain's settings, and refuses another chain's namespace", () => {
+    const unregister = registerChain(unitChain);
+    try {
+      expect(knownChains().map((c) => c.name)).toEqual(['pocket-v1', 'unit-chain']);
+      const config = loadConfig({
+        env: { ...base, CM_CHAIN: 'unit-chain', CM_UNIT_CHAIN_LEVEL: 'high', CM_TX_MODE: 'cli' },
+        ...noFiles,
+      });
+      // Pocket's older names are not read at all for another chain (CM_TX_MODE=cli needs no path).
+      expect(config.chainSettings).toEqual({ level: 'high' });
+      expect(problems({ ...base, CM_CHAIN: 'unit-chain', CM_POCKET_V1_TX_MODE: 'cli' })).toEqual([
+        'CM_POCKET_V1_TX_MODE: a setting of chain pocket-v1, but CM_CHAIN is unit-chain',
+      ]);
+      expect(problems({ ...base, CM_UNIT_CHAIN_LEVEL: 'high' })).toEqual([
+        'CM_UNIT_CHAIN_LEVEL: a setting of chain unit-chain, but CM_CHAIN is pocket-v1',
+      ]);
+      expect(problems({ ...base, CM_CHAIN: 'nope' })).toEqual([
+        'CM_CHAIN: unknown chain "nope"; known chains: pocket-v1, unit-chain',
+      ]);
+      expect(() => registerChain(unitChain)).toThrow(/already registered/);
+    } finally {
+      unregister();
+    }
+    expect(knownChains().map((c) => c.name)).toEqual(['pocket-v1']);
+  });
+
+  it('keeps each chain to its own namespace and its own older names', () => {
+    const setting = (env: string, flag: string, alias?: { env: string; flag: string }) =>
+      text({ env, flag, description: 'x', ...(alias === undefined ? {} : { alias }) });
+    const declare = (name: string, settings: Record<string, ReturnType<typeof setting>>) =>
+      defineChain({
+        name,
+        summary: '',
+        settings,
+        ids: unitChain.ids,
+        errors: {},
+        port: (rpcUrl, values) => unitChain.port(rpcUrl, values),
+      });
+    expect(() => declare('other', { mode: setting('CM_TX_MODE', 'other-mode') })).toThrow(
+      /not named CM_OTHER_/,
+    );
+    expect(() => declare('other', { mode: setting('CM_OTHER_MODE', 'mode') })).toThrow(/--other-/);
+    expect(() => declare('Other', {})).toThrow(/lowercase/);
+    const thief = declare('other', {
+      mode: setting('CM_OTHER_MODE', 'other-mode', { env: 'CM_TX_MODE', flag: 'tx-mode' }),
+    });
+    expect(() => registerChain(thief)).toThrow(/CM_TX_MODE is another chain's setting/);
+    expect(knownChains().map((c) => c.name)).toEqual(['pocket-v1']);
   });
 });

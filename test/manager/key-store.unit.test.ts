@@ -100,16 +100,24 @@ describe('KeyStore', () => {
 });
 
 describe('KeyStore over another chain', () => {
-  // The store names no chain: ids and keys are the chain port's (the toy's "v1" ids, "toy key …").
+  // The store names no chain: ids and keys are the chain port's (the toy's "val-1" ids, "toy key …").
   it("reads ids and keys with the chain port's formats, and names a bad key by the codec's code", () => {
     const port = new ToyChain([]).port();
     const store = new KeyStore(port.ids, port.keys);
     const { changed, newProblems } = store.update({
-      data: { v1: b64('toy key alice'), v2: b64('not a key'), '001': b64('toy key bob') },
+      data: {
+        'val-1': b64('toy key alice'),
+        'val-2': b64('not a key'),
+        '001': b64('toy key bob'),
+        'val-01': b64('toy key carol'),
+      },
     });
-    expect(changed.sort()).toEqual(['v1', 'v2']);
-    expect(store.get('v1')).toMatchObject({ ok: true, key: toyKey('alice') });
-    expect(newProblems).toEqual([{ id: 'v2', code: 'KEY_INVALID', message: 'not a toy key' }]);
+    expect(changed.sort()).toEqual(['val-1', 'val-2']);
+    expect(store.get('val-1')).toMatchObject({ ok: true, key: toyKey('alice') });
+    expect(newProblems).toEqual([
+      { id: 'val-2', code: 'KEY_INVALID', message: 'not a toy key (toy key <name>)' },
+    ]);
     expect(store.get('001')).toBeUndefined(); // not an id of this chain
+    expect(store.get('val-01')).toBeUndefined(); // nor is a padded one
   });
 });

@@ -11,7 +11,10 @@ import {
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { ResilientInformer } from '../../src/manager/kube/resilient-informer.ts';
+import {
+  FORBIDDEN_RETRY_MS,
+  ResilientInformer,
+} from '../../src/manager/kube/resilient-informer.ts';
 import { flush, ManualClock } from '../support/manual-clock.ts';
 
 type Obj = KubernetesObject & { metadata: { name: string; resourceVersion: string } };
@@ -51,8 +54,31 @@ function obj(name: string, resourceVersion: string): Obj {
   return { metadata: { name, namespace: 'ns', resourceVersion } };
 }
 
+const unavailable = (): ApiException<string> =>
+  new ApiException(
+    503,
+    'Service Unavailable',
+    '{"kind":"Status","reason":"ServiceUnavailable","code":503}',
+    {},
+  );
+
+/** A 403 as client-node raises it, with the apiserver's Status body (forbiddenMessage). */
 const forbidden = (): ApiException<string> =>
-  new ApiException(403, 'Forbidden', '{"kind":"Status","reason":"Forbidden","code":403}', {});
+  new ApiException(
+    403,
+    'Forbidden',
+    JSON.stringify({
+      kind: 'Status',
+      apiVersion: 'v1',
+      status: 'Failure',
+      reason: 'Forbidden',
+      code: 403,
+      message:
+        'pods is forbidden: User "system:serviceaccount:ns:cluster-manager" cannot list resource "pods" in API group "" in the namespace "ns"',
+      details: { kind: 'pods' },
+    }),
+    {},
+  );
 
 function setup(
   options: { backoff?: { initialMs: number; maxMs: number }; lean?: (o: Obj) => Obj } = {},
@@ -171,7 +197,7 @@ describe('ResilientInformer', () => {
   it('start() waits for a first successful list; failures back off 250 → 500 → 1000 → 2000 → 2000 ms', async () => {
     vi.spyOn(Math, 'random').mockReturnValue(0.5); // jitter factor 1.0
     const t = setup();
-    t.lists.push(...Array.from({ length: 5 }, () => failing(forbidden())), listed('1'));
+    t.lists.push(...Array.from({ length: 5 }, () => failing(unavailable())), listed('1'));
     let started = false;
     const start = t.informer.start().then(() => (started = true));
     await flush();
@@ -179,7 +205,7 @@ describe('ResilientInformer', () => {
       const calls = t.listCalls;
       expect(started).toBe(false);
       expect(t.informer.synced).toBe(false);
-      expect(t.informer.lastError).toBe('HTTP 403 Forbidden');
+      expect(t.informer.lastError).toBe('HTTP 503 ServiceUnavailable');
       await t.clock.advance(delay - 1);
       expect(t.listCalls).toBe(calls); // not before the delay
       await t.clock.advance(1);
@@ -191,6 +217,28 @@ describe('ResilientInformer', () => {
     expect(t.warnings.map((w) => w.retryInMs)).toEqual([250, 500, 1000, 2000, 2000]);
     expect(t.informer.restarts).toBe(5);
     expect(t.restarts).toEqual(['pods', 'pods', 'pods', 'pods', 'pods']);
+    await t.informer.stop();
+  });
+
+  it('a 403 names the apiserver message and the missing rule, and is retried every 30 s, not at the backoff pace', async () => {
+    vi.spyOn(Math, 'random').mockReturnValue(0.5);
+    const t = setup();
+    t.lists.push(failing(forbidden()), failing(forbidden()), listed('1'));
+    let started = false;
+    const start = t.informer.start().then(() => (started = true));
+    await flush();
+    expect(t.informer.lastError).toBe(
+      'KUBE_FORBIDDEN: pods is forbidden: User "system:serviceaccount:ns:cluster-manager" cannot list resource "pods" in API group "" in the namespace "ns" (the Role needs a rule with apiGroups [""], resources ["pods"], verbs ["list"])',
+    );
+    await t.clock.advance(FORBIDDEN_RETRY_MS - 1);
+    expect(t.listCalls).toBe(1);
+    await t.clock.advance(1);
+    expect(t.listCalls).toBe(2);
+    await t.clock.advance(FORBIDDEN_RETRY_MS);
+    await start;
+    expect(started).toBe(true);
+    expect(t.informer.lastError).toBeUndefined();
+    expect(t.warnings.map((w) => w.retryInMs)).toEqual([FORBIDDEN_RETRY_MS, FORBIDDEN_RETRY_MS]);
     await t.informer.stop();
   });
 
@@ -219,7 +267,7 @@ describe('ResilientInformer', () => {
     await t.informer.start();
     t.watch.last.emit('ADDED', obj('validator-1', '11'));
 
-    t.watch.last.end(forbidden());
+    t.watch.last.end(unavailable());
     await flush();
     expect(t.informer.restarts).toBe(1);
     expect(t.informer.list()).toHaveLength(2); // the cache is not cleared by an error
@@ -228,7 +276,7 @@ describe('ResilientInformer', () => {
     expect(t.watch.last.query.resourceVersion).toBe('11'); // no relist: resumes the stream
     expect(t.listCalls).toBe(1);
 
-    t.watch.last.end(forbidden()); // again, without a delivery in between: 500 ms
+    t.watch.last.end(unavailable()); // again, without a delivery in between: 500 ms
     await flush();
     await t.clock.advance(499);
     expect(t.watch.calls).toHaveLength(2);
@@ -236,7 +284,7 @@ describe('ResilientInformer', () => {
     expect(t.watch.calls).toHaveLength(3);
 
     t.watch.last.emit('MODIFIED', obj('validator-1', '14')); // a delivery: back to 250 ms
-    t.watch.last.end(forbidden());
+    t.watch.last.end(unavailable());
     await flush();
     await t.clock.advance(250);
     expect(t.watch.calls).toHaveLength(4);

@@ -137,7 +137,7 @@ describe('PocketRpcClient against V1 as it runs', () => {
     bad('/v1/query/height', '{"height":"5"}');
     await expect(client.height()).rejects.toMatchObject({
       code: PocketErrorCode.rpcBadResponse,
-      message: expect.stringContaining('height is not an integer'),
+      message: expect.stringContaining('height is not a block height, an integer ≥ 0 (it is "5")'),
     });
     bad('/v1/query/block', '{"transactions":[]}');
     await expect(client.block(1)).rejects.toMatchObject({

@@ -134,6 +134,24 @@ describe('the RPC client over a fake transport', () => {
     });
   });
 
+  it('names a height below 0 or not an integer RPC_BAD_RESPONSE, with the value (issue 30)', async () => {
+    for (const [height, shown] of [
+      ['-5', '-5'],
+      ['2.5', '2.5'],
+      ['"7"', '"7"'],
+    ] as const) {
+      const node = fakeNode({ '/v1/query/height': { status: 200, body: `{"height":${height}}` } });
+      await expect(client(node.transport).height()).rejects.toMatchObject({
+        code: PocketErrorCode.rpcBadResponse,
+        message: expect.stringContaining(
+          `height is not a block height, an integer ≥ 0 (it is ${shown})`,
+        ) as unknown,
+      });
+    }
+    const zero = fakeNode({ '/v1/query/height': { status: 200, body: '{"height":0}' } });
+    await expect(client(zero.transport).height()).resolves.toBe(0);
+  });
+
   it('gives up on a node that never answers after the call’s timeout', async () => {
     const silent: HttpTransport = ({ signal }) =>
       new Promise((_, reject) => {

@@ -248,7 +248,24 @@ describe('failing', () => {
       env: { CLUSTER_MANAGER_URL: env.CLUSTER_MANAGER_URL! },
     });
     expect(result.code).toBe(1);
-    expect(lines(result.stderr)).toEqual([expect.stringMatching(/^error: UNAUTHORIZED: /)]);
+    // The code, then what to do: where the URL came from and how to get the token.
+    expect(lines(result.stderr)).toEqual([
+      `error: UNAUTHORIZED: a valid "Authorization: Bearer <token>" header is required; no token was sent to ${env.CLUSTER_MANAGER_URL!} (CLUSTER_MANAGER_URL): set CLUSTER_MANAGER_TOKEN or pass --token; for a devnet, run the command inside the project of a running devnet (its .devnet is found from there up), pass --devnet DIR, or eval "$(npx cluster-manager devnet env)" there; on a cluster, the token is in the manager's Secret (docs/tilt.md)`,
+    ]);
+    const wrong = await runCli(['pause'], { env: { ...env, CLUSTER_MANAGER_TOKEN: 'not-it' } });
+    expect(lines(wrong.stderr)).toEqual([
+      expect.stringMatching(
+        /^error: UNAUTHORIZED: .*; the token given \(--token or CLUSTER_MANAGER_TOKEN\) is not the one of the manager at .* \(CLUSTER_MANAGER_URL\): a devnet makes a new token at every start/,
+      ),
+    ]);
+    // A URL that is not one says which setting and what it should look like.
+    const url = await runCli(['status'], { env: { CLUSTER_MANAGER_URL: 'localhost:8080' } });
+    expect([url.code, lines(url.stderr)]).toEqual([
+      2,
+      [
+        'error: CLUSTER_MANAGER_URL is not an http(s) URL: "localhost:8080"; give the manager\'s control RPC as http://host:port (e.g. http://127.0.0.1:8080)',
+      ],
+    ]);
     expect(service.manager.paused).toBe(false);
   });
 

@@ -13,7 +13,8 @@ import { registerDevnetCommand } from '../../src/devnet/command.ts';
 import { LOCK_FILE } from '../../src/devnet/lock.ts';
 import { registerAwaitDepartureCommand } from '../../src/manager/cli/await-departure.ts';
 import { registerDebugCommands } from '../../src/manager/cli/debug-commands.ts';
-import { ErrorCatalogue } from '../../src/manager/errors.ts';
+import { BUILT_IN_CHAINS } from '../../src/manager/chain/registry.ts';
+import { ErrorCatalogue, type ManagerErrorSpec } from '../../src/manager/errors.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const read = (path: string): string => readFileSync(join(root, path), 'utf8');
@@ -68,9 +69,11 @@ describe('docs/control-rpc.md', () => {
     expect(rows.length).toBeGreaterThan(8);
     for (const [, status, cell] of rows)
       for (const [, code] of cell!.matchAll(/`([A-Z_]+)`/g)) {
-        const spec = ErrorCatalogue[code as keyof typeof ErrorCatalogue];
+        const spec: ManagerErrorSpec | undefined =
+          (ErrorCatalogue as Readonly<Record<string, ManagerErrorSpec | undefined>>)[code ?? ''] ??
+          BUILT_IN_CHAINS.flatMap((chain) => chain.errors).find((e) => e.code === code);
         expect(spec, code).toBeDefined();
-        expect(spec.status, code).toBe(Number(status));
+        expect(spec!.status, code).toBe(Number(status));
       }
   });
 });

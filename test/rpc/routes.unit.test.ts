@@ -4,6 +4,7 @@
 // (phases, the journal, effects on the chain) is in routes.test.ts.
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PocketErrors } from '../../src/manager/chain/pocket/pocket-errors.ts';
 import { ErrorCatalogue, ManagerError } from '../../src/manager/errors.ts';
 import { createLogger } from '../../src/manager/logger.ts';
 import { buildServer, type ControlServer } from '../../src/manager/rpc/server.ts';
@@ -134,6 +135,7 @@ describe('health and documents', () => {
         '/openapi.json',
         '/readyz',
         '/v1/actions',
+        '/v1/chain',
         '/v1/departures/{pod}',
         '/v1/events',
         '/v1/participation',
@@ -178,7 +180,7 @@ describe('authorization', () => {
     },
   );
 
-  it.each(['/v1/validators', '/v1/plan', '/v1/actions', '/v1/departures/validator-0'])(
+  it.each(['/v1/chain', '/v1/validators', '/v1/plan', '/v1/actions', '/v1/departures/validator-0'])(
     'GET %s refuses a wrong token with 401',
     async (url) => {
       for (const headers of wrong) {
@@ -383,11 +385,21 @@ describe('pause, resume and trigger-view', () => {
   it.each([
     ['CLI_FAILED', 502],
     ['CLI_TIMEOUT', 504],
-  ] as const)('passes a %s of the CLI through as %i', async (code, status) => {
-    control.onTriggerView = () => Promise.reject(new ManagerError(code, `p1: ${code}`));
+  ] as const)("passes the chain's own %s through as %i", async (code, status) => {
+    control.onTriggerView = () =>
+      Promise.reject(new ManagerError(PocketErrors[code], `p1: ${code}`));
     const { status: got, body } = await post<ErrorBody>('/v1/trigger-view');
     expect(got).toBe(status);
     expect(body.error.code).toBe(code);
+  });
+});
+
+describe('GET /v1/chain', () => {
+  it("answers the selected chain's name and id format, as the control plane reports them", async () => {
+    control.chainAnswer = { name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } };
+    const { status, body } = await get<unknown>('/v1/chain');
+    expect(status).toBe(200);
+    expect(body).toEqual({ name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } });
   });
 });
 

@@ -3,7 +3,12 @@
 // answers or throws. No manager, no emulator, no chain, no socket.
 import { EventEmitter } from 'node:events';
 import type { ManagerEvents } from '../../src/manager/manager.ts';
-import type { ControlPlane, PlanView, Readiness } from '../../src/manager/rpc/control-plane.ts';
+import type {
+  ChainSummary,
+  ControlPlane,
+  PlanView,
+  Readiness,
+} from '../../src/manager/rpc/control-plane.ts';
 import type { Departure } from '../../src/manager/scale/departure.ts';
 import type { ScaleRequest, ScaleResult } from '../../src/manager/scale/scaler.ts';
 import type { ActionSummary, ValidatorStatus } from '../../src/manager/status.ts';
@@ -83,6 +88,10 @@ export class FakeControlPlane implements ControlPlane {
     actions: [],
   };
   actionRows: ActionSummary[] = [];
+  chainAnswer: ChainSummary = {
+    name: 'pocket-v1',
+    ids: { prefix: '', width: 3, min: 1, max: 999 },
+  };
   metricsBody = '# HELP fake_metric a fake\n# TYPE fake_metric gauge\nfake_metric 1\n';
   paused = false;
   /** What `scale` does (default: done at once). */
@@ -115,6 +124,7 @@ export class FakeControlPlane implements ControlPlane {
     this.validatorRows = fresh.validatorRows;
     this.planAnswer = fresh.planAnswer;
     this.actionRows = fresh.actionRows;
+    this.chainAnswer = fresh.chainAnswer;
     this.metricsBody = fresh.metricsBody;
     this.paused = false;
     this.onScale = fresh.onScale;
@@ -131,6 +141,11 @@ export class FakeControlPlane implements ControlPlane {
   readiness(): Readiness {
     this.#read();
     return { ...this.ready, paused: this.paused };
+  }
+
+  chain(): ChainSummary {
+    this.#read();
+    return this.chainAnswer;
   }
 
   validators(): ValidatorStatus[] {

@@ -17,6 +17,12 @@ const MESSAGE = { stake: 'MessageStake', unstake: 'MessageUnstake' } as const;
 
 export class FakeLedger implements ChainAdapter {
   readonly mode = 'rpc' as const;
+  readonly transport = {
+    name: 'rpc',
+    resendsSameBytes: true,
+    maybeSentCodes: [],
+    viewTrigger: 'a block made by commit()',
+  };
   readonly chain: FakeChain;
   /** Every send and resend that reached the node, by hash. */
   readonly sends: string[] = [];

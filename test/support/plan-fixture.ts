@@ -20,6 +20,7 @@ import type {
 } from '../../src/manager/planner/plan.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
+import { pocketStake } from '../../src/manager/chain/pocket/pocket-stake.ts';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const KEYS = generateKeys({ count: 20, seed: 'planner' });
@@ -125,8 +126,7 @@ export const SETTINGS: PlanSettings = {
   syncTolerance: 1,
   syncCheck: true,
   pacing: 'bft',
-  stakeAmount: '150000000001',
-  stakeChains: ['0001'],
+  stake: pocketStake('150000000001', ['0001']),
   nodeHeightMaxAgeMs: 5_000,
   votingWindow: 20,
 };

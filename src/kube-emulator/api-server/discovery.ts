@@ -82,7 +82,7 @@ function resourceRows(info: KindInfo): JsonObject[] {
             verbs: ['get', 'patch', 'update'],
           }
         : {
-            name: `${info.resource}/status`,
+            name: `${info.resource}/${sub}`,
             singularName: '',
             namespaced: info.namespaced,
             kind: info.kind,

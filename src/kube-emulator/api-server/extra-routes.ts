@@ -15,6 +15,7 @@ import type { ResourceApi } from '../resource-api.ts';
 import type { ResourceRoute } from './routes.ts';
 import { ApiError, badRequest, methodNotAllowed, unsupportedMediaType } from '../status-errors.ts';
 import { podInfo } from '../kinds.ts';
+import { evictPod } from './pod-eviction.ts';
 
 export interface ExtraRouteContext {
   api: ResourceApi;
@@ -80,6 +81,7 @@ export function extraRoute(
   }
   if (info === podInfo && route.name !== undefined && subresource !== undefined) {
     if (subresource === 'log') return (request) => podLog(context, request);
+    if (subresource === 'eviction') return (request) => eviction(context, request);
     if (STREAMING_SUBRESOURCES.includes(subresource)) {
       return ({ request, identity }) => {
         context.auth.authorize(identity, {
@@ -177,4 +179,23 @@ async function podLog(context: ExtraRouteContext, request: ExtraRequest): Promis
     response: request.response,
   });
   return undefined;
+}
+
+/** POST pods/<name>/eviction (pod-eviction.ts), authorized as `create` on `pods/eviction`. */
+async function eviction(context: ExtraRouteContext, request: ExtraRequest): Promise<ExtraReply> {
+  const { route, identity } = request;
+  const namespace = route.namespace ?? '';
+  const name = route.name ?? '';
+  context.auth.authorize(identity, {
+    verb: 'create',
+    info: route.info,
+    subresource: 'eviction',
+    namespace,
+    name,
+  });
+  if (request.request.method !== 'POST') throw methodNotAllowed();
+  const body = await requestObject(context, request.request);
+  const url = new URL(request.request.url ?? '/', 'http://localhost');
+  const dryRun = url.searchParams.getAll('dryRun').includes('All');
+  return evictPod({ api: context.api, namespace, name, body, dryRun });
 }

@@ -25,6 +25,7 @@ import {
 } from '../openapi/openapi.ts';
 import { defaultMedia, type OutputMedia } from './content-negotiation.ts';
 import { readBody } from './request-body.ts';
+import { guardControl } from './control-guard.ts';
 import {
   handleResource,
   type Exchange,
@@ -242,8 +243,10 @@ export class ApiServer {
     identity: Identity,
   ): Promise<void> {
     if (identity.type !== 'admin') throw routeNotFound(path);
-    const action = this.#options.control[path.slice(CONTROL_PREFIX.length)];
+    const route = path.slice(CONTROL_PREFIX.length);
+    const action = this.#options.control[route];
     if (action === undefined) throw routeNotFound(path);
+    guardControl(route, request.method ?? 'GET', request.headers);
     const text = request.method === 'GET' ? '' : (await readBody(request)).toString('utf8');
     const body: unknown = text.trim() === '' ? {} : JSON.parse(text);
     const result = action(

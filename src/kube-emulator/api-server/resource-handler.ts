@@ -15,6 +15,7 @@ import {
   pruneUnknownFields,
 } from '../admission/field-validation.ts';
 import { decodeBody, readBody } from './request-body.ts';
+import { assertFieldTypes } from '../admission/field-types.ts';
 import { Propagation, PatchType, type ResourceApi, type Subresource } from '../resource-api.ts';
 import { convertForMedia } from './response-body.ts';
 import type { ResourceRoute } from './routes.ts';
@@ -421,6 +422,7 @@ export async function handleResource(options: {
   const objectBody = (): { body: unknown; warnings: string[] } => {
     const body = decodeBody(bodyBytes, inputEncoding);
     if (!isObject(body) || route.subresource === 'scale') return { body, warnings: [] };
+    if (inputEncoding === 'json') assertFieldTypes(info, body);
     return { body, warnings: checkBodyFields(directive, pruneUnknownFields(info, body)) };
   };
   switch (method) {

@@ -9,58 +9,19 @@ import {
   type StructuredSelector,
 } from '../selectors/label-selector.ts';
 import type { KubeObject } from '../types.ts';
+import {
+  age,
+  count,
+  humanDuration,
+  name,
+  orNone,
+  section,
+  text,
+  type Column,
+} from './table-cells.ts';
+import { clusterColumns } from './table-cluster.ts';
 
-interface Column {
-  name: string;
-  type: 'string' | 'integer';
-  format?: 'name';
-  priority?: number;
-  cell: (object: KubeObject, now: number) => string | number;
-}
-
-/** Whether a request's Accept header asks for a Table. */
-export function wantsTable(accept: string | undefined): boolean {
-  return accept?.split(',')[0]?.includes('as=Table') === true && accept.includes('g=meta.k8s.io');
-}
-
-/** Kubernetes' HumanDuration, as `kubectl get` shows an AGE. */
-export function humanDuration(ms: number): string {
-  const seconds = Math.floor(ms / 1000);
-  if (seconds < -1) return '<invalid>';
-  if (seconds < 0) return '0s';
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  if (minutes < 180) return `${minutes}m`;
-  const hours = Math.floor(minutes / 60);
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  if (hours < 192)
-    return hours % 24 === 0
-      ? `${Math.floor(hours / 24)}d`
-      : `${Math.floor(hours / 24)}d${hours % 24}h`;
-  return `${Math.floor(hours / 24)}d`;
-}
-
-const name: Column = {
-  name: 'Name',
-  type: 'string',
-  format: 'name',
-  cell: (o) => o.metadata.name ?? '',
-};
-const age: Column = {
-  name: 'Age',
-  type: 'string',
-  cell: (o, now) => {
-    const created = Date.parse(o.metadata.creationTimestamp ?? '');
-    return Number.isNaN(created) ? '<unknown>' : humanDuration(now - created);
-  },
-};
-
-const section = (o: KubeObject, key: string): JsonObject => (isObject(o[key]) ? o[key] : {});
-const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
-const text = (value: unknown, fallback: string): string =>
-  typeof value === 'string' && value !== '' ? value : fallback;
+export { humanDuration, wantsTable } from './table-cells.ts';
 
 function podStatusText(pod: KubeObject): string {
   if (pod.metadata.deletionTimestamp !== undefined) return 'Terminating';
@@ -75,9 +36,6 @@ function podStatusText(pod: KubeObject): string {
   }
   return typeof status.phase === 'string' ? status.phase : 'Unknown';
 }
-
-/** `<none>` for an empty cell, as the printers write it. */
-const orNone = (value: string): string => (value === '' ? '<none>' : value);
 
 const podColumns: Column[] = [
   name,
@@ -421,7 +379,7 @@ const columnsByKind: Readonly<Record<string, Column[]>> = {
 };
 
 function columnsOf(info: KindInfo): Column[] {
-  return columnsByKind[info.kind] ?? [name, age];
+  return columnsByKind[info.kind] ?? clusterColumns[info.kind] ?? [name, age];
 }
 
 /** A Table of `objects` (served form); `includeObject` as the query parameter says. */

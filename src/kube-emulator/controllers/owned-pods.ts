@@ -1,5 +1,10 @@
 // Helpers controllers share: the pods an owner controls, and how a controller reacts to pods.
-import { isObject, type JsonObject } from '../json.ts';
+import { clone, isObject, type JsonObject } from '../json.ts';
+import {
+  fromStructured,
+  matchesLabels,
+  type StructuredSelector,
+} from '../selectors/label-selector.ts';
 import type { ResourceApi } from '../resource-api.ts';
 import type { StoreEvent } from '../store.ts';
 import type { KubeObject, OwnerReference } from '../types.ts';
@@ -74,4 +79,65 @@ export function podFromTemplate(options: {
     },
     spec: { ...spec, ...specExtra },
   };
+}
+
+/**
+ * ClaimPods (pkg/controller/controller_ref_manager.go PodControllerRefManager): a pod of the
+ * owner's namespace with no controller, not being deleted, whose labels match the owner's selector
+ * (and that `filter` accepts) is adopted — a controller reference with blockOwnerDeletion is added;
+ * a pod the owner controls whose labels no longer match is released (its reference removed). An
+ * owner being deleted adopts nothing (canAdopt); an empty or invalid selector claims nothing.
+ */
+export function claimPods(
+  api: ResourceApi,
+  owner: KubeObject,
+  kind: string,
+  filter: (pod: KubeObject) => boolean = () => true,
+): void {
+  const spec = isObject(owner.spec) ? owner.spec : {};
+  let selector: ReturnType<typeof fromStructured>;
+  try {
+    selector = fromStructured(spec.selector as StructuredSelector | undefined);
+  } catch {
+    return;
+  }
+  if (selector.length === 0) return;
+  const uid = owner.metadata.uid ?? '';
+  for (const pod of api.store.list(podInfo.storage, owner.metadata.namespace ?? '')) {
+    if (pod.metadata.deletionTimestamp !== undefined) continue;
+    const ref = controllerOf(pod);
+    const matches = matchesLabels(selector, pod.metadata.labels);
+    if (ref === undefined) {
+      if (!matches || owner.metadata.deletionTimestamp !== undefined || !filter(pod)) continue;
+      const next = clone(pod);
+      next.metadata.ownerReferences = [
+        ...(pod.metadata.ownerReferences ?? []),
+        {
+          apiVersion: 'apps/v1',
+          kind,
+          name: owner.metadata.name ?? '',
+          uid,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ];
+      api.write(podInfo, next);
+    } else if (ref.uid === uid && !matches) {
+      const next = clone(pod);
+      next.metadata.ownerReferences = (pod.metadata.ownerReferences ?? []).filter(
+        (r) => r.uid !== uid,
+      );
+      if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
+      api.write(podInfo, next);
+    }
+  }
+}
+
+/** Whether a store event is a pod without a controller (any owner of its namespace may adopt it). */
+export function isOrphanPodEvent(event: StoreEvent): boolean {
+  return (
+    event.storage === podInfo.storage &&
+    event.type !== 'DELETED' &&
+    controllerOf(event.object) === undefined
+  );
 }

@@ -14,7 +14,14 @@ import {
   type StructuredSelector,
 } from '../selectors/label-selector.ts';
 import { randomSuffix } from '../names.ts';
-import { ownedPods, ownerKeyOf, podFromTemplate, templateOf } from './owned-pods.ts';
+import {
+  claimPods,
+  isOrphanPodEvent,
+  ownedPods,
+  ownerKeyOf,
+  podFromTemplate,
+  templateOf,
+} from './owned-pods.ts';
 import { isPodReady } from '../kubelets/pod-status.ts';
 import type { ResourceApi } from '../resource-api.ts';
 import type { KubeObject } from '../types.ts';
@@ -43,6 +50,12 @@ export class ReplicaSetController {
     this.#unsubscribe = this.#api.store.subscribe((event) => {
       const key = ownerKeyOf(event, replicaSets.storage, 'ReplicaSet');
       if (key !== undefined) this.#queue.add(key);
+      // An orphaned pod (no controller) may be adopted by any ReplicaSet of its namespace.
+      if (isOrphanPodEvent(event)) {
+        const namespace = event.object.metadata.namespace ?? '';
+        for (const set of this.#api.store.list(replicaSets.storage, namespace))
+          this.#queue.add(`${namespace}/${set.metadata.name ?? ''}`);
+      }
     });
     for (const set of this.#api.store.list(replicaSets.storage)) {
       this.#queue.add(`${set.metadata.namespace ?? ''}/${set.metadata.name ?? ''}`);
@@ -58,6 +71,8 @@ export class ReplicaSetController {
     const [namespace, name] = splitKey(key);
     const set = this.#api.peek(replicaSets, namespace, name);
     if (set === undefined || set.metadata.deletionTimestamp !== undefined) return;
+    // syncReplicaSet claims pods first (adopting orphans that match, releasing those that stop).
+    claimPods(this.#api, set, 'ReplicaSet');
     const spec = isObject(set.spec) ? set.spec : {};
     const replicas = typeof spec.replicas === 'number' ? spec.replicas : 1;
     const active = ownedPods(this.#api, set).filter(isActivePod);

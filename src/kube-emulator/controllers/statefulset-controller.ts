@@ -5,17 +5,20 @@ import type { Clock } from '../clock.ts';
 import type { EventRecorder } from '../event-recorder.ts';
 import { clone, isObject, type JsonObject } from '../json.ts';
 import { kindOf, podInfo, claimInfo } from '../kinds.ts';
-import { controllerOf, ownedPods, ownerKeyOf, podFromTemplate, templateOf } from './owned-pods.ts';
+import {
+  claimPods,
+  controllerOf,
+  isOrphanPodEvent,
+  ownedPods,
+  ownerKeyOf,
+  podFromTemplate,
+  templateOf,
+} from './owned-pods.ts';
 import { isPodReady } from '../kubelets/pod-status.ts';
 import type { ResourceApi } from '../resource-api.ts';
 import { StatefulSetRevisions } from './controller-revisions.ts';
 import { ensureClaims, updateClaimOwners, withClaimVolumes } from './statefulset-claims.ts';
 import type { KubeObject } from '../types.ts';
-import {
-  fromStructured,
-  matchesLabels,
-  type StructuredSelector,
-} from '../selectors/label-selector.ts';
 import { WorkQueue, splitKey } from '../work-queue.ts';
 
 const statefulSets = kindOf('apps', 'statefulsets');
@@ -60,11 +63,7 @@ export class StatefulSetController {
       // A claim that goes (or changes) may unblock a pod waiting for it; claims carry no
       // reference to their set by default, so every set of the namespace looks again.
       // An orphaned pod (no controller) may be adopted by any set of its namespace.
-      if (
-        event.storage === podInfo.storage &&
-        event.type !== 'DELETED' &&
-        controllerOf(event.object) === undefined
-      ) {
+      if (isOrphanPodEvent(event)) {
         const namespace = event.object.metadata.namespace ?? '';
         for (const set of this.#api.store.list(statefulSets.storage, namespace))
           this.#queue.add(`${namespace}/${set.metadata.name ?? ''}`);
@@ -122,43 +121,8 @@ export class StatefulSetController {
    * whose labels no longer match is released.
    */
   #claimPods(set: KubeObject): void {
-    const namespace = set.metadata.namespace ?? '';
     const name = set.metadata.name ?? '';
-    const spec = isObject(set.spec) ? set.spec : {};
-    let selector: ReturnType<typeof fromStructured>;
-    try {
-      selector = fromStructured(spec.selector as StructuredSelector | undefined);
-    } catch {
-      return;
-    }
-    if (selector.length === 0) return;
-    for (const pod of this.#api.store.list(podInfo.storage, namespace)) {
-      const owner = controllerOf(pod);
-      const matches = matchesLabels(selector, pod.metadata.labels);
-      if (owner === undefined) {
-        if (!matches || terminating(pod) || ordinalOf(name, pod) === undefined) continue;
-        const next = clone(pod);
-        next.metadata.ownerReferences = [
-          ...(pod.metadata.ownerReferences ?? []),
-          {
-            apiVersion: 'apps/v1',
-            kind: 'StatefulSet',
-            name,
-            uid: set.metadata.uid ?? '',
-            controller: true,
-            blockOwnerDeletion: true,
-          },
-        ];
-        this.#api.write(podInfo, next);
-      } else if (owner.uid === set.metadata.uid && !matches && !terminating(pod)) {
-        const next = clone(pod);
-        next.metadata.ownerReferences = (pod.metadata.ownerReferences ?? []).filter(
-          (ref) => ref.uid !== set.metadata.uid,
-        );
-        if (next.metadata.ownerReferences.length === 0) delete next.metadata.ownerReferences;
-        this.#api.write(podInfo, next);
-      }
-    }
+    claimPods(this.#api, set, 'StatefulSet', (pod) => ordinalOf(name, pod) !== undefined);
   }
 
   #scale(options: {

@@ -10,7 +10,8 @@ import type { ContainerLogs, LogWriter } from './container-logs.ts';
 import { HostPorts, portKey, type HostPortChooser } from './host-ports.ts';
 import { clone, isObject, objects, type JsonObject } from '../json.ts';
 import { kindOf, podInfo } from '../kinds.ts';
-import { NODE_NAME, terminationMs, type KubeletBase } from './kubelet.ts';
+import { isBound, NODE_NAME, terminationMs, type KubeletBase } from './kubelet.ts';
+import type { NodeAgent } from './node-agent.ts';
 import {
   Deadline,
   graceDeadline,
@@ -189,6 +190,7 @@ export class ProcessKubelet implements KubeletBase {
   readonly #unsubscribe: () => void;
   readonly #terminationByPod = new Map<string, number>();
   readonly #claims: ClaimFolders;
+  readonly #node: NodeAgent;
   #terminationMs = 0;
   #stopped = false;
 
@@ -202,8 +204,11 @@ export class ProcessKubelet implements KubeletBase {
     logs?: ContainerLogs;
     /** The scheduler's and kubelet's Events (pod-events.ts). */
     events?: PodEvents;
+    /** The node this kubelet runs (and the scheduler binds pods to). */
+    node: NodeAgent;
   }) {
     this.#api = options.api;
+    this.#node = options.node;
     this.#clock = options.clock;
     this.#dir = options.dir;
     this.#settings = options.settings;
@@ -228,6 +233,12 @@ export class ProcessKubelet implements KubeletBase {
     for (const pod of this.#api.store.list(podInfo.storage)) {
       this.#queue.add(objectKey(pod.metadata.namespace ?? '', pod.metadata.name ?? ''));
     }
+    // A cordon lifted (or a taint removed): pods waiting to be scheduled try again.
+    this.#node.onChange(() => {
+      for (const pod of this.#api.store.list(podInfo.storage))
+        if (!isBound(pod))
+          this.#queue.add(objectKey(pod.metadata.namespace ?? '', pod.metadata.name ?? ''));
+    });
   }
 
   logPath(namespace: string, pod: string): string {
@@ -371,7 +382,12 @@ export class ProcessKubelet implements KubeletBase {
       await this.#logs?.removePod({ namespace, pod: name, uid: pod.metadata.uid ?? '' });
       return;
     }
-    if (run === undefined) run = await this.#start(pod);
+    if (run === undefined) {
+      // Another node's pod, or one the scheduler cannot place here now (node-agent.ts).
+      if (isBound(pod) ? (pod.spec as JsonObject).nodeName !== NODE_NAME : !this.#node.admit(pod))
+        return;
+      run = await this.#start(pod);
+    }
     if (run === undefined) return;
     await this.#startContainers(run);
   }

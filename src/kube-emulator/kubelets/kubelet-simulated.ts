@@ -7,7 +7,8 @@
 // before the pod is removed.
 import type { Cancel, Clock } from '../clock.ts';
 import { clone, isObject, objects, type JsonObject } from '../json.ts';
-import { bindPod, type KubeletBase } from './kubelet.ts';
+import { isBound, NODE_NAME, type KubeletBase } from './kubelet.ts';
+import type { NodeAgent } from './node-agent.ts';
 import {
   Deadline,
   graceDeadline,
@@ -63,6 +64,7 @@ export class SimulatedKubelet implements KubeletBase {
   readonly #unsubscribe: () => void;
   readonly #logs: SimulatedLogs | undefined;
   readonly #events: PodEvents | undefined;
+  readonly #node: NodeAgent;
   #nextIp = 2;
 
   constructor(options: {
@@ -73,8 +75,11 @@ export class SimulatedKubelet implements KubeletBase {
     logs?: SimulatedLogs;
     /** The scheduler's and kubelet's Events (pod-events.ts). */
     events?: PodEvents;
+    /** The node this kubelet runs (and the scheduler binds pods to). */
+    node: NodeAgent;
   }) {
     this.#api = options.api;
+    this.#node = options.node;
     this.#logs = options.logs;
     this.#events = options.events;
     this.#clock = options.clock;
@@ -91,6 +96,12 @@ export class SimulatedKubelet implements KubeletBase {
     for (const pod of this.#api.store.list(podInfo.storage)) {
       this.#queue.add(objectKey(pod.metadata.namespace ?? '', pod.metadata.name ?? ''));
     }
+    // A cordon lifted (or a taint removed): pods waiting to be scheduled try again.
+    this.#node.onChange(() => {
+      for (const pod of this.#api.store.list(podInfo.storage))
+        if (!isBound(pod))
+          this.#queue.add(objectKey(pod.metadata.namespace ?? '', pod.metadata.name ?? ''));
+    });
   }
 
   async stop(): Promise<void> {
@@ -153,7 +164,10 @@ export class SimulatedKubelet implements KubeletBase {
     if (pod.metadata.deletionTimestamp !== undefined) return this.#terminate(key, pod, state);
     if (state !== undefined) return;
     const spec = pod.spec as Record<string, unknown>;
-    const bound = spec.nodeName === undefined ? bindPod(this.#api, pod) : pod;
+    // Another node's pod: no kubelet of this emulator runs it.
+    if (isBound(pod) && spec.nodeName !== NODE_NAME) return;
+    const bound = isBound(pod) ? pod : this.#node.schedule(pod);
+    if (bound === undefined) return;
     if (bound !== pod) this.#events?.scheduled(bound);
     const n = this.#nextIp++;
     const created: PodState = {

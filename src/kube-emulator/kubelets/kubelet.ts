@@ -1,7 +1,4 @@
 // What both fake kubelets offer tests, and the pod bookkeeping they share.
-import { clone } from '../json.ts';
-import { podInfo } from '../kinds.ts';
-import type { ResourceApi } from '../resource-api.ts';
 import type { ExecTarget } from './images.ts';
 import type { KubeObject } from '../types.ts';
 
@@ -28,11 +25,10 @@ export interface KubeletBase extends KubeletControl {
   execTarget?(namespace: string, pod: string, container: string): ExecTarget | string;
 }
 
-/** Binds a pod to the node (the scheduler's job, done here). */
-export function bindPod(api: ResourceApi, pod: KubeObject): KubeObject {
-  const next = clone(pod);
-  (next.spec as Record<string, unknown>).nodeName = NODE_NAME;
-  return api.write(podInfo, next);
+/** Whether a pod names a node (the scheduler, node-agent.ts, or its author bound it). */
+export function isBound(pod: KubeObject): boolean {
+  const spec = pod.spec as Record<string, unknown> | undefined;
+  return typeof spec?.nodeName === 'string' && spec.nodeName !== '';
 }
 
 /** How long (ms) a deleted pod may take, given the kubelet's delay and the pod's grace period. */

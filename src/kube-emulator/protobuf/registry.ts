@@ -8,6 +8,7 @@ import { file_k8s_io_api_authorization_v1_generated } from './gen/k8s.io/api/aut
 import { file_k8s_io_api_autoscaling_v1_generated } from './gen/k8s.io/api/autoscaling/v1/generated_pb.js';
 import { file_k8s_io_api_coordination_v1_generated } from './gen/k8s.io/api/coordination/v1/generated_pb.js';
 import { file_k8s_io_api_core_v1_generated } from './gen/k8s.io/api/core/v1/generated_pb.js';
+import { file_k8s_io_api_discovery_v1_generated } from './gen/k8s.io/api/discovery/v1/generated_pb.js';
 import { file_k8s_io_api_events_v1_generated } from './gen/k8s.io/api/events/v1/generated_pb.js';
 import { file_k8s_io_api_policy_v1_generated } from './gen/k8s.io/api/policy/v1/generated_pb.js';
 import { file_k8s_io_api_rbac_v1_generated } from './gen/k8s.io/api/rbac/v1/generated_pb.js';
@@ -26,6 +27,7 @@ const registry = (): ReturnType<typeof createRegistry> =>
     file_k8s_io_api_authentication_v1_generated,
     file_k8s_io_api_authorization_v1_generated,
     file_k8s_io_api_policy_v1_generated,
+    file_k8s_io_api_discovery_v1_generated,
     file_k8s_io_apimachinery_pkg_apis_meta_v1_generated,
   ));
 

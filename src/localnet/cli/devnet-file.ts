@@ -1,10 +1,11 @@
 // The devnet a localnet-cli is run next to: `<dir>/devnet.json` (written by `cluster-manager
-// devnet`, default dir `.devnet` in the current folder) gives the chain's RPC URL and the
+// devnet`; by default the nearest `.devnet` from the current folder up, as git finds `.git`) gives the chain's RPC URL and the
 // manager's URL and token, so `npx localnet-cli …` in the project folder talks to the devnet
 // without flags or env. The manager's URL and token are taken only while the devnet that wrote
 // the file runs (its devnet.lock): a stopped devnet's port may be another server's by now.
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { nearestDevnetDir } from '../../cli/devnet-file.ts';
 import { devnetStateOf, notRunningReason } from '../../cli/devnet-lock-file.ts';
 import { P1Error } from './p1-io.ts';
 
@@ -28,7 +29,10 @@ const text = (value: unknown): string | undefined =>
  * (nothing is taken from it); with one, a missing or malformed file is a `P1Error` naming it.
  */
 export function readDevnetEndpoints(dir: string | undefined, cwd: string): DevnetEndpoints {
-  const folder = resolve(cwd, dir ?? DEFAULT_DEVNET_DIR);
+  const folder =
+    dir === undefined
+      ? (nearestDevnetDir(cwd) ?? resolve(cwd, DEFAULT_DEVNET_DIR))
+      : resolve(cwd, dir);
   const file = join(folder, 'devnet.json');
   let raw: string;
   try {

@@ -1,14 +1,30 @@
-// The port through which the manager sends transactions: RPC (sign here, broadcast) or the
-// node's CLI (p1 syntax). Queries never go through it; they use the RPC client.
-import type { ActionKind, ActionRecord, ChainKey } from '../model.ts';
+// The port through which the manager sends transactions (Pocket V1's: sign here and broadcast
+// over its RPC, or run its CLI). Queries never go through it; they are the port's reads.
+import type { ActionKind, ActionRecord, ChainKey, StakeParams } from '../model.ts';
 
 export interface TxRequest {
   readonly kind: ActionKind;
   /** The validator's key as the key store parsed it (the chain's own key type). */
   readonly key: ChainKey;
-  readonly amount: string;
-  readonly chains: readonly string[];
+  /** The amount and the chain's own fields of a stake (`ChainPort.stake`); an unstake ignores them. */
+  readonly stake: StakeParams;
   readonly serviceUrl: string;
+}
+
+/** What a sender's way of sending can do, as data (the reconciler and the docs read it). */
+export interface TransportCapabilities {
+  /** Its name in logs and the journal (Pocket V1: `rpc` or `cli`). */
+  readonly name: string;
+  /**
+   * `prepare` gives the transaction's bytes and hash, and `resend` sends the same bytes again
+   * (the same transaction, never a second one): a send that may have failed is followed and
+   * re-sent. False: each send signs anew, so a send that may have gone out is only followed.
+   */
+  readonly resendsSameBytes: boolean;
+  /** Error codes of `send` after which the transaction may still have reached the chain. */
+  readonly maybeSentCodes: readonly string[];
+  /** How `triggerView` makes the next block, in words (for status and docs). */
+  readonly viewTrigger: string;
 }
 
 /** What is known of a transaction before it is sent (RPC: everything; CLI: nothing). */
@@ -26,6 +42,8 @@ export type SendOutcome = 'admitted' | 'in-mempool' | 'committed';
 
 export interface ChainAdapter {
   readonly mode: 'rpc' | 'cli';
+  /** What this way of sending can do. */
+  readonly transport: TransportCapabilities;
   /** Builds what can be built before sending; synchronous so the journal entry precedes any I/O. */
   prepare(request: TxRequest): PreparedTx;
   /** Sends the transaction; resolves once the node admitted it. */

@@ -9,6 +9,7 @@
 // on nothing meanwhile. Blocks are linked by V1's `prev_state_hash` (the `state_hash` of the block
 // before), so the check costs no request while heights move forward.
 import type { Clock } from '../clock.ts';
+import { ManagerError } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 import type { ActionKind, ChainValidator } from '../model.ts';
 import type { ChainMemory } from './chain-memory.ts';
@@ -291,7 +292,7 @@ export class ChainView {
     const { reads, listener, logger } = this.#options;
     try {
       this.#requests++;
-      const height = await reads.height({ timeoutMs: 5_000 });
+      const height = blockHeight(await reads.height({ timeoutMs: 5_000 }));
       if (height < this.#highest) {
         throw new Distrust(
           `the chain's height went back to ${height} after ${this.#highest} had been seen; nothing is done until it is back at ${this.#highest}`,
@@ -486,6 +487,21 @@ export class ChainView {
     }
     this.#mempool = next;
   }
+}
+
+/**
+ * The chain's answer as a block height, or CHAIN_UNAVAILABLE naming it: a height that is negative
+ * or not an integer is no height a node answers (V1's is its consensus height less one, never below 0), so the chain is not believed
+ * and the manager not ready while it answers one (issue 30: a node answering −5 left /readyz ready
+ * at −1, as if the chain had answered). Not a Distrust, which counts as an answer.
+ */
+function blockHeight(height: number): number {
+  if (Number.isSafeInteger(height) && height >= 0) return height;
+  throw new ManagerError(
+    'CHAIN_UNAVAILABLE',
+    `the chain answered height ${String(height)}, which is not a block height (an integer ≥ 0); nothing is done until it answers one`,
+    { details: { height } },
+  );
 }
 
 function short(hash: string): string {

@@ -1,7 +1,8 @@
-// The chain port (docs/design.md §The chain port): everything the manager's core needs from a chain,
-// in the core's own words. The planner, reconciler, scaler, journal and control plane see only
-// this; a chain is one implementation of it (Pocket V1's is `chain/pocket/`, over its RPC or its
-// CLI). Nothing here names a message type, a fee, a result code or a key format.
+// The chain port (docs/design.md §The chain port): everything the manager's core needs
+// from a chain, in the core's own words. The planner, reconciler, scaler, journal and control
+// plane see only this; a chain is one implementation of it, selected by name (chain/registry.ts;
+// Pocket V1's is `chain/pocket/`, over its RPC or its CLI). Nothing here names a message type, a
+// fee, a result code, a key format or a way of sending.
 import type { ManagerError } from '../errors.ts';
 import type {
   ActionKind,
@@ -9,6 +10,7 @@ import type {
   ChainKey,
   ChainValidator,
   IdFormat,
+  StakeParams,
 } from '../model.ts';
 import type { ChainIdentity } from '../journal/journal.ts';
 import type { ChainAdapter } from './adapter.ts';
@@ -97,7 +99,7 @@ export interface CommittedFailure {
 /** The chain's rules the reconciler applies to its own transactions. */
 export interface ChainRules {
   /** The least balance a `kind` needs: the fee, and for a stake the amount staked. */
-  requiredBalance(kind: ActionKind, stakeAmount: string): bigint;
+  requiredBalance(kind: ActionKind, stake: StakeParams): bigint;
   /**
    * What a non-zero result code means for a `kind`: a named error, and whether it is terminal.
    * A failure whose effect is already there (an unstake of a validator already leaving) is not.
@@ -114,10 +116,14 @@ export interface KeyCodec<K extends ChainKey = ChainKey> {
   parse(text: string): K;
 }
 
+/**
+ * Whether a validator's own node is up, for static discovery's readiness (a pod's Ready condition
+ * stands in for it on Kubernetes): resolves when the node at `url` answers, throws why not.
+ */
+export type NodeProbe = (url: string, signal: AbortSignal) => Promise<void>;
+
 /** The chain, as the manager's core uses it. */
 export interface ChainPort {
-  /** How transactions go out (the journal records it: `rpc`, `cli`, …). */
-  readonly transport: string;
   readonly capabilities: ChainCapabilities;
   readonly reads: ChainReads;
   readonly sender: ChainAdapter;
@@ -126,8 +132,12 @@ export interface ChainPort {
   readonly ids: IdFormat;
   /** How the chain's private keys are written (the keys Secret's and keys file's values). */
   readonly keys: KeyCodec;
+  /** What a stake carries: the configured amount with its denomination, and the chain's fields. */
+  readonly stake: StakeParams;
   /** The height a validator's own node has reached (its RPC at `url`). */
   nodeHeight(url: string, signal: AbortSignal): Promise<number>;
+  /** Whether a validator's own node at `url` is up (static discovery's readiness). */
+  readonly nodeReady: NodeProbe;
   /**
    * The address a validator's node signs with, asked of the node at the service URL it stakes
    * with (undefined: it runs without a key). Absent where the chain's nodes cannot be asked: the

@@ -109,35 +109,73 @@ ${fn}_candidates() {
 }
 
 function bashScript(name: string, fn: string, table: WordTable): string {
-  return `# ${name} completion for bash — load it with: eval "$(${name} completion bash)"
+  return `# ${name} completion for bash, for \`${name} …\` and \`npx ${name} …\`: save it once from the
+# project (npx ${name} completion bash > ~/.${name}.bash) and source that file in ~/.bashrc.
 ${candidates(fn, table, false)}
-${fn}() {
-  local cur="\${COMP_WORDS[COMP_CWORD]}" words
-  words="$(${fn}_candidates "$cur" "\${COMP_WORDS[@]:1:COMP_CWORD-1}")"
+# ${fn}_reply CUR WORD... (the words before CUR, after the command name)
+${fn}_reply() {
+  local cur="$1" words
+  words="$(${fn}_candidates "$@")"
   if [[ "$words" == "__files__" ]]; then
     COMPREPLY=($(compgen -f -- "$cur"))
   else
     COMPREPLY=($(compgen -W "$words" -- "$cur"))
   fi
 }
+${fn}() {
+  ${fn}_reply "\${COMP_WORDS[COMP_CWORD]}" "\${COMP_WORDS[@]:1:COMP_CWORD-1}"
+}
+# npx [its options] ${name} …: the project's own ${name}, from node_modules/.bin. Any other npx
+# command line gets bash's default (file names).
+${fn}_npx() {
+  local cur="\${COMP_WORDS[COMP_CWORD]}" i=1
+  while (( i < COMP_CWORD )) && [[ "\${COMP_WORDS[i]}" == -* ]]; do ((i++)); done
+  COMPREPLY=()
+  if (( i < COMP_CWORD )) && [[ "\${COMP_WORDS[i]}" == ${name} ]]; then
+    ${fn}_reply "$cur" "\${COMP_WORDS[@]:i+1:COMP_CWORD-i-1}"
+  elif (( i == COMP_CWORD )); then
+    COMPREPLY=($(compgen -W "${name}" -- "$cur"))
+  fi
+}
 complete -F ${fn} ${name}
+complete -o default -F ${fn}_npx npx
 `;
 }
 
 function zshScript(name: string, fn: string, table: WordTable): string {
   return `#compdef ${name}
-# ${name} completion for zsh — load it with: source <(${name} completion zsh)
+# ${name} completion for zsh, for \`${name} …\` and \`npx ${name} …\`: save it once from the
+# project (npx ${name} completion zsh > ~/.${name}.zsh) and source that file in ~/.zshrc, after
+# compinit.
 ${candidates(fn, table, true)}
-${fn}() {
-  local cur="\${words[CURRENT]}" found
-  found="$(${fn}_candidates "$cur" "\${(@)words[2,CURRENT-1]}")"
+# ${fn}_reply CUR WORD... (the words before CUR, after the command name)
+${fn}_reply() {
+  local found
+  found="$(${fn}_candidates "$@")"
   if [[ "$found" == "__files__" ]]; then
     _files
   else
     compadd -- \${=found}
   fi
 }
+${fn}() {
+  ${fn}_reply "\${words[CURRENT]}" "\${(@)words[2,CURRENT-1]}"
+}
+# npx [its options] ${name} …: the project's own ${name}, from node_modules/.bin.
+${fn}_npx() {
+  local i=2
+  while (( i < CURRENT )) && [[ "\${words[i]}" == -* ]]; do (( i++ )); done
+  if (( i < CURRENT )) && [[ "\${words[i]}" == ${name} ]]; then
+    ${fn}_reply "\${words[CURRENT]}" "\${(@)words[i+1,CURRENT-1]}"
+  elif (( i == CURRENT )); then
+    compadd -- ${name}
+    _files
+  else
+    _files
+  fi
+}
 compdef ${fn} ${name}
+compdef ${fn}_npx npx
 `;
 }
 
@@ -148,7 +186,8 @@ function fishScript(name: string, fn: string, table: WordTable): string {
         `        case '${key}'\n            string split ' ' -- '${words.join(' ')}'`,
     )
     .join('\n');
-  return `# ${name} completion for fish — load it with: ${name} completion fish | source
+  return `# ${name} completion for fish, for \`${name} …\` and \`npx ${name} …\`: save it once from the
+# project: npx ${name} completion fish > ~/.config/fish/completions/${name}.fish
 function ${fn}_words
     switch "$argv[1]|$argv[2]"
 ${cases}
@@ -157,11 +196,14 @@ end
 
 function ${fn}_candidates
     set -l tokens (commandline -opc)
+    # After the command word: \`${name} …\` or \`npx [its options] ${name} …\`.
+    set -l at (contains -i -- ${name} $tokens); or set at 1
+    set -e tokens[1..$at]
     set -l cur (commandline -ct)
     set -l cmdpath ''
     set -l skip 0
     set -l prev ''
-    for word in $tokens[2..-1]
+    for word in $tokens
         set prev $word
         if test $skip -eq 1
             set skip 0
@@ -193,21 +235,36 @@ function ${fn}_candidates
 end
 
 complete -c ${name} -f -a '(${fn}_candidates)'
+complete -c npx -n '__fish_seen_subcommand_from ${name}' -f -a '(${fn}_candidates)'
+complete -c npx -n 'not __fish_seen_subcommand_from ${name}' -a '${name}'
 `;
 }
 
 export function registerCompletionCommand(program: Command): void {
   program
     .command('completion')
-    .description('Print a shell completion script for cluster-manager (bash, zsh or fish).')
+    .description(
+      'Print a shell completion script for `cluster-manager` and `npx cluster-manager` (bash, zsh or fish).',
+    )
     .argument('<shell>', SHELLS.join(' | '))
     .addHelpText(
       'after',
       examples([
-        ['eval "$(cluster-manager completion bash)"', 'bash: in ~/.bashrc'],
-        ['source <(cluster-manager completion zsh)', 'zsh: in ~/.zshrc, after compinit'],
-        ['cluster-manager completion fish | source', 'fish: in ~/.config/fish/config.fish'],
-      ]),
+        [
+          'npx cluster-manager completion bash > ~/.cluster-manager.bash',
+          'bash, in the project; then `source ~/.cluster-manager.bash` in ~/.bashrc',
+        ],
+        [
+          'npx cluster-manager completion zsh > ~/.cluster-manager.zsh',
+          'zsh, in the project; then `source ~/.cluster-manager.zsh` in ~/.zshrc, after compinit',
+        ],
+        [
+          'npx cluster-manager completion fish > ~/.config/fish/completions/cluster-manager.fish',
+          'fish, in the project',
+        ],
+      ]) +
+        '\nThe scripts complete `cluster-manager …` and `npx cluster-manager …` alike. Write them from the\n' +
+        'project folder: elsewhere npx would offer to install an unrelated npm package of that name.\n',
     )
     .action((shell: string) => {
       if (!(SHELLS as readonly string[]).includes(shell))

@@ -10,6 +10,10 @@ export interface ControlClientOptions {
   timeoutMs: number;
   /** Added to the error when the server cannot be reached (what to check). */
   unreachableHint?: string;
+  /** Added to an UNAUTHORIZED (401) answer's error: where the token came from, what to do. */
+  unauthorizedHint?: string;
+  /** Where the server's URL came from, for a URL that is not one (default `--server`). */
+  source?: string;
 }
 
 export interface ApiError {
@@ -20,21 +24,26 @@ export interface ApiError {
 export interface Answer<T> {
   status: number;
   body: T;
+  /** What to do about this answer, when the client knows more than the server (a 401). */
+  hint?: string;
 }
 
 export class ControlClient {
   readonly #options: ControlClientOptions;
 
   constructor(options: ControlClientOptions) {
-    let url: URL;
+    let url: URL | undefined;
     try {
       url = new URL(options.server);
     } catch {
+      url = undefined;
+    }
+    // `localhost:8080` parses as a URL of the scheme `localhost:`: only http(s) is a manager's.
+    if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:'))
       throw new CliError(
-        `--server is not a URL: ${JSON.stringify(options.server)}`,
+        `${options.source ?? '--server'} is not an http(s) URL: ${JSON.stringify(options.server)}; give the manager's control RPC as http://host:port (e.g. http://127.0.0.1:8080)`,
         ExitCode.usage,
       );
-    }
     this.#options = { ...options, server: url.href.replace(/\/+$/, '') };
   }
 
@@ -102,7 +111,8 @@ export class ControlClient {
     } catch {
       parsed = { text };
     }
-    return { status: reply.status, body: parsed as T };
+    const hint = reply.status === 401 ? this.#options.unauthorizedHint : undefined;
+    return { status: reply.status, body: parsed as T, ...(hint === undefined ? {} : { hint }) };
   }
 
   /** Follows GET /v1/events, calling `onEvent` per event until `signal` aborts or the stream ends. */
@@ -162,7 +172,8 @@ export function failOn(answer: Answer<unknown>, what: string): never {
     // The API's advice is for API callers; on the command line the same thing is `--force`.
     .replace(/\b([Ss])end force: true\b/g, (_, s: string) =>
       s === 'S' ? 'Pass --force' : 'pass --force',
-    );
+    )
+    .concat(answer.hint === undefined ? '' : `; ${answer.hint}`);
   const code =
     answer.status === 504
       ? ExitCode.timedOut

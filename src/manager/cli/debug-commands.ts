@@ -4,17 +4,17 @@
 // Exit codes: 0 done, 1 failed, 2 usage, 3 timed out, 130/143 interrupted (docs/cli.md).
 import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
-import type { PlanView, Readiness } from '../rpc/control-plane.ts';
+import type { ChainSummary, PlanView, Readiness } from '../rpc/control-plane.ts';
 import type { ActionSummary, ValidatorStatus } from '../status.ts';
 import { failOn, type ControlClient } from './control-client.ts';
 import { registerCompletionCommand } from './completion-command.ts';
 import { registerLogsCommand } from './logs-command.ts';
 import { registerParticipationCommand } from './participation-command.ts';
-import { statusTable, summaryLines, table } from './render.ts';
+import { problemLines, statusTable, summaryLines, table } from './render.ts';
 import { registerScaleCommand } from './scale-command.ts';
 import { clientOf, DEFAULT_SERVER, targetOf } from './server-target.ts';
 import { WatchPrinter } from './watch-printer.ts';
-import { pocketIds } from '../chain/pocket/id-format.ts';
+import { idFormatOf } from '../id-format.ts';
 import { VALIDATOR_ID_PATTERN } from '../model.ts';
 
 /** What the control RPC takes as a `validator` (its route schema's pattern). */
@@ -41,13 +41,16 @@ export function registerDebugCommands(program: Command): void {
   program
     .option(
       '--server <url>',
-      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the devnet in ./.devnet; else ${DEFAULT_SERVER}]`,
+      `control RPC of the manager [env CLUSTER_MANAGER_URL; else the nearest .devnet from here up; else ${DEFAULT_SERVER}]`,
     )
     .option(
       '--token <token>',
       "bearer token of the control RPC, for reads and changes [env CLUSTER_MANAGER_TOKEN; a devnet's own when its manager is used]",
     )
-    .option('--devnet <dir>', 'use the devnet in this folder (default: ./.devnet when it exists)');
+    .option(
+      '--devnet <dir>',
+      'use the devnet in this folder (default: the nearest .devnet from the working folder up, as git finds .git)',
+    );
 
   registerScaleCommand(program);
 
@@ -86,6 +89,7 @@ export function registerDebugCommands(program: Command): void {
                 synced: summary.synced,
                 chain: summary.chain,
                 journal: summary.journal,
+                informers: summary.informers,
               }),
           validators: answer.body.validators,
         });
@@ -105,15 +109,24 @@ export function registerDebugCommands(program: Command): void {
       ]),
     )
     .action(async (options: { json?: boolean }, command: Command) => {
-      const answer = await (await client(command)).get<PlanView>('/v1/plan');
+      const api = await client(command);
+      const [answer, ready] = await Promise.all([
+        api.get<PlanView>('/v1/plan'),
+        api.get<Readiness>('/readyz'),
+      ]);
       if (answer.status !== 200) failOn(answer, 'plan');
       const view = answer.body;
-      if (options.json === true) return print(view);
+      // The inputs the plan was made from, with their problems (/readyz: 200 or 503, same body).
+      const informers = Array.isArray(ready.body.informers) ? ready.body.informers : undefined;
+      if (options.json === true)
+        return print(informers === undefined ? view : { ...view, informers });
       process.stdout.write(
         `height ${view.height}${view.paused ? ', PAUSED' : ''}${view.synced ? '' : ', not synced yet'}${
           view.discovery === 'static' ? ', discovery static' : ''
         }\n`,
       );
+      for (const line of problemLines({ informers: informers ?? [] }))
+        process.stdout.write(`${line}\n`);
       if (view.actions.length === 0) process.stdout.write('nothing to do\n');
       else
         process.stdout.write(
@@ -148,25 +161,17 @@ export function registerDebugCommands(program: Command): void {
         options: { limit: number; before?: number; validator?: string; json?: boolean },
         command: Command,
       ) => {
-        // A person's `5` names 005 (the id format's reading, as `logs 5`); any other id token goes
-        // as written, and the manager answers an empty page for an id it does not know.
+        const manager = await client(command);
         const validator =
           options.validator === undefined
             ? undefined
-            : (pocketIds.fromText(options.validator) ?? options.validator);
-        if (validator !== undefined && !ID_TOKEN.test(validator))
-          throw new CliError(
-            `--validator must be an id such as ${pocketIds.example}`,
-            ExitCode.usage,
-          );
+            : await validatorIdOf(manager, options.validator);
         const query = new URLSearchParams({
           limit: String(options.limit),
           ...(options.before === undefined ? {} : { before: String(options.before) }),
           ...(validator === undefined ? {} : { validator }),
         });
-        const answer = await (
-          await client(command)
-        ).get<{
+        const answer = await manager.get<{
           actions: ActionSummary[];
           next: number | null;
         }>(`/v1/actions?${query.toString()}`);
@@ -266,4 +271,20 @@ export function registerDebugCommands(program: Command): void {
   registerParticipationCommand(program);
   registerLogsCommand(program);
   registerCompletionCommand(program);
+}
+
+/**
+ * The id a person's `--validator` text names, in the format of the manager's chain (GET
+ * /v1/chain): on Pocket V1 `5` names `005`, on a chain whose ids are `val-N` it names `val-5`. A
+ * token the format does not read goes as written (the manager answers an empty page for an id it
+ * does not know); a token no id can be is a usage error.
+ */
+async function validatorIdOf(manager: ControlClient, text: string): Promise<string> {
+  const answer = await manager.get<ChainSummary>('/v1/chain');
+  if (answer.status !== 200) failOn(answer, 'chain');
+  const ids = idFormatOf(answer.body.ids);
+  const id = ids.fromText(text) ?? text;
+  if (!ID_TOKEN.test(id))
+    throw new CliError(`--validator must be an id such as ${ids.example}`, ExitCode.usage);
+  return id;
 }

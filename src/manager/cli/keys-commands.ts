@@ -1,10 +1,12 @@
 // `cluster-manager keys inspect|generate`: offline tools for validator keys and their Secret. The
 // commands are declared here; their work (Pocket keys, YAML) is loaded only when one runs
 // (keys-actions.ts), so that every other `cluster-manager` call starts without it.
-import { writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
 import { readSecretArgument } from '../../cli/input.ts';
-import { examples, UsageError } from '../../cli/program.ts';
+import { CliError, examples, ExitCode, UsageError } from '../../cli/program.ts';
 
 /** Default name of the keys Secret, as on Pocket's LocalNet. */
 export const DEFAULT_KEYS_SECRET = 'validators-private-keys';
@@ -69,9 +71,27 @@ export function registerKeysCommands(program: Command): void {
         const { generateKeysSecret } = await import('./keys-actions.ts');
         const manifest = generateKeysSecret(options);
         if (options.out === undefined) process.stdout.write(manifest);
-        else await writeFile(options.out, manifest, { mode: 0o600 });
+        else await writePrivate(options.out, manifest);
       },
     );
+}
+
+/**
+ * Writes private keys to `path` with mode 0600 — also over an existing file (whose mode
+ * `writeFile` would keep: a 0644 keys.yaml stayed readable by all): written aside, then renamed.
+ */
+async function writePrivate(path: string, text: string): Promise<void> {
+  const aside = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}`);
+  try {
+    await writeFile(aside, text, { mode: 0o600, flag: 'wx' });
+    await rename(aside, path);
+  } catch (error: unknown) {
+    await rm(aside, { force: true });
+    throw new CliError(
+      `cannot write ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+      ExitCode.failed,
+    );
+  }
 }
 
 function parseCount(value: string): number {

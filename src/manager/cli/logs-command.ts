@@ -10,6 +10,7 @@ import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { ValidatorStatus } from '../status.ts';
 import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
 import { pocketIds } from '../chain/pocket/id-format.ts';
+import { PrettyLines, prettyText, type PrettyOptions } from './log-pretty.ts';
 
 interface LogsFlags {
   follow?: boolean;
@@ -19,6 +20,7 @@ interface LogsFlags {
   container?: string;
   kubeconfig?: string;
   namespace?: string;
+  pretty?: boolean;
 }
 
 function count(value: string): number {
@@ -38,6 +40,10 @@ export function registerLogsCommand(program: Command): void {
     .option('--tail <lines>', 'only the last lines', count)
     .option('-p, --previous', 'the log of the previous, terminated container')
     .option('--timestamps', 'prefix each line with its time')
+    .option(
+      '--pretty',
+      'one readable line per JSON log line: time (UTC), level, message, then the fields',
+    )
     .option('-c, --container <name>', 'the container (default: the pod has one)')
     .option(
       '--kubeconfig <file>',
@@ -52,6 +58,7 @@ export function registerLogsCommand(program: Command): void {
       examples([
         ['cluster-manager logs 005', "validator 005's node log"],
         ['cluster-manager logs 005 -f --tail 20', 'the last 20 lines, then follow'],
+        ['cluster-manager logs 005 --pretty', 'readable lines instead of JSON'],
         ['cluster-manager logs validator-4 -n devnet', 'by pod name'],
       ]),
     )
@@ -135,6 +142,11 @@ export async function podOf(
   throw new CliError(`cannot tell the pod of validator ${id} (${reason}); pass the pod name`);
 }
 
+/** Colours only on a terminal that did not ask for none (https://no-color.org). */
+function pretty(): PrettyOptions {
+  return { color: process.stdout.isTTY && (process.env.NO_COLOR ?? '') === '' };
+}
+
 async function printLog(
   kc: import('@kubernetes/client-node').KubeConfig,
   options: LogsFlags & { namespace: string; pod: string; hint?: string | undefined },
@@ -175,14 +187,14 @@ async function printLog(
         ...(options.previous === true ? { previous: true } : {}),
         ...(options.timestamps === true ? { timestamps: true } : {}),
       });
-      process.stdout.write(text);
+      process.stdout.write(options.pretty === true ? prettyText(text, pretty()) : text);
       return;
     }
   } catch (error: unknown) {
     throw explain(error);
   }
   // Following: the body is streamed to stdout until the container stops or Ctrl-C.
-  const sink = new PassThrough();
+  const sink = options.pretty === true ? new PrettyLines(pretty()) : new PassThrough();
   sink.on('data', (chunk: Buffer) => process.stdout.write(chunk));
   const ended = new Promise<void>((resolve) => sink.once('end', resolve));
   let controller: AbortController;

@@ -28,96 +28,15 @@ export function statusTable(validators: readonly ValidatorStatus[]): string {
   );
 }
 
-/** Where one validator stands in a scale, as the progress display names it. */
-export function stageOf(v: ValidatorStatus): string {
-  if (v.wanted) {
-    if (v.phase === 'active') return 'active';
-    if (v.phase === 'failed' || v.phase === 'held') return v.phase;
-    if (v.chain.status === 'staked') return 'staked';
-    if (v.phase === 'staking') return 'staking';
-    return v.ready ? 'pod ready' : 'waiting for pod';
-  }
-  if (v.chain.status === 'staked') return v.phase === 'unstaking' ? 'unstaking' : 'draining';
-  return v.chain.status === 'unstaking' || v.chain.status === 'unstaked' ? 'left the set' : 'gone';
-}
-
-const check = (done: boolean): string => (done ? '[x]' : '[ ]');
-
 /**
- * Live progress of a scale, per validator: pod ready → staked → active (or, leaving: draining →
- * unstaking → left the set). Redrawn in place on a terminal; elsewhere one plain line per change.
+ * Whether a validator is where a scale wants it, in the manager's own phases — the one vocabulary
+ * of every display (`status`, `watch`, the devnet's board, scale progress; defined by `Phase` in
+ * planner/plan.ts and explained in docs/operations.md, "Phases"): a wanted one `active` (or
+ * `staked` when the scale waits only for stakes), a leaving one `unstaked` (out of the set).
  */
-export class ScaleProgress {
-  readonly #out: NodeJS.WritableStream & { isTTY?: boolean };
-  readonly #tty: boolean;
-  readonly #stages = new Map<string, string>();
-  /** Whether a snapshot has been shown: the first one is the state before the scale. */
-  #shown = false;
-  #rows: string[] = [];
-  #drawn = 0;
-
-  constructor(out: NodeJS.WritableStream & { isTTY?: boolean }) {
-    this.#out = out;
-    this.#tty = out.isTTY === true;
-  }
-
-  /** Shows a fresh snapshot of GET /v1/validators. */
-  show(validators: readonly ValidatorStatus[]): void {
-    const shown = validators.filter(
-      (v) => v.id !== null && (v.wanted || v.pod !== null || v.chain.status === 'staked'),
-    );
-    const lines: string[] = [];
-    for (const v of shown) {
-      const id = v.id ?? v.key;
-      const stage = stageOf(v);
-      const before = this.#stages.get(id);
-      this.#stages.set(id, stage);
-      if (this.#tty) {
-        const steps = v.wanted
-          ? `${check(v.ready || v.chain.status === 'staked')} pod ready  ${check(v.chain.status === 'staked')} staked  ${check(v.phase === 'active')} active`
-          : `leaving: ${stage}`;
-        lines.push(
-          `${id}  ${(v.pod ?? '-').padEnd(13)} ${steps.padEnd(42)} ${v.reason.slice(0, 70)}`,
-        );
-      } else if (before !== stage) {
-        // Off a terminal, the first snapshot only reports who is not settled yet. A validator
-        // that first shows up in a later one is reported whatever its stage: a slow machine may
-        // see a joiner only once it is already active.
-        if (this.#shown || (stage !== 'active' && stage !== 'left the set' && stage !== 'gone'))
-          this.#out.write(
-            `${id}: ${before === undefined ? '' : `${before} → `}${stage} (${v.reason})\n`,
-          );
-      }
-    }
-    this.#shown = true;
-    if (this.#tty) {
-      this.#rows = lines;
-      this.#redraw();
-    }
-  }
-
-  note(text: string): void {
-    if (this.#tty) this.#clear();
-    this.#out.write(`${text}\n`);
-    if (this.#tty) this.#redraw();
-  }
-
-  /** Writes the last line under the table, which stays on the screen. */
-  finish(text: string): void {
-    this.#out.write(`${text}\n`);
-    this.#drawn = 0;
-  }
-
-  #clear(): void {
-    if (this.#drawn > 0) this.#out.write(`\x1b[${this.#drawn}A\x1b[J`);
-    this.#drawn = 0;
-  }
-
-  #redraw(): void {
-    this.#clear();
-    if (this.#rows.length > 0) this.#out.write(`${this.#rows.join('\n')}\n`);
-    this.#drawn = this.#rows.length;
-  }
+export function isSettled(v: ValidatorStatus, wait: 'none' | 'staked' | 'active'): boolean {
+  if (!v.wanted) return v.phase === 'unstaked';
+  return v.phase === 'active' || (wait !== 'active' && v.phase === 'staked');
 }
 
 /** "0.4 s", "12 s", "3 min", "2 h 5 min": how long ago, for a person. */
@@ -146,6 +65,22 @@ export interface ManagerSummary {
     setAside: { to: string; reason: string } | null;
     failure?: { code: string; message: string; since: string } | null;
   };
+  /** The manager's inputs (informers, or the files of static discovery), from /readyz. */
+  informers?: readonly { name: string; synced: boolean; lastError: string | null }[];
+}
+
+/**
+ * One line per input of the manager that has a problem now: a broken validators or keys file of
+ * static discovery (the last good version stays in force meanwhile), an informer's last error.
+ * What `status` and `plan` print under their first line (before, only /readyz and the log said).
+ */
+export function problemLines(summary: Pick<ManagerSummary, 'informers'>): string[] {
+  return (summary.informers ?? [])
+    .filter((input) => input.lastError !== null)
+    .map((input) => {
+      const kept = input.name.endsWith('-file') && input.synced;
+      return `problem: ${input.name}: ${input.lastError ?? ''}${kept ? ' (the last good version stays in force)' : ''}`;
+    });
 }
 
 /** The lines above `status`'s table. */
@@ -182,5 +117,6 @@ export function summaryLines(summary: ManagerSummary, now: number): string[] {
     lines.push(
       `JOURNAL CANNOT BE WRITTEN since ${failure.since}: ${failure.code}: ${failure.message}`,
     );
+  lines.push(...problemLines(summary));
   return lines;
 }

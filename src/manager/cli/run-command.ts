@@ -1,6 +1,6 @@
 // `cluster-manager run` wiring: one flag per setting of config.ts; the service itself is loaded
 // only when the command runs (it pulls in client-node, fastify and the rest).
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { Setting } from '../config.ts';
 
@@ -30,10 +30,19 @@ export function registerRunCommand(program: Command, settings: readonly Setting[
       `--${setting.flag} <value>`,
       `${setting.description} [${setting.env}${setting.default === undefined ? '' : `, default ${setting.default}`}]`,
     );
+    // An older name a chain's setting keeps (docs/configuration.md lists it): taken, not shown.
+    if (setting.alias !== undefined)
+      run.addOption(
+        new Option(`--${setting.alias.flag} <value>`, `alias of --${setting.flag}`).hideHelp(),
+      );
   }
   run.action(async (flags: Record<string, string | undefined>) => {
     const byFlag: Record<string, string | undefined> = {};
-    for (const setting of settings) byFlag[setting.flag] = flags[camel(setting.flag)];
+    for (const setting of settings) {
+      byFlag[setting.flag] = flags[camel(setting.flag)];
+      if (setting.alias !== undefined)
+        byFlag[setting.alias.flag] = flags[camel(setting.alias.flag)];
+    }
     const { ConfigError } = await import('../config.ts');
     const { startService } = await import('../run.ts');
     const { isManagerError } = await import('../errors.ts');

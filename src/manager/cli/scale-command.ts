@@ -7,7 +7,8 @@ import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { ScaleResult } from '../scale/scaler.ts';
 import type { ValidatorStatus } from '../status.ts';
 import { failOn, type Answer, type ControlClient } from './control-client.ts';
-import { ScaleProgress, stageOf } from './render.ts';
+import { isSettled } from './render.ts';
+import { ScaleProgress } from './scale-progress.ts';
 import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
 
 function integer(min: number, max: number, what: string) {
@@ -66,11 +67,7 @@ export function stillHappening(
   const open: string[] = [];
   for (const v of validators) {
     if (v.id === null) continue;
-    const stage = stageOf(v);
-    const done = v.wanted
-      ? stage === 'active' || (wait !== 'active' && stage === 'staked')
-      : stage === 'left the set' || stage === 'gone';
-    if (!done) open.push(`${v.id} ${stage} (${v.reason})`);
+    if (!isSettled(v, wait)) open.push(`${v.id} ${v.phase} (${v.reason})`);
   }
   return open;
 }
@@ -81,6 +78,7 @@ interface ScaleFlags {
   drive: boolean;
   force: boolean;
   json?: boolean;
+  wide?: boolean;
 }
 
 export function registerScaleCommand(program: Command): void {
@@ -104,6 +102,10 @@ export function registerScaleCommand(program: Command): void {
       false,
     )
     .option('--json', 'print the answer as JSON on stdout')
+    .option(
+      '--wide',
+      "on a terminal, show each validator's reason whole (wrapped onto more lines) instead of cut to fit the width",
+    )
     .addHelpText(
       'after',
       examples([
@@ -129,7 +131,7 @@ async function scale(
   options: ScaleFlags & { wait: 'none' | 'staked' | 'active'; replicas: number },
 ): Promise<void> {
   const { replicas, wait } = options;
-  const progress = new ScaleProgress(process.stderr);
+  const progress = new ScaleProgress(process.stderr, { wide: options.wide === true });
   const refresh = refresher(async () => {
     const answer = await api.get<{ validators: ValidatorStatus[] }>('/v1/validators');
     if (answer.status === 200) progress.show(answer.body.validators);

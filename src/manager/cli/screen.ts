@@ -111,30 +111,60 @@ export function wrapItems(items: readonly string[], width: number, indent = ''):
 /**
  * A block of lines kept on screen and redrawn in place on a terminal (the previous drawing is
  * erased first); elsewhere each drawing is printed below the last. Lines are fitted by whoever
- * made them (`Screen.width`): a wrapped line would break the erase.
+ * made them (`Screen.width`), so none wraps when drawn.
+ *
+ * A terminal made narrower meanwhile rewraps the lines already drawn (xterm, tmux, most do): the
+ * erase then goes up as many rows as they take at the width of `screen` given to `draw` (the
+ * screen as it is now), not one per line — or the rows the rewrap added would stay on screen,
+ * an old header and duplicate rows above the new drawing.
  */
 export class LiveRegion {
-  readonly #screen: Screen;
-  #drawn = 0;
+  #screen: Screen;
+  #drawn: readonly string[] = [];
 
   constructor(screen: Screen) {
     this.#screen = screen;
   }
 
-  draw(lines: readonly string[]): void {
-    this.#erase();
-    if (lines.length > 0) this.#screen.write(`${lines.join('\n')}\n`);
-    this.#drawn = this.#screen.tty ? lines.length : 0;
+  /** Draws `lines` in place of the last drawing; `screen`: the screen now (after a resize). */
+  draw(lines: readonly string[], screen: Screen = this.#screen): void {
+    this.#screen = screen;
+    this.#over(lines);
+    this.#drawn = this.#screen.tty ? [...lines] : [];
   }
 
   /** Writes a line above the region (the region is drawn again by the next `draw`). */
   note(line: string): void {
-    this.#erase();
-    this.#screen.write(`${line}\n`);
+    this.#over([line]);
+    this.#drawn = [];
   }
 
-  #erase(): void {
-    if (this.#screen.tty && this.#drawn > 0) this.#screen.write(`\x1b[${this.#drawn}A\x1b[J`);
-    this.#drawn = 0;
+  /** Leaves the last drawing on screen: the next output goes below it. */
+  release(): void {
+    this.#drawn = [];
   }
+
+  /**
+   * Writes `lines` over the last drawing: up to its first row, each line over the one there
+   * (erased first), then what is left of the old drawing below erased. Not "up, erase to the end,
+   * write": an erase from the window's top-left corner is a clear screen to tmux, which copies
+   * the whole window into its history first (`scroll-on-clear`) — after a resize had put the
+   * drawing at the top, every redraw left a copy of it in the scrollback.
+   */
+  #over(lines: readonly string[]): void {
+    const rows = this.#screen.tty ? rowsTaken(this.#drawn, this.#screen.width) : 0;
+    const up = rows > 0 ? `\x1b[${rows}A\r` : '';
+    const body = lines.map((line) => (rows > 0 ? `\x1b[2K${line}\n` : `${line}\n`)).join('');
+    const rest = rows > 0 ? '\x1b[J' : '';
+    if (up + body + rest !== '') this.#screen.write(up + body + rest);
+    this.#drawn = [];
+  }
+}
+
+/** The terminal rows `lines` take at `width` columns (a longer line wraps onto more). */
+export function rowsTaken(lines: readonly string[], width: number): number {
+  return lines.reduce(
+    (rows, line) => rows + Math.max(1, Math.ceil(visibleLength(line) / Math.max(1, width))),
+    0,
+  );
 }

@@ -4,18 +4,11 @@
 import type { V1StatefulSet } from '@kubernetes/client-node';
 import { setHeaderOptions } from '@kubernetes/client-node/dist/middleware.js';
 import { PatchStrategy } from '@kubernetes/client-node/dist/patch.js';
-import { ManagerError } from '../errors.ts';
-import { apiStatus, describeApiError } from '../kube/client.ts';
+import { apiStatus, describeApiError, kubeFailure } from '../kube/client.ts';
 import type { ReplicaTarget } from '../scale/replica-target.ts';
 import type { KubernetesDiscovery } from './kubernetes-source.ts';
 
 const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
-
-function unavailable(what: string, error: unknown): ManagerError {
-  return new ManagerError('KUBE_UNAVAILABLE', `${what}: ${describeApiError(error)}`, {
-    cause: error,
-  });
-}
 
 export function kubernetesReplicas(discovery: KubernetesDiscovery): ReplicaTarget {
   const { kube } = discovery;
@@ -30,7 +23,7 @@ export function kubernetesReplicas(discovery: KubernetesDiscovery): ReplicaTarge
       try {
         return await apps.readNamespacedStatefulSet({ name, namespace });
       } catch (error: unknown) {
-        throw unavailable(`could not read StatefulSet ${name}`, error);
+        throw kubeFailure(`could not read StatefulSet ${name}`, error);
       }
     },
 
@@ -43,7 +36,7 @@ export function kubernetesReplicas(discovery: KubernetesDiscovery): ReplicaTarge
         return undefined;
       } catch (error: unknown) {
         if (apiStatus(error) === 409) return { conflict: describeApiError(error) };
-        throw unavailable(`could not patch the scale of StatefulSet ${name}`, error);
+        throw kubeFailure(`could not patch the scale of StatefulSet ${name}`, error);
       }
     },
 
@@ -54,7 +47,7 @@ export function kubernetesReplicas(discovery: KubernetesDiscovery): ReplicaTarge
           mergePatch,
         );
       } catch (error: unknown) {
-        throw unavailable(`could not annotate StatefulSet ${name}`, error);
+        throw kubeFailure(`could not annotate StatefulSet ${name}`, error);
       }
     },
 
@@ -67,7 +60,7 @@ export function kubernetesReplicas(discovery: KubernetesDiscovery): ReplicaTarge
       } catch (error: unknown) {
         // Gone (deleted since the cache saw it): its replacement is judged by the StatefulSet.
         if (apiStatus(error) === 404) return;
-        throw unavailable(`could not annotate pod ${name}`, error);
+        throw kubeFailure(`could not annotate pod ${name}`, error);
       }
     },
 

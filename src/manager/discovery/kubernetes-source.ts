@@ -3,8 +3,7 @@
 // API; leader election through a Lease.
 import type { V1Pod, V1Secret, V1StatefulSet } from '@kubernetes/client-node';
 import type { Config } from '../config.ts';
-import { ManagerError } from '../errors.ts';
-import { apiStatus, describeApiError, type KubeClients } from '../kube/client.ts';
+import { apiStatus, kubeFailure, type KubeClients } from '../kube/client.ts';
 import { EventRecorder, type EventTarget } from '../kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from '../kube/label-selector.ts';
 import { LeaderElector } from '../kube/leader-election.ts';
@@ -257,11 +256,7 @@ export class KubernetesDiscovery implements DiscoverySource {
       if (status === 404 || status === 409) return 'gone';
       // 403: the Role lacks delete on pods; retrying cannot help (the caller reports it once).
       if (status === 403) return 'forbidden';
-      throw new ManagerError(
-        'KUBE_UNAVAILABLE',
-        `could not delete pod ${pod.name}: ${describeApiError(error)}`,
-        { cause: error },
-      );
+      throw kubeFailure(`could not delete pod ${pod.name}`, error);
     }
   }
 

@@ -6,6 +6,7 @@
 // Events go to the log and there is no leader election.
 import { stat } from 'node:fs/promises';
 import type { V1Secret } from '@kubernetes/client-node';
+import type { NodeProbe } from '../chain/port.ts';
 import type { EventTarget } from '../kube/event-recorder.ts';
 import type { DesiredState, DesiredValidator, ValidatorId } from '../model.ts';
 import { readBoundedFile } from './bounded-file.ts';
@@ -21,10 +22,9 @@ import {
 } from './port.ts';
 import { parseValidatorsFile, type StaticValidator } from './validators-file.ts';
 
-/** What static discovery reads from disk (tests give an in-memory one). */
+export type { NodeProbe };
 
-/** Resolves when the node at `rpcUrl` is ready; rejects with the reason when it is not. */
-export type NodeProbe = (rpcUrl: string, signal: AbortSignal) => Promise<void>;
+/** What static discovery reads from disk (tests give an in-memory one). */
 export interface StaticFiles {
   read(path: string): Promise<string>;
   /** The file's mode bits and whether it is a directory; rejects when it does not exist. */
@@ -39,6 +39,7 @@ export const diskFiles: StaticFiles = {
 export interface StaticDiscoveryOptions extends DiscoveryDeps {
   validatorsFile: string;
   keysFile: string;
+  /** The chain's readiness check of a listed node (`ChainPort.nodeReady`). */
   probe: NodeProbe;
   files?: StaticFiles;
   /** How often both files are read again (default 1 s). */

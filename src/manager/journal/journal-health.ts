@@ -24,7 +24,7 @@ export class JournalHealth {
   failed(error: unknown, now: number): boolean {
     if (!isManagerError(error) || !error.code.startsWith('JOURNAL_')) return false;
     this.#failure = {
-      code: error.code,
+      code: error.code as ErrorCode, // JOURNAL_*: the core's own codes, never a chain's
       message: error.message,
       since: this.#failure?.since ?? new Date(now).toISOString(),
     };

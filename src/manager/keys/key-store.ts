@@ -5,7 +5,7 @@
 // A valid key the Secret no longer holds (rotated, moved to another id, removed) is kept *in
 // memory only* — never written anywhere — as long as its address may still be a staked row: the
 // manager unstakes that old address with it before the pod restarts on the new key
-// (docs/adr/0023). A manager started after the change never saw it: that row is orphaned.
+// (docs/adr/0029). A manager started after the change never saw it: that row is orphaned.
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import type { KeyCodec } from '../chain/port.ts';

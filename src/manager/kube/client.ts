@@ -83,23 +83,60 @@ export function apiStatus(error: unknown): number | undefined {
   return typeof code === 'number' ? code : undefined;
 }
 
-/** The Status `reason` of a client-node failure (e.g. "Conflict"), when the body has one. */
-export function apiReason(error: unknown): string | undefined {
+/** The Status body of a client-node failure, when it has one. */
+function apiBody(error: unknown): { reason?: unknown; message?: unknown } | undefined {
   if (!(error instanceof ApiException)) return undefined;
   const body: unknown = error.body;
   try {
     const parsed = (typeof body === 'string' ? JSON.parse(body) : body) as {
       reason?: unknown;
+      message?: unknown;
     } | null;
-    return typeof parsed?.reason === 'string' ? parsed.reason : undefined;
+    return parsed ?? undefined;
   } catch {
     return undefined;
   }
 }
 
-/** One line describing a Kubernetes API failure, without its body. */
+/** The Status `reason` of a client-node failure (e.g. "Conflict"), when the body has one. */
+export function apiReason(error: unknown): string | undefined {
+  const reason = apiBody(error)?.reason;
+  return typeof reason === 'string' ? reason : undefined;
+}
+
+/** The RBAC rule a 403 says is missing, read from the apiserver's message. */
+export interface MissingRule {
+  verb: string;
+  /** `pods`, or `statefulsets/scale` for a subresource. */
+  resource: string;
+  group: string;
+}
+
+/**
+ * The rule a Forbidden message names: `User "…" cannot patch resource "statefulsets/scale" in
+ * API group "apps" in the namespace "ns"` (the apiserver's forbiddenMessage,
+ * endpoints/handlers/responsewriters/errors.go).
+ */
+export function missingRule(message: string): MissingRule | undefined {
+  const match = / cannot (\S+) resource "([^"]+)" in API group "([^"]*)"/.exec(message);
+  if (match === null) return undefined;
+  return { verb: match[1] ?? '', resource: match[2] ?? '', group: match[3] ?? '' };
+}
+
+/** The apiserver's message of a 403, and the Role rule it lacks, in one line. */
+function forbiddenText(error: unknown): string {
+  const message = apiBody(error)?.message;
+  const text = typeof message === 'string' && message !== '' ? message : 'HTTP 403 Forbidden';
+  const rule = missingRule(text);
+  return rule === undefined
+    ? text
+    : `${text} (the Role needs a rule with apiGroups ["${rule.group}"], resources ["${rule.resource}"], verbs ["${rule.verb}"])`;
+}
+
+/** One line describing a Kubernetes API failure: its status and reason, or a 403's message. */
 export function describeApiError(error: unknown): string {
   const status = apiStatus(error);
+  if (status === 403) return `KUBE_FORBIDDEN: ${forbiddenText(error)}`;
   if (status !== undefined)
     return `HTTP ${status}${apiReason(error) === undefined ? '' : ` ${apiReason(error)}`}`;
   if (error instanceof Error)
@@ -107,4 +144,23 @@ export function describeApiError(error: unknown): string {
       ? `${error.message} (${error.cause.message})`
       : error.message;
   return String(error);
+}
+
+/**
+ * The manager's error for a failed API call: `KUBE_FORBIDDEN` (not retryable: only a change of
+ * the Role helps) naming the apiserver's message and the missing rule for a 403,
+ * `KUBE_UNAVAILABLE` otherwise.
+ */
+export function kubeFailure(what: string, error: unknown): ManagerError {
+  if (apiStatus(error) === 403) {
+    const message = apiBody(error)?.message;
+    const rule = typeof message === 'string' ? missingRule(message) : undefined;
+    return new ManagerError('KUBE_FORBIDDEN', `${what}: ${forbiddenText(error)}`, {
+      cause: error,
+      ...(rule === undefined ? {} : { details: { ...rule } }),
+    });
+  }
+  return new ManagerError('KUBE_UNAVAILABLE', `${what}: ${describeApiError(error)}`, {
+    cause: error,
+  });
 }

@@ -6,7 +6,7 @@ import type { KubernetesListObject, KubernetesObject, Watch } from '@kubernetes/
 import { ListWatch } from '@kubernetes/client-node/dist/cache.js';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../logger.ts';
-import { describeApiError } from './client.ts';
+import { apiStatus, describeApiError } from './client.ts';
 import { Backoff, type BackoffPolicy } from '../backoff.ts';
 
 /**
@@ -21,6 +21,13 @@ export const INFORMER_BACKOFF = {
   maxMs: 2_000,
   jitter: { min: 0.8, max: 1.2 },
 } as const satisfies BackoffPolicy;
+
+/**
+ * The delay before an informer the API refused (403) lists again: only a change of the Role can
+ * help, so it does not retry at the backoff's pace (client-go's reflector caps at 30 s too); its
+ * `lastError` names the apiserver's message and the missing rule (`KUBE_FORBIDDEN: …`).
+ */
+export const FORBIDDEN_RETRY_MS = 30_000;
 
 export interface ResilientInformerOptions<T extends KubernetesObject> {
   /** Short name for logs and metrics ("pods"). */
@@ -149,7 +156,7 @@ export class ResilientInformer<T extends KubernetesObject> {
   #onError(error: unknown): void {
     if (this.#stopped) return;
     this.#lastError = describeApiError(error);
-    const delay = this.#backoff.next();
+    const delay = apiStatus(error) === 403 ? FORBIDDEN_RETRY_MS : this.#backoff.next();
     this.#restarts++;
     this.#options.onRestart?.(this.name);
     this.#options.logger.warn(

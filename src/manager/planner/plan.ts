@@ -19,6 +19,7 @@ import {
   type NodeKey,
   type Pacing,
   type PodView,
+  type StakeParams,
   type ValidatorId,
 } from '../model.ts';
 import {
@@ -131,8 +132,8 @@ export interface PlanSettings {
   syncTolerance: number;
   syncCheck: boolean;
   pacing: Pacing;
-  stakeAmount: string;
-  stakeChains: readonly string[];
+  /** What a stake carries (the chain port's `stake`): part of its fingerprint. */
+  stake: StakeParams;
   /** A node height older than this is stale and must be asked again. */
   nodeHeightMaxAgeMs: number;
   /** A staked row votes while it signed one of the certificates of the last this many heights. */
@@ -243,7 +244,13 @@ export function stakeFingerprint(
   settings: PlanSettings,
   serviceUrl: string,
 ): string {
-  return `stake|${key.publicKeyHex}|${settings.stakeAmount}|${settings.stakeChains.join(',')}|${serviceUrl}`;
+  const { amount, fields } = settings.stake;
+  // Each field as text, in the chain's order (Pocket V1's one field, its relay chains, reads
+  // "0001,0021": the same fingerprint as before stakes became data).
+  const extra = Object.values(fields)
+    .map((value) => (typeof value === 'string' ? value : value.join(',')))
+    .join('|');
+  return `stake|${key.publicKeyHex}|${amount}|${extra}|${serviceUrl}`;
 }
 
 export function unstakeFingerprint(key: ChainKey): string {
@@ -775,7 +782,7 @@ function rotationArithmetic(input: PlanInput, from: string): string {
 
 /**
  * Why a member row whose key nobody holds is a problem, with the quorum's arithmetic and the way
- * out (the orphan of a key change the manager did not see, docs/adr/0023).
+ * out (the orphan of a key change the manager did not see, docs/adr/0029).
  */
 function orphanReason(
   address: string,

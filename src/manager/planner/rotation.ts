@@ -1,4 +1,4 @@
-// Key rotation as a planned sequence (issue 30, docs/adr/0023). When the Secret gives a staked
+// Key rotation as a planned sequence (issue 30, docs/adr/0029). When the Secret gives a staked
 // validator a new key (or moves its key to another id, or removes it), its pod's node still signs
 // with the old one until it restarts, and the old address is still a staked row. The manager:
 //   1. unstakes the old address, signed with the old key — held in memory since the Secret changed

@@ -5,7 +5,7 @@
 // first; else the start times tell: a node that started after its id's current key was first seen
 // holds that key, one that started while an earlier key was current holds that one (the journal
 // keeps the former keys, keys/key-observations.ts); otherwise it is not known, and the rules that
-// ask fall back to what they assumed before (docs/adr/0023).
+// ask fall back to what they assumed before (docs/adr/0028).
 import {
   ChainStatus,
   type ChainValidator,

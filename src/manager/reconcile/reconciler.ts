@@ -334,8 +334,7 @@ export class Reconciler {
     const request: TxRequest = {
       kind: decision.action,
       key,
-      amount: settings.stakeAmount,
-      chains: settings.stakeChains,
+      stake: settings.stake,
       serviceUrl: decision.serviceUrl ?? '',
     };
     const prepared = adapter.prepare(request);
@@ -494,7 +493,7 @@ export class Reconciler {
   async #cannotPay(open: ActionRecord, signal: AbortSignal): Promise<boolean> {
     try {
       const balance = await this.#o.reads.balance(open.address, { signal });
-      return balance < this.#o.rules.requiredBalance(open.kind, this.#o.settings.stakeAmount);
+      return balance < this.#o.rules.requiredBalance(open.kind, this.#o.settings.stake);
     } catch {
       return false;
     }

@@ -60,6 +60,7 @@ export class SendFence {
 export function fencedSender(adapter: ChainAdapter, fence: SendFence): ChainAdapter {
   return {
     mode: adapter.mode,
+    transport: adapter.transport,
     prepare: (request: TxRequest): PreparedTx => {
       // Before the journal entry too: a refused action leaves no record to follow later.
       fence.check(`${request.kind} of ${request.key.address}`);

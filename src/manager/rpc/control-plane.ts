@@ -5,7 +5,12 @@ import type { EventEmitter } from 'node:events';
 import type { Clock } from '../clock.ts';
 import { ManagerError } from '../errors.ts';
 import type { Metrics } from '../metrics.ts';
-import { ActionKind, type DesiredState, type DesiredValidator } from '../model.ts';
+import {
+  ActionKind,
+  type DesiredState,
+  type DesiredValidator,
+  type IdFormatSpec,
+} from '../model.ts';
 import type { ManagerControl, ReadModel, ReadModelEvents, ViewDriver } from '../read-model.ts';
 import type { ReplicaTarget } from '../scale/replica-target.ts';
 import { setPlanGauges } from '../phase-tracker.ts';
@@ -23,7 +28,14 @@ import type { PlanView, Readiness } from './schemas.ts';
 // The answers' types are the routes' schemas (one declaration: validation, types, OpenAPI).
 export type { PlanView, Readiness };
 
+/** Which chain the manager talks to, and how its validator ids are written (GET /v1/chain). */
+export interface ChainSummary {
+  readonly name: string;
+  readonly ids: IdFormatSpec;
+}
+
 export interface ControlPlane {
+  chain(): ChainSummary;
   readiness(): Readiness;
   validators(): ValidatorStatus[];
   plan(): PlanView;
@@ -50,6 +62,7 @@ export interface ControlPlanePorts {
   metrics: Metrics;
   clock: Clock;
   scaler: Scaler;
+  chain: ChainSummary;
 }
 
 export function planView(
@@ -95,6 +108,10 @@ export class ManagerControlPlane implements ControlPlane {
 
   get events(): EventEmitter<ReadModelEvents> {
     return this.#read.events;
+  }
+
+  chain(): ChainSummary {
+    return this.#p.chain;
   }
 
   readiness(): Readiness {

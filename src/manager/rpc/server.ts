@@ -8,6 +8,7 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from '../logger.ts';
+import { capConnections } from './connection-cap.ts';
 import type { ParticipationSource } from '../participation/participation.ts';
 import { bearerAuth } from './auth.ts';
 import { browserGuard } from './browser-guard.ts';
@@ -103,6 +104,7 @@ export async function startControlServer(
   address: { host: string; port: number },
 ): Promise<{ url: string; close(): Promise<void>; app: ControlServer }> {
   const app = await buildServer(deps);
+  capConnections(app.server, deps.logger);
   await app.listen({ host: address.host, port: address.port });
   const bound = app.server.address();
   const port = typeof bound === 'object' && bound !== null ? bound.port : address.port;

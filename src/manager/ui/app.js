@@ -3,9 +3,10 @@
 // the URL's fragment (`/ui/#token=…`: browsers never send a fragment to a server), is kept in this
 // tab's sessionStorage and taken out of the address bar, and is sent only to this page's own
 // server, in the Authorization header (every URL below is a path of this origin; the
-// Content-Security-Policy allows no other). Data: GET /v1/participation for the last heights,
-// GET /v1/validators for each validator's phase and reason, then the event stream for new blocks
-// (`block`) and phase changes (`phase`), without a reload.
+// Content-Security-Policy allows no other). Data: GET /v1/participation for the last heights
+// (the newest from /readyz, which needs no token) and, at the same time, GET /v1/validators for
+// each validator's phase and reason; then the event stream for new blocks (`block`) and phase
+// changes (`phase`), without a reload.
 import { LEGEND } from './cells.js';
 import { Grid, escapeHtml, idsFirst } from './grid.js';
 import { StreamRefused, follow } from './stream.js';
@@ -29,8 +30,14 @@ const status = new Map();
 let token = '';
 let newest = 0;
 
-/** For tests and the benchmark: the grid and whether the first drawing is done. */
-Object.assign(window, { participation: { grid, ready: false } });
+/**
+ * For tests and the benchmark: the grid; whether the first drawing is done (`ready`) and when the
+ * frame that painted it ended (`drawnAt`, ms since the page began); per block from the stream, the
+ * main-thread time of its handling and of the frame that drew it (`blocks`, ms, the last 1,000).
+ */
+/** @type {{ grid: Grid, ready: boolean, drawnAt: number, blocks: number[] }} */
+const probe = { grid, ready: false, drawnAt: 0, blocks: [] };
+Object.assign(window, { participation: probe });
 
 class Refused extends Error {
   /** @param {number} status @param {string} message */
@@ -107,15 +114,17 @@ function drawLegend() {
   ).join('');
 }
 
-/** Reads the newest WINDOW heights and every validator's phase; draws them. */
+/**
+ * Reads the newest WINDOW heights and every validator's phase, the two reads at once; draws them.
+ */
 async function load() {
-  /** @type {Participation} */
-  const first = await get('/v1/participation');
-  const to = Math.max(1, first.height);
+  const validators = get('/v1/validators');
+  validators.catch(() => undefined); // awaited below; a failure of the other read comes first
+  const to = await newestHeight();
   /** @type {Participation} */
   const read = await get(`/v1/participation?from=${Math.max(1, to - WINDOW + 1)}&to=${to}`);
   /** @type {{ validators: { key: string, id: string | null, phase: string, reason: string }[] }} */
-  const rows = await get('/v1/validators');
+  const rows = await validators;
   status.clear();
   for (const row of rows.validators ?? [])
     status.set(row.id ?? row.key, { phase: row.phase, reason: row.reason });
@@ -124,17 +133,34 @@ async function load() {
   for (const name of status.keys()) grid.addValidator(name);
   grid.setStatus(status);
   grid.render();
-  grid.root.scrollLeft = grid.root.scrollWidth;
   drawChain();
-  // `drawnAt`: the first frame after the drawing (ms since the page began; the benchmark's figure).
-  requestAnimationFrame(() =>
-    Object.assign(window, { participation: { grid, ready: true, drawnAt: performance.now() } }),
-  );
+  if (!probe.ready)
+    void nextFrame().then(({ end }) => Object.assign(probe, { ready: true, drawnAt: end }));
+}
+
+/**
+ * The chain's height, to ask for the window that ends there: /readyz's (public, no token, a few
+ * hundred bytes), else — before the manager has read the chain, or if /readyz cannot be read —
+ * the height a read of the default window answers.
+ */
+async function newestHeight() {
+  /** @type {{ chain?: { height?: unknown } } | undefined} */
+  const ready = await fetch('/readyz', {
+    cache: 'no-store',
+    headers: { accept: 'application/json' },
+  })
+    .then((response) => response.json())
+    .catch(() => undefined);
+  const height = ready?.chain?.height;
+  if (typeof height === 'number' && Number.isInteger(height) && height > 0) return height;
+  /** @type {Participation} */
+  const first = await get('/v1/participation');
+  return Math.max(1, first.height);
 }
 
 /** A new block from the stream: appended at the right; after a gap the window is read again. */
 async function onBlock(/** @type {Height} */ block) {
-  const last = grid.keys.at(-1) ?? 0;
+  const last = grid.last;
   if (block.height <= last) return;
   newest = Math.max(newest, block.height);
   if (last !== 0 && block.height !== last + 1) return load();
@@ -146,8 +172,16 @@ async function onBlock(/** @type {Height} */ block) {
 /** @param {string} event @param {unknown} data */
 function onEvent(event, data) {
   const d = /** @type {Record<string, any>} */ (data ?? {});
-  if (event === 'block') void onBlock(/** @type {Height} */ (d)).catch(explain);
-  else if (event === 'phase') {
+  if (event === 'block') {
+    const started = performance.now();
+    const frame = nextFrame();
+    void onBlock(/** @type {Height} */ (d)).catch(explain);
+    const handled = performance.now() - started;
+    void frame.then(({ work }) => {
+      probe.blocks.push(handled + work);
+      if (probe.blocks.length > 1_000) probe.blocks.shift();
+    });
+  } else if (event === 'phase') {
     const name = String(d.id ?? d.key);
     status.set(name, { phase: String(d.to), reason: String(d.reason ?? '') });
     grid.addValidator(name);
@@ -158,9 +192,29 @@ function onEvent(event, data) {
   }
 }
 
+/**
+ * The next frame: `work`, its main-thread time from its first animation-frame callback (this
+ * one, when asked for before the grid's) to the first task after its rendering (style, layout,
+ * paint); `end`, when that task ran.
+ * @returns {Promise<{ work: number, end: number }>}
+ */
+function nextFrame() {
+  return new Promise((resolve) =>
+    requestAnimationFrame(() => {
+      const started = performance.now();
+      const channel = new MessageChannel();
+      channel.port1.onmessage = () => {
+        const end = performance.now();
+        resolve({ work: end - started, end });
+      };
+      channel.port2.postMessage(0);
+    }),
+  );
+}
+
 /** The chain's height and how long ago its newest block was made. */
 function drawChain() {
-  const last = grid.height(grid.keys.at(-1) ?? 0);
+  const last = grid.height(grid.last);
   const time = last?.time === null || last?.time === undefined ? undefined : Date.parse(last.time);
   const age = time === undefined ? '' : ` · last block ${ageText(Date.now() - time)} ago`;
   $('chain').textContent = `height ${newest}${age}`;
@@ -190,42 +244,54 @@ async function stream() {
 }
 
 /** Hover details: a cell's height (hash, time, proposer, transactions), a row's validator. */
-function hover(/** @type {MouseEvent} */ event) {
-  const tip = $('tip');
-  const target = /** @type {Element} */ (event.target);
+function tipText(/** @type {Element} */ target) {
   const cell = target.closest('[data-state]');
   const row = target.closest('.label') === null ? null : target.closest('.row');
-  let text = '';
   if (cell instanceof HTMLElement) {
     const h = grid.height(Number(cell.dataset.height));
     const who = cell.dataset.validator ?? '';
-    text = `${who} at height ${cell.dataset.height}: ${cell.dataset.state}`;
-    if (h !== undefined) {
-      const txs = h.transactions.map(
-        (tx) =>
-          `  ${tx.kind} ${tx.validator} ${tx.hash.slice(0, 16)}…${tx.resultCode === 0 ? '' : ` (failed, code ${tx.resultCode})`}`,
-      );
-      text +=
-        `\nhash ${h.hash}\ntime ${h.time ?? 'not known'}\nproposer ${h.proposer ?? 'not known'}` +
-        `\nsigned ${h.signers.length}${h.absent === null ? ' (staked set not known)' : `, missed ${h.absent.length}`}` +
-        (txs.length > 0 ? `\ntransactions:\n${txs.join('\n')}` : '');
-    }
-  } else if (row instanceof HTMLElement) {
-    const who = row.dataset.row ?? '';
-    const detail = grid.details[who];
-    const s = status.get(who);
-    text =
-      `${who}\naddress ${detail?.address ?? 'not known'}\nservice URL ${detail?.serviceUrl ?? 'not known'}` +
-      `\nphase ${s?.phase ?? 'not managed'}${s === undefined ? '' : `\n${s.reason}`}`;
+    const text = `${who} at height ${cell.dataset.height}: ${cell.dataset.state}`;
+    if (h === undefined) return text;
+    const txs = h.transactions.map(
+      (tx) =>
+        `  ${tx.kind} ${tx.validator} ${tx.hash.slice(0, 16)}…${tx.resultCode === 0 ? '' : ` (failed, code ${tx.resultCode})`}`,
+    );
+    return (
+      text +
+      `\nhash ${h.hash}\ntime ${h.time ?? 'not known'}\nproposer ${h.proposer ?? 'not known'}` +
+      `\nsigned ${h.signers.length}${h.absent === null ? ' (staked set not known)' : `, missed ${h.absent.length}`}` +
+      (txs.length > 0 ? `\ntransactions:\n${txs.join('\n')}` : '')
+    );
   }
+  if (!(row instanceof HTMLElement)) return '';
+  const who = row.dataset.row ?? '';
+  const detail = grid.details[who];
+  const s = status.get(who);
+  return (
+    `${who}\naddress ${detail?.address ?? 'not known'}\nservice URL ${detail?.serviceUrl ?? 'not known'}` +
+    `\nphase ${s?.phase ?? 'not managed'}${s === undefined ? '' : `\n${s.reason}`}`
+  );
+}
+
+/** The tip shown and its size: measured when its text changes, not at every move. */
+const shown = { text: '', width: 0, height: 0 };
+
+/** Shows the tip of what the pointer is on, beside the pointer. @param {MouseEvent} event */
+function hover(event) {
+  const tip = $('tip');
+  const text = tipText(/** @type {Element} */ (event.target));
   if (text === '') {
     tip.hidden = true;
+    shown.text = '';
     return;
   }
-  tip.textContent = text;
-  tip.hidden = false;
-  const x = Math.min(event.clientX + 14, window.innerWidth - tip.offsetWidth - 8);
-  const y = Math.min(event.clientY + 14, window.innerHeight - tip.offsetHeight - 8);
+  if (text !== shown.text) {
+    tip.textContent = text;
+    tip.hidden = false;
+    Object.assign(shown, { text, width: tip.offsetWidth, height: tip.offsetHeight });
+  }
+  const x = Math.min(event.clientX + 14, window.innerWidth - shown.width - 8);
+  const y = Math.min(event.clientY + 14, window.innerHeight - shown.height - 8);
   tip.style.left = `${Math.max(4, x)}px`;
   tip.style.top = `${Math.max(4, y)}px`;
 }
@@ -245,7 +311,10 @@ async function main() {
     return explain(error);
   }
   $('grid').addEventListener('mousemove', hover);
-  $('grid').addEventListener('mouseleave', () => ($('tip').hidden = true));
+  $('grid').addEventListener('mouseleave', () => {
+    $('tip').hidden = true;
+    shown.text = '';
+  });
   setInterval(drawChain, 500);
   await stream();
 }

@@ -84,9 +84,19 @@ function coin(value: unknown, path: string): Coin {
   };
 }
 
+/**
+ * A committed height. V1 answers its consensus height (a uint64) less one, never below 0
+ * (pocket rpc/utils.go:52-60, getQueryHeight), so a negative one is no node's answer.
+ */
+function blockHeight(value: unknown, path: string): number {
+  if (Number.isSafeInteger(value) && (value as number) >= 0) return value as number;
+  const shown = value === undefined ? 'missing' : JSON.stringify(value);
+  throw new ShapeError(path, `a block height, an integer ≥ 0 (it is ${shown.slice(0, 40)})`);
+}
+
 export function heightBody(value: unknown): { height: number } {
   const body = object(value, '');
-  return { height: int(body.height, 'height') };
+  return { height: blockHeight(body.height, 'height') };
 }
 
 export function consensusState(value: unknown): ConsensusState {

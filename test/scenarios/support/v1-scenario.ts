@@ -219,7 +219,7 @@ export function v1DevnetSuite(txMode: 'rpc' | 'cli'): void {
         // p1 loads the config V1's chart renders: its `p2p.hostname` is "" (values.yaml:98), and
         // without POCKET_P2P_HOSTNAME p1 dies creating its P2P module; the manager sets it.
         const env = await readFile(join(h.info.dir, 'manager.env'), 'utf8');
-        const configPath = /^CM_CLI_CONFIG_PATH=(.*)$/m.exec(env)?.[1] ?? '';
+        const configPath = /^CM_POCKET_V1_CLI_CONFIG_PATH=(.*)$/m.exec(env)?.[1] ?? '';
         const config = JSON.parse(await readFile(configPath, 'utf8')) as {
           p2p: { hostname: string };
         };

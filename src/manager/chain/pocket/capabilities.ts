@@ -1,7 +1,18 @@
 // What the chain can do, as data the planner and the adapters read (docs/design.md §The chain port):
-// never guessed from answers, taken from the configured profile (CM_CHAIN_PROFILE).
-import type { ChainProfile } from '../../config.ts';
+// never guessed from answers, taken from the configured profile (CM_POCKET_V1_PROFILE).
+
 import type { ChainCapabilities } from '../../model.ts';
+
+/** Which Pocket V1 the manager talks to, as far as its capabilities go. */
+export const PocketProfile = { intended: 'intended', v1: 'v1' } as const;
+export type PocketProfile = (typeof PocketProfile)[keyof typeof PocketProfile];
+
+/**
+ * How a view is triggered on a manual pacemaker in RPC mode: a debug route of the node's RPC
+ * (`POST /v1/debug/trigger_view`), or V1's DebugMessage to each validator of the address book.
+ * In CLI mode the CLI does it (`p1 Debug TriggerView`).
+ */
+export type PocketViewTrigger = 'rpc-debug-route' | 'p2p-debug-message';
 
 /**
  * The profiles. `intended` is Pocket V1 as designed (and the stand-in's default). `v1` is V1 as
@@ -17,26 +28,40 @@ import type { ChainCapabilities } from '../../model.ts';
  * - no debug RPC routes: a view is triggered by a DebugMessage sent to each validator over P2P
  *   (app/client/cli/debug.go), which the stand-in takes at `POST /p2p/v1/debug-message`.
  */
-const PROFILES: Readonly<Record<ChainProfile, ChainCapabilities>> = {
+const PROFILES: Readonly<
+  Record<
+    PocketProfile,
+    { readonly capabilities: ChainCapabilities; readonly viewTrigger: PocketViewTrigger }
+  >
+> = {
   intended: {
-    profile: 'intended',
-    lateJoinersVote: true,
-    unstakeLeavesQuorum: true,
-    leaderVoteCounts: true,
+    capabilities: {
+      profile: 'intended',
+      lateJoinersVote: true,
+      unstakeLeavesQuorum: true,
+      leaderVoteCounts: true,
+    },
     viewTrigger: 'rpc-debug-route',
   },
   v1: {
-    profile: 'v1',
-    lateJoinersVote: false,
-    unstakeLeavesQuorum: false,
-    leaderVoteCounts: false,
+    capabilities: {
+      profile: 'v1',
+      lateJoinersVote: false,
+      unstakeLeavesQuorum: false,
+      leaderVoteCounts: false,
+    },
     viewTrigger: 'p2p-debug-message',
   },
 };
 
-export function capabilitiesOf(profile: ChainProfile): ChainCapabilities {
-  return PROFILES[profile];
+export function capabilitiesOf(profile: PocketProfile): ChainCapabilities {
+  return PROFILES[profile].capabilities;
+}
+
+/** How the RPC sender of `profile` triggers a view. */
+export function viewTriggerOf(profile: PocketProfile): PocketViewTrigger {
+  return PROFILES[profile].viewTrigger;
 }
 
 /** The capabilities the planner assumes when none are given (the intended chain). */
-export const INTENDED_CAPABILITIES: ChainCapabilities = PROFILES.intended;
+export const INTENDED_CAPABILITIES: ChainCapabilities = PROFILES.intended.capabilities;

@@ -17,10 +17,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseV1ErrorText, V1Code } from '../../../pocket/index.ts';
 import { ManagerError } from '../../errors.ts';
+import { PocketErrors } from './pocket-errors.ts';
 import { ActionKind, type ActionRecord } from '../../model.ts';
-import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
+import type {
+  ChainAdapter,
+  PreparedTx,
+  SendOutcome,
+  TransportCapabilities,
+  TxRequest,
+} from '../adapter.ts';
 import { Slots } from '../../slots.ts';
 import { pocketKey } from './pocket-key.ts';
+import { relayChainsOf } from './pocket-stake.ts';
 
 export interface CliChainAdapterOptions {
   /** Absolute path of the CLI (p1 or localnet-cli). */
@@ -112,6 +120,14 @@ export function failureReason(stdout: string, stderr: string): string {
 
 export class CliChainAdapter implements ChainAdapter {
   readonly mode = 'cli' as const;
+  readonly transport: TransportCapabilities = {
+    name: 'cli',
+    // p1 signs each call with a nonce of its own: a second call is a second transaction.
+    resendsSameBytes: false,
+    // Killed at its time limit, p1 may already have broadcast the transaction.
+    maybeSentCodes: [PocketErrors.CLI_TIMEOUT.code],
+    viewTrigger: 'p1 Debug TriggerView',
+  };
   readonly #options: CliChainAdapterOptions;
   readonly #processes = new Slots(CLI_PROCESSES);
 
@@ -187,7 +203,7 @@ export class CliChainAdapter implements ChainAdapter {
       await rm(keyFile, { force: true });
       if (imported.exitCode !== 0 && !/already/i.test(`${imported.stdout}\n${imported.stderr}`)) {
         throw new ManagerError(
-          'CLI_FAILED',
+          PocketErrors.CLI_FAILED,
           `the CLI could not import the key: ${failureReason(imported.stdout, imported.stderr)}`,
         );
       }
@@ -198,8 +214,8 @@ export class CliChainAdapter implements ChainAdapter {
               'Validator',
               'Stake',
               address,
-              request.amount,
-              request.chains.join(','),
+              request.stake.amount,
+              relayChainsOf(request.stake).join(','),
               request.serviceUrl,
             ]
           : ['Validator', 'Unstake', address];
@@ -243,7 +259,7 @@ export class CliChainAdapter implements ChainAdapter {
       );
       if (result.exitCode !== 0)
         throw new ManagerError(
-          'CLI_FAILED',
+          PocketErrors.CLI_FAILED,
           `Debug TriggerView failed: ${failureReason(result.stdout, result.stderr)}`,
         );
     } finally {
@@ -299,15 +315,15 @@ export class CliChainAdapter implements ChainAdapter {
     if (result.isCanceled) throw new ManagerError('CANCELLED', 'the CLI call was cancelled');
     if (result.timedOut)
       throw new ManagerError(
-        'CLI_TIMEOUT',
+        PocketErrors.CLI_TIMEOUT,
         `the CLI did not finish within ${this.#options.timeoutMs} ms`,
       );
     if (result.isMaxBuffer)
-      throw new ManagerError('CLI_FAILED', 'the CLI wrote more output than allowed');
+      throw new ManagerError(PocketErrors.CLI_FAILED, 'the CLI wrote more output than allowed');
     if (result.exitCode === undefined) {
       // `code` names why it could not start (EACCES: not executable, ENOENT: no such file).
       throw new ManagerError(
-        'CLI_FAILED',
+        PocketErrors.CLI_FAILED,
         `the CLI could not run or was killed (${result.code ?? result.signal ?? 'no exit code'})`,
       );
     }
@@ -324,13 +340,16 @@ function interpret(result: CliResult, kind: string): SendOutcome {
   const stdout = result.stdout;
   if (result.exitCode !== 0) {
     throw new ManagerError(
-      'CLI_FAILED',
+      PocketErrors.CLI_FAILED,
       `the CLI exited with ${result.exitCode}: ${failureReason(stdout, result.stderr)}`,
     );
   }
   const match = STATUS_RE.exec(stdout);
   if (match?.[1] === undefined)
-    throw new ManagerError('CLI_FAILED', `the CLI printed no HTTP status: ${scrubOutput(stdout)}`);
+    throw new ManagerError(
+      PocketErrors.CLI_FAILED,
+      `the CLI printed no HTTP status: ${scrubOutput(stdout)}`,
+    );
   const status = Number(match[1]);
   if (status === 200) return 'admitted';
   const v1 = parseV1ErrorText((match[2] ?? '').trim());
@@ -344,7 +363,7 @@ function interpret(result: CliResult, kind: string): SendOutcome {
     );
   }
   throw new ManagerError(
-    'CLI_FAILED',
+    PocketErrors.CLI_FAILED,
     `the node answered the ${kind} with HTTP ${status}: ${scrubOutput(match[2] ?? '')}`,
   );
 }

@@ -1,7 +1,7 @@
 // Static discovery's generic readiness check on a Pocket V1 node: ready while it answers its
 // health query (`GET /v1/health`, 200) and its height query (`GET /v1/query/height`) in time.
 import { PocketRpcClient } from '../../../pocket/index.ts';
-import type { NodeProbe } from '../../discovery/static-source.ts';
+import type { NodeProbe } from '../port.ts';
 
 export function pocketNodeProbe(timeoutMs = 2_000): NodeProbe {
   const clients = new Map<string, PocketRpcClient>();

@@ -1,12 +1,13 @@
 // Pocket V1 as the manager's chain port: its RPC for reads, its RPC or its CLI (`p1` syntax) for
-// transactions, its rules and the capabilities of the configured profile. The only place the
-// manager's composition learns that the chain is Pocket.
+// transactions, its rules and the capabilities of the configured profile. Its definition
+// (definition.ts) builds it from the `pocket-v1` chain's settings.
 import { PocketRpcClient } from '../../../pocket/index.ts';
-import type { ChainProfile } from '../../config.ts';
+import type { StakeParams } from '../../model.ts';
 import type { ChainPort } from '../port.ts';
-import { capabilitiesOf } from './capabilities.ts';
+import { capabilitiesOf, viewTriggerOf, type PocketProfile } from './capabilities.ts';
 import { CliChainAdapter } from './cli-adapter.ts';
 import { pocketIds } from './id-format.ts';
+import { pocketNodeProbe } from './node-probe.ts';
 import { readNodeAddress } from './node-identity.ts';
 import { pocketKeys } from './pocket-key.ts';
 import { pocketReads } from './pocket-reads.ts';
@@ -15,7 +16,9 @@ import { RpcChainAdapter } from './rpc-adapter.ts';
 
 export interface PocketChainOptions {
   readonly rpcUrl: string;
-  readonly profile: ChainProfile;
+  readonly profile: PocketProfile;
+  /** What each stake carries (`pocketStake`: uPOKT and relay chains). */
+  readonly stake: StakeParams;
   /** Send through the node's CLI (`p1`-compatible, by absolute path) instead of signing here. */
   readonly cli?:
     | {
@@ -32,7 +35,7 @@ export function pocketChain(options: PocketChainOptions): ChainPort {
   const capabilities = capabilitiesOf(options.profile);
   const sender =
     options.cli === undefined
-      ? new RpcChainAdapter(rpc, { viewTrigger: capabilities.viewTrigger })
+      ? new RpcChainAdapter(rpc, { viewTrigger: viewTriggerOf(options.profile) })
       : new CliChainAdapter({
           cliPath: options.cli.path,
           rpcUrl: options.rpcUrl,
@@ -42,13 +45,14 @@ export function pocketChain(options: PocketChainOptions): ChainPort {
         });
   const nodes = new Map<string, PocketRpcClient>();
   return {
-    transport: sender.mode,
     capabilities,
     reads: pocketReads(rpc),
     sender,
     rules: pocketRules,
     ids: pocketIds,
     keys: pocketKeys,
+    stake: options.stake,
+    nodeReady: pocketNodeProbe(),
     nodeHeight(url, signal) {
       let client = nodes.get(url);
       if (client === undefined) {

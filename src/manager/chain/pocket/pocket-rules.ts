@@ -13,8 +13,8 @@ import { resultCodeError } from './tx-errors.ts';
 const MIN_FEE = 10_000n;
 
 export const pocketRules: ChainRules = {
-  requiredBalance(kind, stakeAmount) {
-    return MIN_FEE + (kind === ActionKind.stake ? BigInt(stakeAmount) : 0n);
+  requiredBalance(kind, stake) {
+    return MIN_FEE + (kind === ActionKind.stake ? BigInt(stake.amount) : 0n);
   },
   committedFailure(kind, resultCode): CommittedFailure {
     const failure = resultCodeError(resultCode, kind);

@@ -10,23 +10,39 @@ import {
   type PocketRpcClient,
 } from '../../../pocket/index.ts';
 import { ManagerError } from '../../errors.ts';
-import { ActionKind, type ActionRecord, type ChainCapabilities } from '../../model.ts';
-import type { ChainAdapter, PreparedTx, SendOutcome, TxRequest } from '../adapter.ts';
+import { ActionKind, type ActionRecord } from '../../model.ts';
+import type {
+  ChainAdapter,
+  PreparedTx,
+  SendOutcome,
+  TransportCapabilities,
+  TxRequest,
+} from '../adapter.ts';
+import type { PocketViewTrigger } from './capabilities.ts';
 import { sendDebugMessage, TRIGGER_NEXT_VIEW } from './debug-message.ts';
 import { pocketKey } from './pocket-key.ts';
+import { relayChainsOf } from './pocket-stake.ts';
 import { broadcastError } from './tx-errors.ts';
 
 export class RpcChainAdapter implements ChainAdapter {
   readonly mode = 'rpc' as const;
+  readonly transport: TransportCapabilities;
   readonly #rpc: PocketRpcClient;
-  readonly #viewTrigger: ChainCapabilities['viewTrigger'];
+  readonly #viewTrigger: PocketViewTrigger;
 
-  constructor(
-    rpc: PocketRpcClient,
-    options: { viewTrigger?: ChainCapabilities['viewTrigger'] } = {},
-  ) {
+  constructor(rpc: PocketRpcClient, options: { viewTrigger?: PocketViewTrigger } = {}) {
     this.#rpc = rpc;
     this.#viewTrigger = options.viewTrigger ?? 'rpc-debug-route';
+    this.transport = {
+      name: 'rpc',
+      // Signed here: the journal keeps the bytes, and the same bytes are the same transaction.
+      resendsSameBytes: true,
+      maybeSentCodes: [],
+      viewTrigger:
+        this.#viewTrigger === 'p2p-debug-message'
+          ? "a DebugMessage to each validator of the address book (V1's p1 Debug TriggerView)"
+          : 'POST /v1/debug/trigger_view on the chain RPC',
+    };
   }
 
   prepare(request: TxRequest): PreparedTx {
@@ -35,8 +51,8 @@ export class RpcChainAdapter implements ChainAdapter {
       request.kind === ActionKind.stake
         ? stakeMessage({
             publicKey: key.publicKey,
-            amount: request.amount,
-            chains: request.chains,
+            amount: request.stake.amount,
+            chains: relayChainsOf(request.stake),
             serviceUrl: request.serviceUrl,
             outputAddress: key.addressBytes,
             signer: key.addressBytes,

@@ -2,13 +2,14 @@
 // validator and which are worth a retry.
 import { RpcError, V1Code } from '../../../pocket/index.ts';
 import { ManagerError } from '../../errors.ts';
+import { PocketErrors } from './pocket-errors.ts';
 
 /** The error for a transaction included in a block with a non-zero `result_code`. */
 export function resultCodeError(code: number, kind: string): ManagerError {
   switch (code) {
     case V1Code.minimumStake:
       return new ManagerError(
-        'STAKE_BELOW_MINIMUM',
+        PocketErrors.STAKE_BELOW_MINIMUM,
         `the stake amount is below the chain's minimum stake (code ${code})`,
         { details: { resultCode: code } },
       );
@@ -20,7 +21,7 @@ export function resultCodeError(code: number, kind: string): ManagerError {
       );
     case V1Code.alreadyExists:
       return new ManagerError(
-        'ACTOR_EXISTS',
+        PocketErrors.ACTOR_EXISTS,
         `the chain already has this actor and does not re-stake it (code ${code})`,
         { details: { resultCode: code } },
       );

@@ -1,4 +1,4 @@
-// GET /v1/validators, /v1/plan, /v1/actions and /v1/departures/{pod}: the manager's state. Reads
+// GET /v1/chain, /v1/validators, /v1/plan, /v1/actions and /v1/departures/{pod}: the manager's state. Reads
 // need the token as mutations do (registered behind bearerAuth): they name every validator and
 // action.
 import { Type } from 'typebox';
@@ -75,7 +75,37 @@ export const DepartureSchema = Type.Object({
   height: Type.Integer(),
 });
 
+const ChainSchema = Type.Object({
+  name: Type.String({ description: 'The chain CM_CHAIN selected (e.g. pocket-v1).' }),
+  ids: Type.Object(
+    {
+      prefix: Type.String(),
+      width: Type.Integer({
+        minimum: 0,
+        description: 'Zero-padded to this many digits (0: none).',
+      }),
+      min: Type.Integer({ minimum: 0 }),
+      max: Type.Integer({ minimum: 0 }),
+    },
+    {
+      description:
+        'How the chain writes validator ids: prefix + number (min…max), padded to width.',
+    },
+  ),
+});
+
 export const readRoutes: RoutePlugin<{ control: ControlPlane }> = (app, { control }) => {
+  app.get(
+    '/v1/chain',
+    {
+      schema: {
+        summary: "The chain and its validator id format (what a client reads a person's `4` with)",
+        response: { 200: ChainSchema },
+      },
+    },
+    () => control.chain(),
+  );
+
   app.get(
     '/v1/validators',
     {

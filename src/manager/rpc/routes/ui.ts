@@ -16,6 +16,7 @@ export const UI_FILES: Readonly<Record<string, string>> = {
   'index.html': 'text/html; charset=utf-8',
   'app.js': 'text/javascript; charset=utf-8',
   'grid.js': 'text/javascript; charset=utf-8',
+  'tiles.js': 'text/javascript; charset=utf-8',
   'cells.js': 'text/javascript; charset=utf-8',
   'stream.js': 'text/javascript; charset=utf-8',
   'style.css': 'text/css; charset=utf-8',
