@@ -262,6 +262,9 @@ show('ports', lambda: core.patch_namespaced_pod_ephemeralcontainers('py', 'defau
     [{'op': 'add', 'path': '/spec/ephemeralContainers/-', 'value': {'name': 'p', 'image': 'busybox', 'ports': [{'containerPort': 80}]}}]))
 show('labels', lambda: core.patch_namespaced_pod_ephemeralcontainers('py', 'default',
     {'metadata': {'labels': {'sneaked': 'in'}}, 'spec': {'containers': [{'name': 'main', 'image': 'talker'}]}}))
+current = core.read_namespaced_pod_ephemeralcontainers('py', 'default')
+current.spec.ephemeral_containers.append(client.V1EphemeralContainer(name='put', image='busybox', command=['true']))
+show('put', lambda: core.replace_namespaced_pod_ephemeralcontainers('py', 'default', current))
 show('create', lambda: core.create_namespaced_pod('default', {'metadata': {'name': 'born-debugged'},
     'spec': {'containers': [{'name': 'main', 'image': 'echo'}], 'ephemeralContainers': [{'name': 'd', 'image': 'busybox'}]}}))
 pod = core.read_namespaced_pod('py', 'default')
@@ -277,6 +280,7 @@ print('kept', pod.metadata.labels, pod.spec.containers[0].image)
       'ports 422 Pod "py" is invalid: spec.ephemeralContainers[1].ports: Forbidden: cannot be set for an Ephemeral Container',
       // Only spec.ephemeralContainers of the body counts (dropNonEphemeralContainerUpdates).
       "labels ok ['dbg']",
+      "put ok ['dbg', 'put']",
       // ValidatePodCreate: only the subresource adds them.
       'create 422 Pod "born-debugged" is invalid: spec.ephemeralContainers: Forbidden: cannot be set on create',
       'kept None echo',
