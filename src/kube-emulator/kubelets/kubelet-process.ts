@@ -93,7 +93,8 @@ interface ContainerRun {
    * A `kubectl debug` container (spec.ephemeralContainers): started once it appears in the spec,
    * never restarted, not probed, reported in status.ephemeralContainerStatuses, and no part of
    * the pod's phase or readiness (pkg/kubelet/kuberuntime/kuberuntime_manager.go
-   * computePodActions: "Ephemeral containers are started once and never restarted").
+   * computePodActions: one is started when it has no status yet, "Ephemeral Containers are
+   * never restarted").
    */
   readonly ephemeral: boolean;
   child: Child | undefined;
