@@ -198,7 +198,6 @@ export default tseslint.config(
       'src/manager/discovery/desired-state.ts',
       'src/manager/manager.ts',
       'src/manager/planner/pacing.ts',
-      'src/manager/planner/plan.ts',
     ],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },
   },
