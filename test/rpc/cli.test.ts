@@ -9,7 +9,12 @@ import { startService, type RunningService } from '../../src/manager/run.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { VERSION } from '../../src/manager/version.ts';
 import { BIN, lines, runCli, startCli } from './support/cli.ts';
-import { startControlFixture, TOKEN, type ControlFixture } from './support/control-fixture.ts';
+import {
+  SERVICE_URL_TEMPLATE,
+  startControlFixture,
+  TOKEN,
+  type ControlFixture,
+} from './support/control-fixture.ts';
 
 let fixture: ControlFixture;
 let service: RunningService;
@@ -24,7 +29,7 @@ beforeAll(async () => {
       KUBECONFIG: join(fixture.dir, 'kubeconfig'),
       CM_NAMESPACE: fixture.namespace,
       CM_CHAIN_RPC_URL: fixture.chain.baseUrl,
-      CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{port:p2p}',
+      CM_SERVICE_URL_TEMPLATE: SERVICE_URL_TEMPLATE,
       CM_JOURNAL_PATH: join(fixture.dir, 'cli-journal.sqlite'),
       CM_READY_DEBOUNCE: '50ms',
       CM_CHAIN_POLL_INTERVAL: '100ms',

@@ -11,7 +11,12 @@ import { Journal } from '../../src/manager/journal/journal.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
 import { systemClock } from '../../src/manager/clock.ts';
 import { lines, runCli } from './support/cli.ts';
-import { startControlFixture, TOKEN, type ControlFixture } from './support/control-fixture.ts';
+import {
+  SERVICE_URL_TEMPLATE,
+  startControlFixture,
+  TOKEN,
+  type ControlFixture,
+} from './support/control-fixture.ts';
 
 let fixture: ControlFixture;
 let service: RunningService;
@@ -49,7 +54,7 @@ beforeAll(async () => {
       KUBECONFIG: join(fixture.dir, 'kubeconfig'),
       CM_NAMESPACE: fixture.namespace,
       CM_CHAIN_RPC_URL: fixture.chain.baseUrl,
-      CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{port:p2p}',
+      CM_SERVICE_URL_TEMPLATE: SERVICE_URL_TEMPLATE,
       CM_JOURNAL_PATH: journalPath,
       CM_READY_DEBOUNCE: '50ms',
       CM_CHAIN_POLL_INTERVAL: '100ms',

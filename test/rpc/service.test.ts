@@ -7,7 +7,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startService, type RunningService } from '../../src/manager/run.ts';
 import { pending, waitFor } from '../../src/harness/wait.ts';
 import { EventReader } from './support/event-reader.ts';
-import { startControlFixture, type ControlFixture } from './support/control-fixture.ts';
+import {
+  SERVICE_URL_TEMPLATE,
+  startControlFixture,
+  type ControlFixture,
+} from './support/control-fixture.ts';
 
 const FILE_TOKEN = 'token-from-a-secret-file-0123456789';
 let fixture: ControlFixture;
@@ -40,7 +44,7 @@ beforeAll(async () => {
       KUBECONFIG: join(fixture.dir, 'kubeconfig'),
       CM_NAMESPACE: fixture.namespace,
       CM_CHAIN_RPC_URL: fixture.chain.baseUrl,
-      CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{port:p2p}',
+      CM_SERVICE_URL_TEMPLATE: SERVICE_URL_TEMPLATE,
       CM_JOURNAL_PATH: join(fixture.dir, 'service-journal.sqlite'),
       CM_READY_DEBOUNCE: '50ms',
       CM_CHAIN_POLL_INTERVAL: '100ms',

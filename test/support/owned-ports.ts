@@ -32,6 +32,27 @@ export async function ownedPort(host = '127.0.0.1'): Promise<OwnedPort> {
   };
 }
 
+/**
+ * A socket listening on `port` at `host`: the same port number another host of 127.0.0.0/8
+ * already owns (as pods of one StatefulSet share their container ports but not their IPs).
+ */
+export async function ownedPortAt(host: string, port: number): Promise<OwnedPort> {
+  const server = createServer((socket) => socket.destroy());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return {
+    port,
+    server,
+    close: () =>
+      new Promise((resolve) => {
+        if (!server.listening) resolve();
+        else server.close(() => resolve());
+      }),
+  };
+}
+
 /** A port nothing listens on and nothing else can take until `release()`: connections are refused. */
 export interface RefusedPort {
   port: number;

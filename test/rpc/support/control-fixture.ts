@@ -1,8 +1,12 @@
 // A real manager for control-RPC tests: the Kubernetes API emulator (simulated kubelet) over
 // HTTP, a keys Secret, a validator StatefulSet, and a chain of two in-process localnet nodes
-// (001 staked at genesis, 002 a node that votes once staked) with a manual pacemaker. The
-// StatefulSet's container ports are node 002's real ports, so the service URL the manager stakes
-// 002 with (`127.0.0.1:{port:p2p}`) reaches it. Nothing here stands in for our own adapters.
+// (001 staked at genesis, 002 a node that votes once staked) with a manual pacemaker. Each pod
+// reaches its own node, as on a cluster where pods share their container ports but not their IPs:
+// node 001 listens on 127.0.0.10 and node 002 on 127.0.0.11, on the same port numbers (the
+// StatefulSet's container ports), and SERVICE_URL_TEMPLATE renders pod validator-N's service URL
+// as 127.0.0.1N:{port:p2p}. The manager asks each pod's node which key it signs with (issue 30),
+// so a fixture whose pods all reached node 002 had validator-0 signing with 002's key. Nothing here
+// stands in for our own adapters.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +19,7 @@ import {
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { pino } from 'pino';
-import { ownedPort } from '../../support/owned-ports.ts';
+import { ownedPort, ownedPortAt } from '../../support/owned-ports.ts';
 import { startEmulator, type Emulator } from '../../../src/kube-emulator/index.ts';
 import { buildGenesis } from '../../../src/localnet/genesis.ts';
 import { startNode, type RunningNode } from '../../../src/localnet/server.ts';
@@ -114,33 +118,42 @@ export function validatorStatefulSet(
   };
 }
 
+/** Where node 001 (pod validator-0) and node 002 (pod validator-1) listen. */
+const NODE_HOSTS = ['127.0.0.10', '127.0.0.11'] as const;
+/** Pod validator-N's service URL: its own node's p2p address. */
+export const SERVICE_URL_TEMPLATE = '127.0.0.1{ordinal}:{port:p2p}';
+
 /** Keys 001 and 002 in the Secret (003 deliberately missing: a wanted id without a key). */
 export async function startControlFixture(): Promise<ControlFixture> {
   const dir = await mkdtemp(join(tmpdir(), 'cm-rpc-test-'));
   const namespace = 'default';
   const keys = generateKeys({ count: 2, seed: 'control-rpc-test' });
   // Listening from here on: the genesis and the StatefulSet name them, and each node takes its own.
-  const [rpc1, p2p1, rpc2, p2p2] = await Promise.all([1, 2, 3, 4].map(() => ownedPort()));
+  const [rpc1, p2p1] = await Promise.all([ownedPort(NODE_HOSTS[0]), ownedPort(NODE_HOSTS[0])]);
+  const [rpc2, p2p2] = await Promise.all([
+    ownedPortAt(NODE_HOSTS[1], rpc1.port),
+    ownedPortAt(NODE_HOSTS[1], p2p1.port),
+  ]);
   const genesis = buildGenesis({
     keys,
     validators: 1,
-    serviceUrl: `127.0.0.1:${p2p1?.port ?? 0}`,
+    serviceUrl: `${NODE_HOSTS[0]}:${p2p1.port}`,
     unstakingBlocks: 3,
   });
   const nodeLog = pino({ level: 'silent' });
   const nodes: RunningNode[] = [];
   let emulator: Emulator | undefined;
   try {
-    for (const [id, rpcPort, p2pPort] of [
-      ['001', rpc1, p2p1],
-      ['002', rpc2, p2p2],
+    for (const [id, rpcPort, p2pPort, host] of [
+      ['001', rpc1, p2p1, NODE_HOSTS[0]],
+      ['002', rpc2, p2p2, NODE_HOSTS[1]],
     ] as const) {
       nodes.push(
         await startNode({
           debugRoutes: true,
           genesis,
           key: keys.get(id),
-          host: '127.0.0.1',
+          host,
           rpcPort: rpcPort?.server ?? 0,
           p2pPort: p2pPort?.server ?? 0,
           pacemaker: 'manual',
@@ -168,7 +181,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
     });
     await apps.createNamespacedStatefulSet({
       namespace,
-      body: validatorStatefulSet(STATEFULSET, 1, { rpc: rpc2?.port ?? 0, p2p: p2p2?.port ?? 0 }),
+      body: validatorStatefulSet(STATEFULSET, 1, { rpc: rpc1.port, p2p: p2p1.port }),
     });
     const chain = new PocketRpcClient({ baseUrl: nodes[0]?.rpcUrl ?? '', timeoutMs: 10_000 });
     const running = new Set<ManagerUnderTest>();
@@ -182,7 +195,7 @@ export async function startControlFixture(): Promise<ControlFixture> {
         env: {
           CM_NAMESPACE: namespace,
           CM_CHAIN_RPC_URL: chain.baseUrl,
-          CM_SERVICE_URL_TEMPLATE: '127.0.0.1:{port:p2p}',
+          CM_SERVICE_URL_TEMPLATE: SERVICE_URL_TEMPLATE,
           CM_JOURNAL_PATH: join(dir, `journal-${running.size}-${Date.now()}.sqlite`),
           CM_READY_DEBOUNCE: '50ms',
           CM_CHAIN_POLL_INTERVAL: '100ms',
