@@ -120,7 +120,7 @@ export function decideWithRule(ctx: RuleContext): { rule: Rule; draft: Draft } {
     const draft = rule.decide(ctx);
     if (draft !== undefined) return { rule, draft };
   }
-  // LAST_RULE decides every validator that reaches it.
+  // Unreachable: `unstaked`, the last rule, decides every validator that reaches it.
   throw new Error(`no decision rule decided validator ${ctx.id}`);
 }
 
