@@ -532,7 +532,14 @@ async function expectTokenNeverSent(dir: string, running: DevnetInfo): Promise<v
 async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile() || entry.name.startsWith('journal.sqlite') || entry.name.endsWith('.log'))
+    // What the running devnet itself writes as it runs: the journal, the logs, and the emulator's
+    // objects (kube-emulator/persistence.ts writes them behind every write, a Lease renewal too).
+    if (
+      !entry.isFile() ||
+      entry.name.startsWith('journal.sqlite') ||
+      entry.name.endsWith('.log') ||
+      (entry.name === 'objects.json' && entry.parentPath.endsWith('emulator'))
+    )
       continue;
     const path = join(entry.parentPath, entry.name);
     const info = await stat(path);
