@@ -14,7 +14,12 @@ export interface KindInfo {
   readonly namespaced: boolean;
   readonly shortNames: readonly string[];
   readonly categories: readonly string[];
-  readonly subresources: readonly ('status' | 'scale')[];
+  /**
+   * Subresources served by the generic handler: `status`, `scale`, and pods'
+   * `ephemeralcontainers` (the Pod itself, of which an update may change only
+   * `spec.ephemeralContainers`: pkg/registry/core/pod/storage/storage.go EphemeralContainersREST).
+   */
+  readonly subresources: readonly ('status' | 'scale' | 'ephemeralcontainers')[];
   /** The store table: kinds served under two groups (events) share one. */
   readonly storage: string;
   /** Field selector labels beyond `metadata.name`/`metadata.namespace`, with the stored path. */
@@ -83,7 +88,7 @@ const entries: readonly Entry[] = [
     namespaced: true,
     shortNames: ['po'],
     categories: ['all'],
-    subresources: ['status'],
+    subresources: ['status', 'ephemeralcontainers'],
     extraSubresources: [
       { name: 'attach', kind: 'PodAttachOptions', verbs: ['create', 'get'] },
       {

@@ -33,6 +33,10 @@ import {
 } from './storage-rules.ts';
 import { applyStrategicMergePatch } from './patch/strategic-merge-patch.ts';
 import { isKubeObject, type KubeObject } from './types.ts';
+import {
+  ephemeralContainersUpdateCauses,
+  keepOnlyEphemeralContainers,
+} from './admission/pod-rules.ts';
 
 export const PatchType = {
   json: 'application/json-patch+json',
@@ -42,7 +46,7 @@ export const PatchType = {
 } as const;
 export type PatchType = (typeof PatchType)[keyof typeof PatchType];
 
-export type Subresource = 'status' | 'scale' | undefined;
+export type Subresource = 'status' | 'scale' | 'ephemeralcontainers' | undefined;
 
 export const Propagation = {
   background: 'Background',
@@ -350,6 +354,8 @@ export class ResourceApi {
     if (options.subresource === 'status') {
       next = { ...clone(existing), status: clone(incoming.status) };
       if (incoming.status === undefined) delete next.status;
+    } else if (options.subresource === 'ephemeralcontainers') {
+      next = keepOnlyEphemeralContainers(existing, incoming);
     } else {
       next = incoming;
       delete next.apiVersion;
@@ -392,6 +398,8 @@ export class ResourceApi {
       );
     }
     const causes = info.rules.validate?.(next, existing) ?? [];
+    if (options.subresource === 'ephemeralcontainers')
+      causes.push(...ephemeralContainersUpdateCauses(next, existing));
     if (causes.length > 0) throw invalid({ ...targetOf(info, name), kind: info.kind }, causes);
     if (info.hasGeneration && !deepEqual(specOf(next), specOf(existing))) {
       next.metadata.generation = (existing.metadata.generation ?? 0) + 1;

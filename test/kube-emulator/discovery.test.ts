@@ -58,7 +58,8 @@ describe('discovery', () => {
       const got = await harness.kubectl(['get', listable.join(','), '-A', '-o', 'name']);
       expect(got.stderr).toBe('');
       expect(got.code).toBe(0);
-      // Subresources: eviction is served (policy/v1 Eviction), ephemeralcontainers is not.
+      // Subresources: eviction (policy/v1 Eviction) and ephemeralcontainers (the Pod, get patch
+      // update, as the 1.32 apiserver lists it) are served.
       const v1 = (await (await fetch(`${harness.emulator.url}/api/v1`)).json()) as {
         resources: { name: string; group?: string; version?: string; kind: string }[];
       };
@@ -69,7 +70,13 @@ describe('discovery', () => {
         kind: 'Eviction',
       });
       expect(names).toContain('nodes/status');
-      expect(names).not.toContain('pods/ephemeralcontainers');
+      expect(v1.resources.find((r) => r.name === 'pods/ephemeralcontainers')).toEqual({
+        name: 'pods/ephemeralcontainers',
+        singularName: '',
+        namespaced: true,
+        kind: 'Pod',
+        verbs: ['get', 'patch', 'update'],
+      });
     },
   );
 

@@ -109,6 +109,59 @@ describe('protobuf codec', () => {
     expect(decodeObject(encodeObject(secret))).toEqual(secret);
   });
 
+  it('inlines EphemeralContainerCommon in EphemeralContainer, as Go embeds it (a pod after kubectl debug)', () => {
+    // generated.proto (k8s.io/api v0.32.4): EphemeralContainer { EphemeralContainerCommon
+    // ephemeralContainerCommon = 1; string targetContainerName = 2; }, and
+    // EphemeralContainerCommon { name = 1; image = 2; command = 3 }; its JSON form is flat.
+    const pod = {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: 'p', creationTimestamp: null },
+      spec: {
+        containers: [{ name: 'main', image: 'echo', resources: {} }],
+        ephemeralContainers: [
+          {
+            name: 'debugger',
+            image: 'busybox',
+            command: ['sh', '-c', 'echo hi'],
+            resources: {},
+            targetContainerName: 'main',
+          },
+        ],
+      },
+      status: {
+        ephemeralContainerStatuses: [
+          {
+            name: 'debugger',
+            state: {
+              terminated: { exitCode: 0, reason: 'Completed', startedAt: null, finishedAt: null },
+            },
+            lastState: {},
+            ready: false,
+            restartCount: 0,
+            image: 'busybox',
+            imageID: '',
+          },
+        ],
+      },
+    };
+    const bytes = encodeObject(pod);
+    expect(decodeObject(bytes)).toEqual(pod);
+    // The entry's bytes: field 1 (the common part, a nested message holding name = 1 and
+    // image = 2), then targetContainerName = 2 — not name at the top level.
+    const entry = Buffer.concat([
+      Buffer.from([0x0a, 0x08]),
+      Buffer.from('debugger'),
+      Buffer.from([0x12, 0x07]),
+      Buffer.from('busybox'),
+    ]);
+    const target = Buffer.concat([Buffer.from([0x12, 0x04]), Buffer.from('main')]);
+    expect(Buffer.from(bytes).indexOf(entry)).toBeGreaterThan(0);
+    const at = Buffer.from(bytes).indexOf(entry);
+    expect(bytes[at - 2]).toBe(0x0a); // ephemeralContainerCommon = 1, length-delimited
+    expect(Buffer.from(bytes).indexOf(target, at)).toBeGreaterThan(at);
+  });
+
   it('frames watch events with a 4-byte length and an enveloped object', () => {
     const object = {
       apiVersion: 'v1',

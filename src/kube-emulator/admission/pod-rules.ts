@@ -4,7 +4,13 @@
 import { clone, deepEqual, isObject, objects, type JsonObject } from '../json.ts';
 import type { StatusCause } from '../status-errors.ts';
 import type { KubeObject } from '../types.ts';
-import { duplicateCause, forbiddenCause, invalidCause, requiredCause } from './field-errors.ts';
+import {
+  duplicateCause,
+  forbiddenCause,
+  goValue,
+  invalidCause,
+  requiredCause,
+} from './field-errors.ts';
 import { isDns1123Label } from './name-formats.ts';
 
 /** One list of containers (`spec.containers`, `spec.initContainers`) of a pod spec at `path`. */
@@ -147,6 +153,142 @@ export function podUpdateRule(object: KubeObject, old: KubeObject | undefined): 
         `pod updates may not change fields other than ${UPDATABLE}\n${diff.join('\n')}`,
       ),
     );
+  }
+  return causes;
+}
+
+/**
+ * The fields an ephemeral container may not set (validation.go `allowedEphemeralContainerFields`,
+ * the entries set to false): it must not be relied upon for the pod's own service.
+ */
+const EPHEMERAL_FORBIDDEN = [
+  'ports',
+  'resources',
+  'resizePolicy',
+  'restartPolicy',
+  'livenessProbe',
+  'readinessProbe',
+  'startupProbe',
+  'lifecycle',
+];
+
+/** A field is set when Go's reflect would find it non-zero (validateFieldAllowList). */
+function isSet(value: unknown): boolean {
+  if (value === undefined || value === null) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  if (isObject(value)) return Object.keys(value).length > 0;
+  return value !== '' && value !== 0 && value !== false;
+}
+
+/**
+ * validation.go `validateEphemeralContainers` (v1.32): each entry is a container (name, image),
+ * its name unique across containers, init containers and ephemeral containers (Duplicate), its
+ * `targetContainerName` a regular or init container (NotFound), no field of
+ * EPHEMERAL_FORBIDDEN, no `subPath`/`subPathExpr` in its volume mounts.
+ */
+export function ephemeralContainerCauses(spec: JsonObject, path: string): StatusCause[] {
+  const list = objects(spec.ephemeralContainers);
+  const at = `${path}.ephemeralContainers`;
+  const causes = containerCauses(list, at).filter(
+    (cause) => cause.reason !== 'FieldValueDuplicate',
+  );
+  const others = new Set(
+    [...objects(spec.containers), ...objects(spec.initContainers)].map((c) => c.name),
+  );
+  const all = new Set(others);
+  list.forEach((container, index) => {
+    const item = `${at}[${index}]`;
+    if (all.has(container.name)) causes.push(duplicateCause(`${item}.name`, container.name));
+    else all.add(container.name);
+    const target = container.targetContainerName;
+    if (typeof target === 'string' && target !== '' && !others.has(target))
+      causes.push({
+        reason: 'FieldValueNotFound',
+        field: `${item}.targetContainerName`,
+        message: `Not found: ${goValue(target)}`,
+      });
+    for (const field of EPHEMERAL_FORBIDDEN)
+      if (isSet(container[field]))
+        causes.push(forbiddenCause(`${item}.${field}`, 'cannot be set for an Ephemeral Container'));
+    objects(container.volumeMounts).forEach((mount, m) => {
+      for (const field of ['subPath', 'subPathExpr'])
+        if (isSet(mount[field]))
+          causes.push(
+            forbiddenCause(
+              `${item}.volumeMounts[${m}].${field}`,
+              'cannot be set for an Ephemeral Container',
+            ),
+          );
+    });
+  });
+  return causes;
+}
+
+/** ValidatePodCreate: `spec.ephemeralContainers` cannot be set on create (only by the subresource). */
+export function ephemeralOnCreateRule(
+  object: KubeObject,
+  old: KubeObject | undefined,
+): StatusCause[] {
+  if (old !== undefined || !isObject(object.spec)) return [];
+  return objects(object.spec.ephemeralContainers).length > 0
+    ? [forbiddenCause('spec.ephemeralContainers', 'cannot be set on create')]
+    : [];
+}
+
+/**
+ * pkg/registry/core/pod/strategy.go `dropNonEphemeralContainerUpdates` (the
+ * `pods/ephemeralcontainers` strategy's PrepareForUpdate): of the incoming pod only
+ * `spec.ephemeralContainers` is kept; spec, status and metadata are the stored pod's
+ * (ResetObjectMetaForStatus).
+ */
+export function keepOnlyEphemeralContainers(
+  existing: KubeObject,
+  incoming: KubeObject,
+): KubeObject {
+  const next = clone(existing);
+  const spec = isObject(next.spec) ? next.spec : (next.spec = {});
+  const wanted = isObject(incoming.spec) ? incoming.spec.ephemeralContainers : undefined;
+  if (wanted === undefined || wanted === null) delete spec.ephemeralContainers;
+  else spec.ephemeralContainers = clone(wanted);
+  return next;
+}
+
+/**
+ * validation.go `ValidatePodEphemeralContainersUpdate`, part 2 (v1.32): an existing ephemeral
+ * container may not be removed or changed (compared by name, as a patch does not keep order).
+ * Go's message ends with a `cmp.Diff` of the two; here a list of the fields that differ.
+ */
+export function ephemeralContainersUpdateCauses(next: KubeObject, old: KubeObject): StatusCause[] {
+  const field = 'spec.ephemeralContainers';
+  if (old.metadata.annotations?.['kubernetes.io/config.mirror'] !== undefined)
+    return [forbiddenCause('', 'static pods do not support ephemeral containers')];
+  const byName = new Map(
+    objects(isObject(next.spec) ? next.spec.ephemeralContainers : undefined).map((c) => [
+      c.name,
+      c,
+    ]),
+  );
+  const causes: StatusCause[] = [];
+  for (const before of objects(isObject(old.spec) ? old.spec.ephemeralContainers : undefined)) {
+    const name = String(before.name);
+    const after = byName.get(before.name);
+    if (after === undefined)
+      causes.push(
+        forbiddenCause(
+          field,
+          `existing ephemeral containers ${JSON.stringify(name)} may not be removed\n`,
+        ),
+      );
+    else if (!deepEqual(before, after)) {
+      const diff: string[] = [];
+      differences(before, after, `${field}[${name}]`, diff);
+      causes.push(
+        forbiddenCause(
+          `${field}[${name}]`,
+          `existing ephemeral containers ${JSON.stringify(name)} may not be changed\n${diff.join('\n')}`,
+        ),
+      );
+    }
   }
   return causes;
 }

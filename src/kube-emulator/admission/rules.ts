@@ -12,7 +12,12 @@ import {
   labelRule,
   ownerReferenceRule,
 } from './metadata-rules.ts';
-import { podSpecContainerCauses, podUpdateRule } from './pod-rules.ts';
+import {
+  ephemeralContainerCauses,
+  ephemeralOnCreateRule,
+  podSpecContainerCauses,
+  podUpdateRule,
+} from './pod-rules.ts';
 import { serviceUpdateRule } from './service-rules.ts';
 import { deploymentRule, statefulSetRule } from './workload-rules.ts';
 
@@ -94,6 +99,18 @@ export const VALIDATION_RULES: readonly ValidationRule[] = [
     source: `${CORE} validateContainers, validateContainerCommon, validateContainerPorts`,
     kinds: ['Pod'],
     check: (object) => (isObject(object.spec) ? podSpecContainerCauses(object.spec, 'spec') : []),
+  },
+  {
+    name: 'pod ephemeral containers: names unique across all containers, target, allowed fields',
+    source: `${CORE} validateEphemeralContainers, allowedEphemeralContainerFields`,
+    kinds: ['Pod'],
+    check: (object) => (isObject(object.spec) ? ephemeralContainerCauses(object.spec, 'spec') : []),
+  },
+  {
+    name: 'no ephemeral containers on create',
+    source: `${CORE} ValidatePodCreate`,
+    kinds: ['Pod'],
+    check: ephemeralOnCreateRule,
   },
   {
     name: 'pod template containers',

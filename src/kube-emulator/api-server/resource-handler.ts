@@ -76,7 +76,11 @@ function assertResourceVersion(value: string | null): void {
 function subresourceOf(route: ResourceRoute): Subresource {
   const sub = route.subresource;
   if (sub === undefined) return undefined;
-  if ((sub === 'status' || sub === 'scale') && route.info.subresources.includes(sub)) return sub;
+  if (
+    (sub === 'status' || sub === 'scale' || sub === 'ephemeralcontainers') &&
+    route.info.subresources.includes(sub)
+  )
+    return sub;
   throw routeNotFound(`${route.info.resource}/${sub}`);
 }
 

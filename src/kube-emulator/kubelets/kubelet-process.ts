@@ -89,6 +89,14 @@ function probePeriodMs(probe: JsonObject | undefined): number {
 interface ContainerRun {
   readonly name: string;
   readonly spec: JsonObject;
+  /**
+   * A `kubectl debug` container (spec.ephemeralContainers): started once it appears in the spec,
+   * never restarted, not probed, reported in status.ephemeralContainerStatuses, and no part of
+   * the pod's phase or readiness (pkg/kubelet/kuberuntime/kuberuntime_manager.go
+   * computePodActions: one is started when it has no status yet, "Ephemeral Containers are
+   * never restarted").
+   */
+  readonly ephemeral: boolean;
   child: Child | undefined;
   state: ContainerState;
   lastState: ContainerState | undefined;
@@ -126,6 +134,36 @@ interface PodRun {
   startTime: number;
   /** While the pod terminates: the end of its grace period (a shorter delete moves it). */
   deadline: Deadline | undefined;
+}
+
+function newContainerRun(spec: JsonObject, backoffMs: number, ephemeral: boolean): ContainerRun {
+  return {
+    name: String(spec.name),
+    spec,
+    ephemeral,
+    child: undefined,
+    state: { type: 'waiting', reason: 'ContainerCreating' },
+    lastState: undefined,
+    restartCount: 0,
+    ready: false,
+    probeFailures: 0,
+    backoffMs,
+    startedAt: 0,
+    restartTimer: undefined,
+    lastUnhealthyAt: 0,
+    postStarting: false,
+  };
+}
+
+/** A pod's containers as the status reports them (ephemeral ones apart). */
+function reportsOf(containers: readonly ContainerRun[], ready: (c: ContainerRun) => boolean) {
+  return containers.map((c): ContainerReport => ({
+    name: c.name,
+    state: c.state,
+    ready: ready(c),
+    restartCount: c.restartCount,
+    ...(c.lastState === undefined ? {} : { lastState: c.lastState }),
+  }));
 }
 
 const secrets = kindOf('', 'secrets');
@@ -389,7 +427,17 @@ export class ProcessKubelet implements KubeletBase {
       run = await this.#start(pod);
     }
     if (run === undefined) return;
+    this.#addEphemeral(run, pod);
     await this.#startContainers(run);
+  }
+
+  /** Ephemeral containers added to the spec since the last sync join the run, to be started. */
+  #addEphemeral(run: PodRun, pod: KubeObject): void {
+    const spec = isObject(pod.spec) ? pod.spec : {};
+    for (const container of objects(spec.ephemeralContainers)) {
+      if (run.containers.some((c) => c.name === container.name)) continue;
+      run.containers.push(newContainerRun(container, 0, true));
+    }
   }
 
   /** Binds the pod, assigns its host ports and publishes them, and creates its private folder. */
@@ -434,21 +482,9 @@ export class ProcessKubelet implements KubeletBase {
       name,
       folder,
       ports,
-      containers: objects(spec.containers).map((container) => ({
-        name: String(container.name),
-        spec: container,
-        child: undefined,
-        state: { type: 'waiting', reason: 'ContainerCreating' },
-        lastState: undefined,
-        restartCount: 0,
-        ready: false,
-        probeFailures: 0,
-        backoffMs: backoff,
-        startedAt: 0,
-        restartTimer: undefined,
-        lastUnhealthyAt: 0,
-        postStarting: false,
-      })),
+      containers: objects(spec.containers).map((container) =>
+        newContainerRun(container, backoff, false),
+      ),
       volumes: undefined,
       claimFolders: [],
       forcedReady: undefined,
@@ -719,8 +755,9 @@ export class ProcessKubelet implements KubeletBase {
     const pod = this.#api.peek(podInfo, run.namespace, run.name);
     const policy = isObject(pod?.spec) ? pod.spec.restartPolicy : 'Always';
     const restart =
-      policy === 'Always' || policy === undefined || (policy === 'OnFailure' && exitCode !== 0);
-    container.lastState = terminated;
+      !container.ephemeral &&
+      (policy === 'Always' || policy === undefined || (policy === 'OnFailure' && exitCode !== 0));
+    if (!container.ephemeral) container.lastState = terminated;
     if (!restart) container.state = terminated;
     else {
       const initial = this.#settings.restartBackoffMs ?? 500;
@@ -850,6 +887,7 @@ export class ProcessKubelet implements KubeletBase {
     let changed = false;
     try {
       for (const container of run.containers) {
+        if (container.ephemeral) continue;
         const before = container.ready;
         container.ready =
           container.child !== undefined && (await this.#probeContainer(run, container));
@@ -916,20 +954,11 @@ export class ProcessKubelet implements KubeletBase {
     )
       return;
     const spec = isObject(pod.spec) ? pod.spec : {};
-    const containers: ContainerReport[] = run.containers.map((c) => ({
-      name: c.name,
-      state: c.state,
-      ready: run.forcedReady ?? c.ready,
-      restartCount: c.restartCount,
-      ...(c.lastState === undefined ? {} : { lastState: c.lastState }),
-    }));
-    const everStarted = run.containers.every(
-      (c) => c.state.type !== 'waiting' || c.restartCount > 0,
-    );
-    const allDone = run.containers.every((c) => c.state.type === 'terminated');
-    const failed = run.containers.some(
-      (c) => c.state.type === 'terminated' && c.state.exitCode !== 0,
-    );
+    const regular = run.containers.filter((c) => !c.ephemeral);
+    const containers = reportsOf(regular, (c) => run.forcedReady ?? c.ready);
+    const everStarted = regular.every((c) => c.state.type !== 'waiting' || c.restartCount > 0);
+    const allDone = regular.every((c) => c.state.type === 'terminated');
+    const failed = regular.some((c) => c.state.type === 'terminated' && c.state.exitCode !== 0);
     const phase =
       allDone && spec.restartPolicy !== 'Always'
         ? failed
@@ -943,6 +972,10 @@ export class ProcessKubelet implements KubeletBase {
       phase,
       scheduled: true,
       containers,
+      ephemeralContainers: reportsOf(
+        run.containers.filter((c) => c.ephemeral),
+        () => false,
+      ),
       podIP: LOOPBACK,
       hostIP: LOOPBACK,
       startTime: run.startTime,
@@ -1021,21 +1054,18 @@ export class ProcessKubelet implements KubeletBase {
     if (this.#stopped) return;
     const pod = this.#api.peek(podInfo, run.namespace, run.name);
     if (pod === undefined || pod.metadata.uid !== run.uid) return;
-    const containers: ContainerReport[] = run.containers.map((c) => ({
-      name: c.name,
-      state: c.state,
-      ready: false,
-      restartCount: c.restartCount,
-      ...(c.lastState === undefined ? {} : { lastState: c.lastState }),
-    }));
-    const failed = run.containers.some(
-      (c) => c.state.type !== 'terminated' || c.state.exitCode !== 0,
-    );
+    const regular = run.containers.filter((c) => !c.ephemeral);
+    const containers = reportsOf(regular, () => false);
+    const failed = regular.some((c) => c.state.type !== 'terminated' || c.state.exitCode !== 0);
     const next = clone(pod);
     next.status = podStatus(pod, {
       phase: failed ? 'Failed' : 'Succeeded',
       scheduled: true,
       containers,
+      ephemeralContainers: reportsOf(
+        run.containers.filter((c) => c.ephemeral),
+        () => false,
+      ),
       podIP: LOOPBACK,
       hostIP: LOOPBACK,
       startTime: run.startTime,

@@ -28,6 +28,8 @@ export interface PodReport {
   /** Whether the pod is scheduled (bound) yet. */
   scheduled: boolean;
   containers: readonly ContainerReport[];
+  /** `kubectl debug` containers (status.ephemeralContainerStatuses, left out when none). */
+  ephemeralContainers?: readonly ContainerReport[];
   podIP?: string;
   hostIP?: string;
   startTime?: number;
@@ -64,6 +66,12 @@ export function podStatus(pod: KubeObject, report: PodReport): JsonObject {
   const images = new Map(
     objects((pod.spec as JsonObject | undefined)?.containers).map((c) => [c.name, c.image]),
   );
+  const ephemeralImages = new Map(
+    objects((pod.spec as JsonObject | undefined)?.ephemeralContainers).map((c) => [
+      c.name,
+      c.image,
+    ]),
+  );
   const allReady = report.containers.length > 0 && report.containers.every((c) => c.ready);
   const started = report.containers.some((c) => c.state.type !== 'waiting' || c.restartCount > 0);
   const condition = (type: string, status: boolean, reason?: string): JsonObject => {
@@ -96,20 +104,32 @@ export function podStatus(pod: KubeObject, report: PodReport): JsonObject {
       : { hostIP: report.hostIP, hostIPs: [{ ip: report.hostIP }] }),
     ...(report.podIP === undefined ? {} : { podIP: report.podIP, podIPs: [{ ip: report.podIP }] }),
     ...(report.startTime === undefined ? {} : { startTime: rfc3339(report.startTime) }),
-    containerStatuses: report.containers.map((c) => ({
-      name: c.name,
-      image: images.get(c.name) ?? '',
-      imageID: '',
-      ...(c.state.type === 'waiting' && c.restartCount === 0
-        ? {}
-        : { containerID: `emulator://${c.name}-${c.restartCount}` }),
-      ready: c.ready,
-      started: c.state.type === 'running',
-      restartCount: c.restartCount,
-      state: stateJson(c.state),
-      lastState: c.lastState === undefined ? {} : stateJson(c.lastState),
-    })),
+    containerStatuses: report.containers.map((c) => containerStatus(c, images)),
+    ...(report.ephemeralContainers === undefined || report.ephemeralContainers.length === 0
+      ? {}
+      : {
+          ephemeralContainerStatuses: report.ephemeralContainers.map((c) =>
+            containerStatus(c, ephemeralImages),
+          ),
+        }),
     qosClass: previous.qosClass ?? 'BestEffort',
+  };
+}
+
+function containerStatus(c: ContainerReport, images: ReadonlyMap<unknown, unknown>): JsonObject {
+  const image = images.get(c.name);
+  return {
+    name: c.name,
+    image: typeof image === 'string' ? image : '',
+    imageID: '',
+    ...(c.state.type === 'waiting' && c.restartCount === 0
+      ? {}
+      : { containerID: `emulator://${c.name}-${c.restartCount}` }),
+    ready: c.ready,
+    started: c.state.type === 'running',
+    restartCount: c.restartCount,
+    state: stateJson(c.state),
+    lastState: c.lastState === undefined ? {} : stateJson(c.lastState),
   };
 }
 

@@ -25,7 +25,10 @@ export function chooseContainer(pod: KubeObject, requested: string | null): stri
     if (initNames.length > 0) message += ` or one of the init containers: [${initNames.join(' ')}]`;
     throw badRequest(message);
   }
-  if (!names.includes(requested) && !initNames.includes(requested)) {
+  // podHasContainerWithName visits every container, ephemeral ones included
+  // (podutil.AllContainers), so `kubectl logs POD -c debugger` reads a `kubectl debug` container.
+  const ephemeralNames = objects(spec.ephemeralContainers).map((c) => String(c.name));
+  if (![...names, ...initNames, ...ephemeralNames].includes(requested)) {
     throw badRequest(`container ${requested} is not valid for pod ${name}`);
   }
   return requested;
@@ -98,6 +101,7 @@ export function logInstance(pod: KubeObject, container: string, previous: boolea
   const found = [
     ...objects(status.containerStatuses),
     ...objects(status.initContainerStatuses),
+    ...objects(status.ephemeralContainerStatuses),
   ].find((c) => c.name === container);
   if (found === undefined)
     throw badRequest(`container "${container}" in pod "${podName}" is not available`);
