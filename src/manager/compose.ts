@@ -14,15 +14,16 @@ import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { ManagerError } from './errors.ts';
 import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import type { KubeClients } from './kube/client.ts';
-import { Manager, type ManagerOptions } from './manager.ts';
+import { Manager, type ManagerOptions, type ManagerParts } from './manager.ts';
 import { participationSource, type ParticipationSource } from './participation/participation.ts';
 import type { ManagerControl, ViewDriver } from './read-model.ts';
 import { ManagerControlPlane, type ControlPlanePorts } from './rpc/control-plane.ts';
+import type { Runnable } from './runnable.ts';
 import { noReplicaTarget, type ReplicaTarget } from './scale/replica-target.ts';
 import { Scaler, type ScalerPorts } from './scale/scaler.ts';
 
 /** What `composeManager` takes: a manager's options, each collaborator optional (defaults below). */
-export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks'> & {
+export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks' | 'order'> & {
   /** The chain (default: the one config.chain names, at config.chainRpcUrl, with its settings). */
   chain?: ChainPort;
   /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
@@ -35,8 +36,13 @@ export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks
 
 /** A manager with the default collaborators for whatever `options` leaves out. */
 export function composeManager(options: ComposeOptions): Manager {
+  return new Manager(composedOptions(options));
+}
+
+/** What `composeManager` builds its manager from (tests wrap the parts' order to watch it). */
+export function composedOptions(options: ComposeOptions): ManagerOptions {
   const { config, kube, chain, discovery, hooks, ...rest } = options;
-  return new Manager({
+  return {
     ...rest,
     config,
     chain: chain ?? chainPortOf(config),
@@ -51,7 +57,25 @@ export function composeManager(options: ComposeOptions): Manager {
         return new KubernetesDiscovery({ ...deps, config, kube });
       }),
     hooks: hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile)),
-  });
+    order: managerStartOrder,
+  };
+}
+
+/**
+ * The order a manager's parts start in; they stop in reverse (runnable.ts). The journal first
+ * (every part reads it) and closed last; leftover keybases removed before anything can send; the
+ * chain view polls while discovery waits for its caches; the election before the loop, so the
+ * loop stops first: in-flight work finishes under the lease, then the lease is released.
+ */
+export function managerStartOrder(parts: ManagerParts): Runnable[] {
+  return [
+    parts.journal,
+    parts.leftovers,
+    parts.chainView,
+    parts.discovery,
+    parts.election,
+    parts.loop,
+  ];
 }
 
 /** The port of the chain `config.chain` names (chain/registry.ts), with its own settings. */

@@ -1,23 +1,17 @@
 // The manager: given its chain port, discovery source and hooks (built by compose.ts from the
-// configuration), it wires keys, chain view, journal, planner, work queue, reconciler and
-// (optionally) leader election so that every change only enqueues validator ids, with a lifecycle:
-// start discovery, wait for sync, start workers; on stop, stop intake, finish or cancel in-flight
-// work, release the lease, close.
+// configuration), it builds its parts — journal binding, chain view, discovery intake, leader
+// election, and the reconcile loop (work queue, reconciler, hook gate) — so that every change only
+// enqueues validator ids, and assembles the read model. Each part is a Runnable (runnable.ts);
+// compose.ts orders them (managerStartOrder): they start in order and stop in reverse.
 import { EventEmitter } from 'node:events';
 import type { ChainAdapter } from './chain/adapter.ts';
-import { chainFactsOf } from './chain/chain-facts.ts';
-import { CHAIN_MEMORY_SETTING, ChainMemoryWriter, parseChainMemory } from './chain/chain-memory.ts';
-import { ChainView, type HighWater, type OwnTransaction } from './chain/chain-view.ts';
+import { ChainView, type OwnTransaction } from './chain/chain-view.ts';
 import { ParticipationRecord } from './participation/record.ts';
 import type { ChainPort } from './chain/port.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { PacedRun } from './paced-run.ts';
 import type { Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource, SourceStatus } from './discovery/port.ts';
-import { bindJournalToChain, type BindingOutcome } from './journal/chain-binding.ts';
-import type { ChainIdentity, Journal } from './journal/journal.ts';
-import { JournalHealth, type JournalFailure } from './journal/journal-health.ts';
-import { openJournal } from './journal/journal-open.ts';
+import { JournalBinding, type JournalState } from './parts/journal-binding.ts';
 import { HookGate } from './hooks/hook-gate.ts';
 import { commandPort, fetchHttpPort } from './hooks/hook-ports.ts';
 import type { HookRunnerPorts } from './hooks/hook-runner.ts';
@@ -25,24 +19,20 @@ import type { HookDefinition } from './hooks/hooks-file.ts';
 import type { EventTarget } from './kube/event-recorder.ts';
 import type { LeaderElector } from './kube/leader-election.ts';
 import { KeyObservations } from './keys/key-observations.ts';
-import { secretWrittenBy } from './discovery/secret-written.ts';
 import { KeyStore } from './keys/key-store.ts';
 import { NodeKeys } from './keys/node-keys.ts';
 import type { Logger } from './logger.ts';
 import { catalogueCode, ManagerError } from './errors.ts';
 import { Metrics } from './metrics.ts';
-import { PhaseTracker, setPlanGauges } from './phase-tracker.ts';
+import { PhaseRefresh } from './parts/phase-refresh.ts';
+import { runnable, Runnables, type Runnable } from './runnable.ts';
+import { DesiredIntake } from './parts/desired-intake.ts';
 import type { ReadModel, ReadModelEvents } from './read-model.ts';
-import {
-  type ChainCapabilities,
-  DecisionCode,
-  type DesiredState,
-  type ValidatorId,
-} from './model.ts';
+import { type ChainCapabilities, type DesiredState, type ValidatorId } from './model.ts';
 import { resolveMinimumSet, type MinimumSet } from './planner/minimum-set.ts';
 import { quorumNow } from './planner/pacing.ts';
 import { addressesOf } from './planner/signers.ts';
-import { Phase, type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
+import { type ChainTrust, type Decision, type PlanSettings } from './planner/plan.ts';
 import { ActionBook } from './reconcile/action-book.ts';
 import { pausedOn } from './kube/lease-pause-record.ts';
 import { journalPauseRecord } from './pause/journal-pause-record.ts';
@@ -69,6 +59,24 @@ export interface ManagerOptions {
   metrics?: Metrics;
   /** How hooks reach the outside (default: execa and fetch). */
   hookPorts?: Partial<HookRunnerPorts>;
+  /** The parts in start order (compose.ts's `managerStartOrder`); they stop in reverse. */
+  order: (parts: ManagerParts) => readonly Runnable[];
+}
+
+/** The parts of a manager (runnable.ts), by role. */
+export interface ManagerParts {
+  /** The journal: opened when built; closed last. */
+  journal: Runnable;
+  /** Keybases a killed manager left on disk, removed before anything sends. */
+  leftovers: Runnable;
+  /** The chain view's polling. */
+  chainView: Runnable;
+  /** Discovery and the desired state taken from it; its start waits for the caches. */
+  discovery: Runnable;
+  /** The Lease (when discovery elects): the leader's workers start when it leads. */
+  election: Runnable;
+  /** The work queue and reconciler, the resync timer, hooks and node-key reads. */
+  loop: Runnable;
 }
 
 export type { PhaseChange } from './phase-tracker.ts';
@@ -76,17 +84,8 @@ export type { PhaseChange } from './phase-tracker.ts';
 /** The events a manager emits: the read model's (read-model.ts). */
 export type ManagerEvents = ReadModelEvents;
 
-/** The highest chain height seen and its block's state hash, kept across restarts. */
-const HIGH_WATER_SETTING = 'chain.highWater';
-/** The high-water mark is written at most this often (a restart may lose this much of it). */
-const HIGH_WATER_WRITE_MS = 2_000;
 /** A staked row votes while it signed a certificate of the last this many heights. */
 const VOTING_WINDOW = 20;
-/** A burst's recomputes are spaced by this many times their cost (at most ~1/4 of a core). */
-const RECOMPUTE_SPACING = 3;
-/** Phase refreshes wait this long after a change, and ten times their cost after the last one. */
-const PHASE_REFRESH_DELAY_MS = 50;
-const PHASE_REFRESH_SPACING = 10;
 
 export class Manager {
   readonly config: Config;
@@ -117,73 +116,57 @@ export class Manager {
   readonly #elector: LeaderElector | undefined;
   /** Only the leader's passes, in its current term, send (reconcile/send-fence.ts). */
   readonly #fence = new SendFence(() => this.#elector);
-  readonly #journal: Journal;
+  /** The journal, its health, and its binding to the chain (parts/journal-binding.ts). */
+  readonly #journal: JournalBinding;
   readonly #hooks: HookGate | undefined;
-  #desired: DesiredState | undefined;
-  #desiredKeys = new Map<ValidatorId, string>();
-  /**
-   * Recomputes of the desired state, coalesced: at the end of this turn of the event loop, or,
-   * while a burst of events keeps coming, no sooner than RECOMPUTE_SPACING times the last
-   * recompute's cost after it ended (a recompute is O(validators); a burst of pod events at 999
-   * validators would otherwise recompute after nearly every watch chunk). A lone event is not
-   * delayed; every change is still seen, by the next recompute (level-triggered).
-   */
-  readonly #recomputes: PacedRun;
-  readonly #phases = new PhaseTracker();
+  /** Discovery, and the desired state and keys taken from it (parts/desired-intake.ts). */
+  readonly #intake: DesiredIntake;
   #readModel: ReadModel | undefined;
-  /**
-   * Phase refreshes: 50 ms after the first change, and no sooner than ten times the last
-   * refresh's cost after it ended. A refresh plans every validator (5 ms at 999), and every
-   * reconcile pass asks for one: in a burst of 999 the refreshes take at most about a tenth of
-   * the CPU, and phase events come at most a few hundred ms late.
-   */
-  readonly #phaseRefreshes: PacedRun;
+  /** The plan computed again after changes: phase events, gauges, reports (parts/phase-refresh.ts). */
+  readonly #phaseRefreshes: PhaseRefresh;
   /** Whether the managers are paused: on the Lease, or in the journal (pause/pause-state.ts). */
   readonly #pause: PauseState;
   /** Validator pods the cluster removes while paused: reported, looked at when their hold ends. */
   readonly #pausedDepartures: PausedDepartures;
-  /** The journal has been checked against the chain (chain-binding.ts); nothing acts before. */
-  #journalChecked = false;
-  #journalChecking = false;
-  /** The chain had no block when checked: the journal is bound once it has. */
-  #journalBindPending = false;
-  #journalSetAside: { to: string; reason: string } | undefined;
-  /** The journal's last failed write, until one succeeds (journal/journal-health.ts). */
-  readonly #journalHealth = new JournalHealth();
-  #journalChain: ChainIdentity | undefined;
   #wasSynced = false;
   #started = false;
   #stopping = false;
   #cancelResync: (() => void) | undefined;
-  #highWaterWrittenAt = Number.NEGATIVE_INFINITY;
-  /** What the chain view learned, written to the journal at most every 2 s (chain-memory.ts). */
-  readonly #chainMemory: ChainMemoryWriter;
-  /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */
-  readonly #reportedCannotVote = new Map<ValidatorId, Phase>();
-  /** Ids whose KEY_MISSING was logged (once, until it changes). */
-  readonly #reportedMissing = new Set<ValidatorId>();
+  /** The parts, started in compose.ts's order and stopped in reverse. */
+  readonly #runnables: Runnables;
 
   constructor(options: ManagerOptions) {
     const { config, logger } = options;
     this.config = config;
     this.logger = logger;
     this.clock = options.clock ?? systemClock;
-    this.#recomputes = new PacedRun({
-      clock: this.clock,
-      spacing: RECOMPUTE_SPACING,
-      run: () => {
-        if (!this.#stopping) this.#recomputeNow();
-      },
-    });
-    this.#phaseRefreshes = new PacedRun({
-      clock: this.clock,
-      spacing: PHASE_REFRESH_SPACING,
-      minDelayMs: PHASE_REFRESH_DELAY_MS,
-      run: () => {
-        if (!this.#stopping) this.#refreshPhases();
-      },
-    });
     this.metrics = options.metrics ?? new Metrics({ defaultMetrics: true });
+    this.#phaseRefreshes = new PhaseRefresh({
+      clock: this.clock,
+      logger,
+      metrics: this.metrics,
+      plan: () => this.plan(),
+      phaseChanged: (change) => this.events.emit('phase', change),
+      warn: (id, reason, message) => {
+        const target = this.#eventTarget(id);
+        if (target !== undefined)
+          void this.discovery.events.record(target, 'Warning', reason, message);
+      },
+      observers: [
+        (decisions) => this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks()),
+        (decisions) =>
+          this.#pausedDepartures.observe(
+            decisions,
+            this.desired(),
+            this.book.open,
+            this.#pause.paused,
+          ),
+        () => {
+          this.metrics.queueDepth.set(this.#queue.depth);
+          this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
+        },
+      ],
+    });
     this.chainPort = options.chain;
     this.keys = new KeyStore(this.chainPort.ids, this.chainPort.keys);
     const deps: DiscoveryDeps = {
@@ -194,21 +177,18 @@ export class Manager {
     };
     this.discovery = options.discovery(deps);
     const hooks = options.hooks;
-    const opened = openJournal(config.journalPath, this.clock, {
+    this.#journal = new JournalBinding({
+      path: config.journalPath,
       maxBytes: config.journalMaxBytes,
+      reads: this.chainPort.reads,
+      clock: this.clock,
+      logger,
     });
-    this.#journal = opened.journal;
-    this.#journalSetAside = opened.setAside;
-    if (opened.setAside !== undefined)
-      logger.warn(
-        { journal: config.journalPath, setAsideTo: opened.setAside.to, code: 'JOURNAL_CORRUPT' },
-        opened.setAside.reason,
-      );
-    this.#journal.onGroupFailure((error) => this.#journalHealth.failed(error, this.clock.now()));
-    this.book = new ActionBook(this.#journal);
-    this.keyObservations = new KeyObservations({ store: this.#journal, clock: this.clock });
+    const journal = this.#journal.journal;
+    this.book = new ActionBook(journal);
+    this.keyObservations = new KeyObservations({ store: journal, clock: this.clock });
     this.#pause = new PauseState({
-      record: this.discovery.pauseRecord?.() ?? journalPauseRecord(this.#journal),
+      record: this.discovery.pauseRecord?.() ?? journalPauseRecord(journal),
       clock: this.clock,
       logger,
       onChange: (paused) => this.#onPausedChange(paused),
@@ -224,12 +204,6 @@ export class Manager {
       },
       enqueue: (id) => this.#queue.add(id),
     });
-    this.#chainMemory = new ChainMemoryWriter({
-      write: (raw) => this.#journal.setSetting(CHAIN_MEMORY_SETTING, raw),
-      now: () => this.clock.now(),
-      intervalMs: HIGH_WATER_WRITE_MS,
-      onError: (error) => this.logger.warn({ err: error }, 'could not record what the chain read'),
-    });
     this.capabilities = this.chainPort.capabilities;
     this.adapter = fencedSender(this.chainPort.sender, this.#fence);
     this.chain = new ChainView({
@@ -237,8 +211,8 @@ export class Manager {
       clock: this.clock,
       logger: logger.child({ component: 'chain' }),
       pollIntervalMs: config.chainPollIntervalMs,
-      highWater: readHighWater(this.#journal.getSetting(HIGH_WATER_SETTING)),
-      memory: parseChainMemory(this.#journal.getSetting(CHAIN_MEMORY_SETTING)),
+      highWater: this.#journal.highWater(),
+      memory: this.#journal.memory(),
       readGenesisSet: true,
       ownTransactions: () => this.#ownTransactions(),
       listener: {
@@ -246,8 +220,8 @@ export class Manager {
         onHeight: (height, changed) => this.#onHeight(height, changed),
         onHealth: () => this.#schedulePhaseRefresh(),
         onTrust: (trusted, reason) => this.#onTrust(trusted, reason),
-        onHighWater: (mark) => this.#onHighWater(mark),
-        onMemory: (memory) => this.#chainMemory.offer(memory),
+        onHighWater: (mark) => this.#journal.recordHighWater(mark),
+        onMemory: (memory) => this.#journal.recordMemory(memory),
         onBlock: (block) => this.participation.addBlock(block),
         onRows: (height, rows) => this.participation.addRows(height, rows),
       },
@@ -258,7 +232,7 @@ export class Manager {
         ? undefined
         : new HookGate({
             hooks,
-            journal: this.#journal,
+            journal,
             ports: {
               command: commandPort,
               http: fetchHttpPort,
@@ -351,7 +325,7 @@ export class Manager {
         return outcome;
       },
       onError: (id, error, retryInMs) => {
-        this.#journalHealth.failed(error, this.clock.now());
+        this.#journal.health.failed(error, this.clock.now());
         this.metrics.reconcileErrors.inc({ code: catalogueCode(error) });
         this.logger.warn(
           { validator: id, reconcile: this.#reconciler.passOf(id), err: error, retryInMs },
@@ -361,60 +335,126 @@ export class Manager {
       },
     });
     this.book.onChange((record) => {
-      this.#journalHealth.wrote();
+      this.#journal.health.wrote();
       this.events.emit('action', record);
     });
 
+    this.#intake = new DesiredIntake({
+      discovery: this.discovery,
+      keys: this.keys,
+      keyObservations: this.keyObservations,
+      clock: this.clock,
+      logger,
+      metrics: this.metrics,
+      enqueue: (id) => this.#queue.add(id),
+      onDesired: (next) => this.#nodeKeys?.observe(next),
+      onChange: (what) => {
+        this.#checkSynced();
+        if (what === 'desired') this.#schedulePhaseRefresh();
+      },
+      journalFailed: (error) => this.#journal.health.failed(error, this.clock.now()),
+    });
+    this.#journal.listen({
+      onReplaced: () => {
+        this.book.reload();
+        // This chain is judged afresh: the highest height seen was the other chain's.
+        this.chain.resetHighWater();
+        // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
+        try {
+          this.keyObservations.rewrite();
+        } catch (error: unknown) {
+          this.logger.warn({ err: error }, 'could not record when the keys were seen');
+        }
+        // A pause kept in the journal (static discovery) is the new journal's; the Lease's stays.
+        void this.#pause.load();
+      },
+      onChecked: () => {
+        this.#checkSynced();
+        this.#schedulePhaseRefresh();
+      },
+    });
     this.#elector = this.discovery.createElector({
       onStartedLeading: () => this.#startWorkers(),
       onStoppedLeading: () => void this.#cancelWorkers(),
       onLeaseRead: (lease, startedAt) => this.#pause.observe(pausedOn(lease), startedAt),
       annotations: () => this.#pause.annotations(),
     });
+    this.#runnables = new Runnables(options.order(this.#parts()));
   }
 
-  /** Starts everything; resolves once the caches have synced (the chain may still be down). */
+  /** Starts the parts in compose.ts's order; resolves once the caches have synced. */
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
     this.logger.info({ ...this.discovery.describe(), mode: this.adapter.mode }, 'starting');
-    // A manager killed in a CLI call left its keybase (a key on disk): remove it first.
-    const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
-    if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
-    this.chain.start();
-    await this.discovery.start({
-      desiredChanged: () => this.#scheduleRecompute(),
-      desiredChangedNow: () => this.#recompute(),
-      keysChanged: () => this.#onKeysChange(),
-    });
-    this.#onKeysChange();
-    this.#recompute();
+    await this.#runnables.start();
+  }
+
+  /** Stops intake, then the parts in reverse: in-flight work finishes, the lease goes, it closes. */
+  async stop(): Promise<void> {
+    if (this.#stopping) return;
+    this.#stopping = true;
+    this.#intake.halt();
+    this.#phaseRefreshes.stop();
+    try {
+      await this.#runnables.stop();
+      // Built before start (the parts read the journal and may queue work): undone even if the
+      // manager never started.
+      if (!this.#started) await this.#stopLoop();
+    } finally {
+      await this.#journal.stop();
+      this.logger.info('stopped');
+    }
+  }
+
+  /** The manager's parts, each a Runnable, for compose.ts to order. */
+  #parts(): ManagerParts {
+    return {
+      journal: this.#journal,
+      // A manager killed in a CLI call left its keybase (a key on disk): removed first.
+      leftovers: runnable('leftover keybases', async () => {
+        const removed = (await this.adapter.removeLeftovers?.()) ?? 0;
+        if (removed > 0) this.logger.warn({ removed }, 'removed keybases left by a killed manager');
+      }),
+      chainView: runnable(
+        'chain view',
+        () => this.chain.start(),
+        () => this.chain.stop(),
+      ),
+      discovery: this.#intake,
+      election: runnable(
+        'leader election',
+        () => this.#elector?.start(),
+        () => this.#elector?.stop(),
+      ),
+      loop: runnable(
+        'reconcile loop',
+        () => this.#startLoop(),
+        () => this.#stopLoop(),
+      ),
+    };
+  }
+
+  /** Resyncs on a timer and, without election, starts the workers (the leader's start them). */
+  async #startLoop(): Promise<void> {
     this.logger.info({ ...this.discovery.describe(), keys: this.keys.size }, 'caches synced');
     this.#scheduleResync();
     if (this.#elector === undefined) {
       // Nobody reads the record for this manager: it is read once before any action.
       await this.#pause.load();
       this.#startWorkers();
-    } else this.#elector.start();
+    }
     this.#checkSynced();
   }
 
-  /** Stops intake, lets in-flight work finish within the shutdown bound, releases the lease, closes. */
-  async stop(): Promise<void> {
-    if (this.#stopping) return;
-    this.#stopping = true;
+  /** Lets in-flight work finish within the shutdown bound; stops timers, hooks and node reads. */
+  async #stopLoop(): Promise<void> {
     this.#cancelResync?.();
     await this.#queue.stop(this.config.shutdownTimeoutMs);
     this.#queue.clearTimers();
     this.#pausedDepartures.stop();
     await this.#hooks?.stop();
     this.#nodeKeys?.stop();
-    await this.#elector?.stop();
-    await this.chain.stop();
-    await this.discovery.stop();
-    this.#chainMemory.flush();
-    this.#journal.close();
-    this.logger.info('stopped');
   }
 
   // ---- state for the control RPC ----
@@ -494,22 +534,14 @@ export class Manager {
       this.discovery.synced &&
       this.keys.loaded &&
       this.chain.synced &&
-      this.#journalChecked &&
+      this.#journal.checked &&
       this.#pause.known
     );
   }
 
   /** The chain the journal is bound to, and the journal of another chain set aside at start. */
-  journalState(): {
-    chain: ChainIdentity | undefined;
-    setAside: { to: string; reason: string } | undefined;
-    failure: JournalFailure | undefined;
-  } {
-    return {
-      chain: this.#journalChain,
-      setAside: this.#journalSetAside,
-      failure: this.#journalHealth.failure,
-    };
+  journalState(): JournalState {
+    return this.#journal.state();
   }
 
   /** Ready = synced, and (when leading or without election) the work queue runs. */
@@ -568,18 +600,17 @@ export class Manager {
   }
 
   desired(): DesiredState {
-    this.#desired ??= this.#compute();
-    return this.#desired;
+    return this.#intake.desired();
   }
 
   plan(): Decision[] {
-    return this.#reconciler.plan().map((d) => this.#journalHealth.overlay(d));
+    return this.#reconciler.plan().map((d) => this.#journal.health.overlay(d));
   }
 
   /** One validator's decision now (as a reconcile of it would decide). */
   planOne(id: ValidatorId): Decision | undefined {
     const decision = this.#reconciler.planOne(id);
-    return decision === undefined ? undefined : this.#journalHealth.overlay(decision);
+    return decision === undefined ? undefined : this.#journal.health.overlay(decision);
   }
 
   /**
@@ -638,76 +669,8 @@ export class Manager {
     return ids;
   }
 
-  #compute(): DesiredState {
-    return this.discovery.computeDesired(this.clock.now());
-  }
-
-  #scheduleRecompute(): void {
-    this.#recomputes.request();
-  }
-
-  /** Recomputes the desired state now and enqueues exactly the ids whose entry changed. */
-  #recompute(): void {
-    this.#recomputes.runNow();
-  }
-
-  #recomputeNow(): void {
-    const next = this.#compute();
-    this.#desired = next;
-    this.#nodeKeys?.observe(next);
-    const keys = new Map<ValidatorId, string>();
-    for (const [id, entry] of next.validators) keys.set(id, JSON.stringify(entry));
-    for (const [id, fingerprint] of keys)
-      if (this.#desiredKeys.get(id) !== fingerprint) this.#queue.add(id);
-    for (const id of this.#desiredKeys.keys()) if (!keys.has(id)) this.#queue.add(id);
-    this.#desiredKeys = keys;
-    const wanted = [...next.validators.values()].filter((v) => v.wanted).length;
-    this.metrics.validators.set({ view: 'desired' }, wanted);
-    this.#checkSynced();
-    this.#schedulePhaseRefresh();
-  }
-
-  #onKeysChange(): void {
-    const { changed, newProblems } = this.keys.update(this.discovery.keys());
-    for (const id of changed) this.#queue.add(id);
-    this.#observeKeys();
-    this.metrics.keyProblems.set([...this.keys.entries()].filter((e) => !e.ok).length);
-    for (const problem of newProblems) {
-      const duplicate = problem.code === 'KEY_DUPLICATE';
-      const source = this.discovery.keysLabel;
-      const text = duplicate
-        ? `key "${problem.id}" in ${source} is ${problem.message}`
-        : `key "${problem.id}" in ${source} is malformed: ${problem.message}`;
-      this.logger.warn({ validator: problem.id, code: problem.code }, text);
-      const target = this.discovery.keysTarget();
-      if (target !== undefined) {
-        void this.discovery.events.record(
-          target,
-          'Warning',
-          duplicate ? 'KeyDuplicate' : 'KeyInvalid',
-          duplicate
-            ? `key "${problem.id}" is ${problem.message}`
-            : `key "${problem.id}" is malformed (${problem.code}): ${problem.message}`,
-        );
-      }
-    }
-    this.#checkSynced();
-  }
-
-  /** Records when each key was first seen; a failed write leaves the memory right (logged). */
-  #observeKeys(): void {
-    try {
-      const writtenBy = secretWrittenBy(this.discovery.keys());
-      for (const id of this.keyObservations.observe(this.keys.entries(), writtenBy))
-        this.#queue.add(id);
-    } catch (error: unknown) {
-      this.#journalHealth.failed(error, this.clock.now());
-      this.logger.warn({ err: error }, 'could not record when the keys were seen');
-    }
-  }
-
   #onHeight(height: number, changed: ReadonlySet<string>): void {
-    this.#checkJournal();
+    this.#journal.check();
     this.events.emit('height', height);
     this.metrics.chainHeight.set(height);
     this.metrics.lastSync.set(this.clock.now() / 1000);
@@ -721,65 +684,10 @@ export class Manager {
     this.#schedulePhaseRefresh();
   }
 
-  /**
-   * Compares the journal with the chain once it answers (and binds it once the chain has a
-   * block); a journal of another chain is set aside and the indexes and the pause are read again
-   * from the new one. Retried at the next height when the chain does not answer.
-   */
-  #checkJournal(): void {
-    if (this.#journalChecking || (this.#journalChecked && !this.#journalBindPending)) return;
-    this.#journalChecking = true;
-    bindJournalToChain(this.#journal, chainFactsOf(this.chainPort.reads))
-      .then((outcome) => this.#onJournalBinding(outcome))
-      .catch((error: unknown) => {
-        this.#journalHealth.failed(error, this.clock.now());
-        this.logger.warn({ err: error }, 'could not check the journal against the chain; retrying');
-        if (!this.#stopping) this.clock.setTimer(() => this.#checkJournal(), 1_000);
-      })
-      .finally(() => {
-        this.#journalChecking = false;
-      });
-  }
-
-  #onJournalBinding(outcome: BindingOutcome): void {
-    this.#journalBindPending = outcome.kind === 'pending';
-    if (outcome.kind !== 'pending') this.#journalChain = outcome.chain;
-    if (outcome.kind === 'set-aside') {
-      this.#journalSetAside = { to: outcome.setAsideTo, reason: outcome.reason };
-      this.logger.warn(
-        {
-          journal: this.config.journalPath,
-          setAsideTo: outcome.setAsideTo,
-          reason: outcome.reason,
-        },
-        'the journal was written for another chain: set aside, starting a new one',
-      );
-      this.book.reload();
-      // The highest height seen was the other chain's (the new journal has none): this chain
-      // is judged afresh.
-      this.#chainMemory.forget();
-      this.chain.resetHighWater();
-      // When the keys were seen is the cluster's, not the chain's: kept in the new journal.
-      try {
-        this.keyObservations.rewrite();
-      } catch (error: unknown) {
-        this.logger.warn({ err: error }, 'could not record when the keys were seen');
-      }
-      // A pause kept in the journal (static discovery) is the new journal's; the Lease's stays.
-      void this.#pause.load();
-    } else if (outcome.kind === 'bound')
-      this.logger.info({ chain: outcome.chain }, 'journal bound to the chain');
-    if (!this.#journalChecked) {
-      this.#journalChecked = true;
-      this.#checkSynced();
-      this.#schedulePhaseRefresh();
-    }
-  }
-
   #onTrust(trusted: boolean, reason: string | undefined): void {
     // A chain that looks lower or different may be another chain under the old journal: the
     // binding check decides (and sets the journal and its mark aside), not the mark alone.
-    if (!trusted) this.#checkJournal();
+    if (!trusted) this.#journal.check();
     this.metrics.chainTrusted.set(trusted ? 1 : 0);
     if (!trusted) this.metrics.chainDistrusts.inc();
     this.events.emit('trust', { trusted, reason });
@@ -796,19 +704,6 @@ export class Manager {
     // Back to normal: everything deferred is looked at again.
     if (trusted) this.enqueueAll();
     this.#schedulePhaseRefresh();
-  }
-
-  /** Keeps the highest height seen in the journal, so a restarted manager is not fooled either. */
-  #onHighWater(mark: HighWater): void {
-    const now = this.clock.now();
-    if (now - this.#highWaterWrittenAt < HIGH_WATER_WRITE_MS) return;
-    this.#highWaterWrittenAt = now;
-    try {
-      this.#journal.setSetting(HIGH_WATER_SETTING, JSON.stringify(mark));
-    } catch (error: unknown) {
-      this.#journalHealth.failed(error, now);
-      this.logger.warn({ err: error }, 'could not record the chain height');
-    }
   }
 
   #checkSynced(): void {
@@ -839,50 +734,6 @@ export class Manager {
         yield { hash: open.txHash, signer: open.address, kind: open.kind };
   }
 
-  /** A wanted validator without a key: logged and an Event, once until that changes. */
-  #reportKeyMissing(decision: Decision): void {
-    const id = decision.id;
-    if (id === undefined) return;
-    const missing = decision.code === DecisionCode.keyMissing;
-    if (!missing) {
-      this.#reportedMissing.delete(id);
-      return;
-    }
-    if (this.#reportedMissing.has(id)) return;
-    this.#reportedMissing.add(id);
-    this.logger.warn({ validator: id, code: 'KEY_MISSING' }, decision.reason);
-    const target = this.#eventTarget(id);
-    if (target !== undefined)
-      void this.discovery.events.record(target, 'Warning', 'KeyMissing', decision.reason);
-  }
-
-  /**
-   * A validator that cannot vote (no state sync for late joiners): logged and a Warning Event,
-   * once per phase (refused while pending, then staked if it was), until that changes.
-   */
-  #reportCannotVote(decision: Decision): void {
-    const id = decision.id;
-    if (id === undefined) return;
-    if (decision.code !== DecisionCode.noStateSync) {
-      this.#reportedCannotVote.delete(id);
-      return;
-    }
-    if (this.#reportedCannotVote.get(id) === decision.phase) return;
-    this.#reportedCannotVote.set(id, decision.phase);
-    this.logger.warn(
-      { validator: id, code: 'NO_STATE_SYNC', phase: decision.phase },
-      decision.reason,
-    );
-    const target = this.#eventTarget(id);
-    if (target !== undefined)
-      void this.discovery.events.record(
-        target,
-        'Warning',
-        'CannotVote',
-        `validator ${id}: ${decision.reason}`,
-      );
-  }
-
   /** Post hooks run when actions could: leading, synced, trusted, not paused, not stopping. */
   #canRunHooks(): boolean {
     return (
@@ -898,35 +749,4 @@ export class Manager {
   #schedulePhaseRefresh(): void {
     this.#phaseRefreshes.request();
   }
-
-  /** Diffs phases against the last refresh: emits changes, updates gauges, reports new key gaps. */
-  #refreshPhases(): void {
-    const decisions = this.plan();
-    for (const change of this.#phases.observe(decisions)) this.events.emit('phase', change);
-    for (const decision of decisions) {
-      this.#reportKeyMissing(decision);
-      this.#reportCannotVote(decision);
-    }
-    this.#hooks?.observe(decisions, this.book.latest, this.#canRunHooks());
-    this.#pausedDepartures.observe(decisions, this.desired(), this.book.open, this.#pause.paused);
-    for (const id of this.#reportedMissing)
-      if (!this.#phases.has(id)) this.#reportedMissing.delete(id);
-    for (const id of this.#reportedCannotVote.keys())
-      if (!this.#phases.has(id)) this.#reportedCannotVote.delete(id);
-    setPlanGauges(this.metrics, decisions);
-    this.metrics.queueDepth.set(this.#queue.depth);
-    this.metrics.minimumSet.set(this.minimumSet()?.size ?? -1);
-  }
-}
-
-function readHighWater(raw: string | undefined): HighWater | undefined {
-  if (raw === undefined) return undefined;
-  try {
-    const parsed = JSON.parse(raw) as Partial<HighWater>;
-    if (typeof parsed.height === 'number' && typeof parsed.stateHash === 'string')
-      return { height: parsed.height, stateHash: parsed.stateHash };
-  } catch {
-    // an unreadable mark is no mark
-  }
-  return undefined;
 }

@@ -336,12 +336,7 @@ export function minimumSetVerdict(
   decide: (id: ValidatorId) => Draft | Decision,
 ): MinimumSetVerdict {
   const candidates: { id: ValidatorId; address: string }[] = [];
-  // Old addresses a key rotation unstakes (few: the ids whose key changed), with their ids.
-  const rotating = new Map<string, ValidatorId>();
-  for (const id of input.formerKeys?.keys() ?? []) {
-    const rotation = rotationOf(input, id, () => signersOf(input));
-    if (rotation !== undefined) rotating.set(rotation.from, id);
-  }
+  const rotating = rotatingRows(input);
   if (input.minimumSet !== undefined) {
     // Every row that might leave (not wanted, rotated out, or on its way out) gone at once: still
     // enough?
@@ -374,6 +369,26 @@ export function minimumSetVerdict(
       candidates.push({ id, address: row.address });
   }
   return splitByMinimumSet(input, candidates);
+}
+
+/**
+ * Old addresses a key rotation unstakes (few: the ids whose key changed), with their ids: those of
+ * ids with former keys, and those of ids whose key was removed and that are not wanted (decideOne
+ * unstakes them with the held key). A removal records no former key (keys/key-observations.ts):
+ * found by former keys only, a removed key's row was no candidate of the minimum set, held "below
+ * the minimum set" whatever the count, and stayed staked after its pod went (S11).
+ */
+function rotatingRows(input: PlanInput): Map<string, ValidatorId> {
+  const ids = new Set<ValidatorId>(input.formerKeys?.keys() ?? []);
+  for (const id of input.keysSeen?.keys() ?? [])
+    if (input.keys.get(id) === undefined && input.desired.validators.get(id)?.wanted !== true)
+      ids.add(id);
+  const rotating = new Map<string, ValidatorId>();
+  for (const id of ids) {
+    const rotation = rotationOf(input, id, () => signersOf(input));
+    if (rotation !== undefined) rotating.set(rotation.from, id);
+  }
+  return rotating;
 }
 
 function splitAll(

@@ -84,7 +84,7 @@ export function decideRotation(draft: Draft, rotation: Rotation, input: PlanInpu
       ...base,
       action: ActionKind.unstake,
       fingerprint,
-      reason: `key rotation: ${changed}; unstaking its old address ${from} with ${held}, while ${who} still signs with it; then its pod restarts on the new key, and the new address is staked`,
+      reason: `key rotation: ${changed}; unstaking its old address ${from} with ${held}, while ${who} still signs with it; ${rotation.to === undefined ? 'then its pod may go' : 'then its pod restarts on the new key, and the new address is staked'}`,
     },
     input,
   );

@@ -1,0 +1,141 @@
+// The composed manager's lifecycle (compose.ts's managerStartOrder over the parts of manager.ts,
+// runnable.ts's group) on fake ports: the in-memory toy chain behind the chain port and static
+// discovery over in-memory files with a fake node probe; a real journal in a temporary folder.
+// Each part is wrapped only to record when it starts and stops: parts start in order, stop in
+// reverse, a start that fails stops what started and names the part, and stop() is idempotent.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { composedOptions } from '../../src/manager/compose.ts';
+import { loadConfig } from '../../src/manager/config.ts';
+import { StaticDiscovery } from '../../src/manager/discovery/static-source.ts';
+import { ManagerError } from '../../src/manager/errors.ts';
+import { Manager } from '../../src/manager/manager.ts';
+import { Metrics } from '../../src/manager/metrics.ts';
+import type { Runnable } from '../../src/manager/runnable.ts';
+import { ToyChain, toyKey } from '../support/toy-chain.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'composed-manager-'));
+afterAll(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const files = {
+  read: (path: string) =>
+    Promise.resolve(
+      path === '/v.yaml'
+        ? 'validators: [{id: "val-1", rpc: "http://127.0.0.1:1", serviceUrl: "127.0.0.1:2"}]'
+        : '{}',
+    ),
+  mode: () => Promise.resolve(0o100600),
+};
+
+const START_ORDER = [
+  'journal binding',
+  'leftover keybases',
+  'chain view',
+  'discovery',
+  'leader election',
+  'reconcile loop',
+];
+
+/** A manager composed as `run` composes it, its parts' starts and stops written to `log`. */
+function composed(name: string, log: string[], discoveryStart?: () => Promise<void>): Manager {
+  const config = loadConfig({
+    env: {
+      CM_CHAIN_RPC_URL: 'http://127.0.0.1:1',
+      CM_CHAIN_POLL_INTERVAL_MS: '100',
+      CM_DISCOVERY: 'static',
+      CM_VALIDATORS_FILE: '/v.yaml',
+      CM_KEYS_FILE: '/k.yaml',
+      CM_JOURNAL_PATH: join(dir, `${name}.sqlite`),
+    },
+  });
+  const options = composedOptions({
+    config,
+    logger: pino({ level: 'silent' }),
+    hooks: [],
+    metrics: new Metrics(),
+    chain: new ToyChain([toyKey('alice')]).port(),
+    discovery: (deps) => {
+      const source = new StaticDiscovery({
+        ...deps,
+        validatorsFile: '/v.yaml',
+        keysFile: '/k.yaml',
+        files,
+        probe: () => Promise.resolve(),
+      });
+      if (discoveryStart !== undefined) source.start = discoveryStart;
+      return source;
+    },
+  });
+  const watched = (part: Runnable): Runnable => ({
+    name: part.name,
+    start: async (signal) => {
+      log.push(`start ${part.name}`);
+      await part.start(signal);
+    },
+    stop: async () => {
+      log.push(`stop ${part.name}`);
+      await part.stop();
+    },
+  });
+  return new Manager({ ...options, order: (parts) => options.order(parts).map(watched) });
+}
+
+describe('the composed manager', () => {
+  it('starts its parts in order, is ready, stops them in reverse, once', async () => {
+    const log: string[] = [];
+    const manager = composed('in-order', log);
+    const read = manager.readModel();
+    await manager.start();
+    expect(log).toEqual(START_ORDER.map((p) => `start ${p}`));
+    expect(read.informersSynced()).toBe(true);
+    await vi.waitFor(() => {
+      expect(read.isReady()).toBe(true);
+    }, 5_000);
+    expect(read.journalState().chain).toBeDefined();
+    log.length = 0;
+    await Promise.all([manager.stop(), manager.stop()]);
+    await manager.stop();
+    expect(log).toEqual(START_ORDER.toReversed().map((p) => `stop ${p}`));
+    // The journal is closed: its pages cannot be read any more.
+    expect(() => read.actions.page({ limit: 1 })).toThrow();
+  });
+
+  it('a discovery that cannot start: the parts started stop in reverse, the error names it', async () => {
+    const log: string[] = [];
+    const manager = composed('failing', log, () =>
+      Promise.reject(new ManagerError('KUBE_UNAVAILABLE', 'the API server refused')),
+    );
+    await expect(manager.start()).rejects.toMatchObject({
+      name: 'RunnableStartError',
+      part: 'discovery',
+      code: 'KUBE_UNAVAILABLE',
+      message: 'discovery did not start: the API server refused',
+    });
+    expect(log).toEqual([
+      'start journal binding',
+      'start leftover keybases',
+      'start chain view',
+      'start discovery',
+      'stop chain view',
+      'stop leftover keybases',
+      'stop journal binding',
+    ]);
+    log.length = 0;
+    await manager.stop();
+    expect(log).toEqual([]);
+  });
+
+  it('a manager never started still closes its journal when stopped', async () => {
+    const log: string[] = [];
+    const manager = composed('never-started', log);
+    const read = manager.readModel();
+    await manager.stop();
+    expect(log).toEqual([]);
+    expect(() => read.actions.page({ limit: 1 })).toThrow();
+  });
+});
