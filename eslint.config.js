@@ -177,8 +177,8 @@ export default tseslint.config(
   },
   {
     // Debt, named so that it shrinks: each of these files holds one function over the limits
-    // above (the rule table's decideOne, the devnet's start sequence, the manager's constructor,
-    // the config loader, route/command registration blocks…). Split one, remove its line.
+    // above (the devnet's start sequence, the manager's constructor, the config loader,
+    // route/command registration blocks…). Split one, remove its line.
     files: [
       'src/devnet/command.ts',
       'src/devnet/devnet.ts',
@@ -197,8 +197,6 @@ export default tseslint.config(
       'src/manager/config.ts',
       'src/manager/discovery/desired-state.ts',
       'src/manager/manager.ts',
-      'src/manager/planner/pacing.ts',
-      'src/manager/planner/plan.ts',
     ],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },
   },

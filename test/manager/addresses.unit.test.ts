@@ -68,7 +68,11 @@ function changed(s: Scenario, k: Keys, all: ValidatorId[]): PlanInput {
   if (k.sawBefore !== false)
     store.update({ metadata: { resourceVersion: '1' }, data: secret('old') });
   store.update({ metadata: { resourceVersion: '2' }, data: secret('new') });
-  const rotated = Object.keys(k.now ?? {});
+  // A removed key (null) names no key a node could load: its id's last observation stands and no
+  // former key is recorded (keys/key-observations.ts `observe`), as in the manager.
+  const rotated = Object.entries(k.now ?? {})
+    .filter(([, to]) => to !== null)
+    .map(([id]) => id);
   const keysSeen = new Map(
     all.map((id) => {
       const to = k.now?.[id] ?? id;
@@ -422,10 +426,41 @@ describe('key rotation as a planned sequence', () => {
       { now: { '005': null }, nodes: { '005': '005' } },
       all,
     );
+    // Sent now: the minimum set counts its old row as leaving (a removal records no former key, so
+    // the rows being rotated out must be found from the held key too). Before, the row was held
+    // "below the minimum set" with 5 voters for a minimum of 3, and stayed staked for good.
     expect(decisions(leaving).get('005')).toMatchObject({
       action: 'unstake',
+      waitingFor: undefined,
       subject: keyOf('005').address,
+      fingerprint: `unstake|${keyOf('005').publicKeyHex}`,
     });
+    expect(decisions(leaving).get('005')?.reason).toMatch(
+      /^key rotation: its key was removed from the Secret; .* then its pod may go$/,
+    );
+    // Its pod's departure waits for that unstake: KEY_MISSING is not final while the old key is
+    // held (before, the pod went at once and left a staked row with no signer).
+    const entry = leaving.desired.validators.get('005');
+    const view = {
+      keys: leaving.keys,
+      chain: leaving.chain,
+      open: leaving.open,
+      mempool: leaving.mempool,
+      addressesOf: (id: ValidatorId) => addressesOf(leaving, id),
+    };
+    expect(leaveState(view, '005')).toMatchObject({ left: false, keyProblem: undefined });
+    const answer = departureOf({
+      pod: 'validator-4',
+      entry: entry?.pod === undefined ? undefined : { ...entry, pod: entry.pod },
+      decision: plan(leaving).find((x) => x.id === '005'),
+      view,
+      paused: false,
+      trust: { trusted: true, reason: undefined },
+      chainHealthy: true,
+      height: 100,
+      othersLeaving: false,
+    });
+    expect(answer).toMatchObject({ code: 'LEAVING', final: false, departed: false });
   });
 
   it('on a chain that keeps every row and whose late joiners never vote (V1) it is refused', () => {

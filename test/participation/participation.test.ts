@@ -274,7 +274,7 @@ describe('participation on a devnet', { timeout: 180_000 }, () => {
         }
       }
       expect(statuses.get('200')).toBe(31);
-      // The rest are refused: 503 by the stream limit, or reset by the control server's connection
+      // The rest are refused: 503 by the stream limit, or closed by the control server's connection
       // cap (rpc/connection-cap.ts: past 1,024 it closes the oldest connection that has not asked
       // yet, which in a flood is one whose request is still on its way).
       expect((statuses.get('503') ?? 0) + (statuses.get('reset') ?? 0)).toBe(10_000 - 31);
@@ -329,6 +329,12 @@ function openStream(
       if (error.code === 'ECONNRESET' || error.code === 'EPIPE')
         resolve({ socket, status: 'reset', text: () => received });
       else reject(error);
+    });
+    // The connection cap destroys the socket: an RST, or a plain close when nothing was unread.
+    socket.on('close', () => {
+      if (done) return;
+      done = true;
+      resolve({ socket, status: 'reset', text: () => received });
     });
   });
 }

@@ -1,6 +1,6 @@
 // When the manager first saw each validator id's current key (named by its address, never by the
 // key): a validator node that started before then may hold an older key, so its pod is not staked
-// but restarted (planner/plan.ts, docs/adr/0022). Kept in memory and in the journal, so a
+// but restarted (planner/stale-key.ts, docs/adr/0022). Kept in memory and in the journal, so a
 // restarted manager keeps the time of every key that did not change while it was down; a key it
 // finds changed, or has no record of, counts as seen at the keys source's last write when the
 // source tells it (the Secret's managedFields, discovery/secret-written.ts), else now (the

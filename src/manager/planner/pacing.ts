@@ -71,39 +71,14 @@ export function pacingBudget(input: PacingInput): PacingBudget {
   const rowsLeaveQuorum = caps?.unstakeLeavesQuorum ?? true;
   const lateJoinersVote = caps?.lateJoinersVote ?? true;
   let voting = 0;
-  let members = 0;
+  let members = pendingStakes(input);
   let able = 0;
   for (const row of input.chain.values()) {
-    if (rowsLeaveQuorum && row.status !== ChainStatus.staked) continue;
-    const id = input.keys.idOfAddress(row.address);
-    const held = input.keys.heldFor?.(row.address);
-    // No key behind it: whoever signs it now loses it at a restart (a silent member, below).
-    const keyed = id !== undefined || held !== undefined;
-    const votes = keyed && row.status === ChainStatus.staked && isVoting(input, row.address, id);
-    // A validator on its way out (unwanted, or its unstake sent, or an old key a rotation unstakes)
-    // votes only until its unstake commits: the joiners must fit the set that stays. Until then a
-    // silent one is a member.
-    const leaving =
-      (id === undefined && held !== undefined) ||
-      (id !== undefined &&
-        (input.desired.validators.get(id)?.wanted === false ||
-          input.open.get(id)?.kind === ActionKind.unstake)) ||
-      input.mempool.get(row.address)?.kind === ActionKind.unstake;
-    if (leaving && votes && rowsLeaveQuorum) continue;
+    const standing = rowStanding(input, row, rowsLeaveQuorum);
+    if (standing === undefined) continue;
     members++;
-    if (votes && !leaving) voting++;
-    if (
-      keyed &&
-      !leaving &&
-      row.status === ChainStatus.staked &&
-      (votes || canVote(input, row.address, id))
-    )
-      able++;
-  }
-  for (const action of input.open.values()) if (action.kind === ActionKind.stake) members++;
-  for (const [address, tx] of input.mempool) {
-    const id = input.keys.idOfAddress(address);
-    if (tx.kind === ActionKind.stake && (id === undefined || !input.open.has(id))) members++;
+    if (standing.voting) voting++;
+    if (standing.able) able++;
   }
   let budget = Math.max(0, silentRoom(voting, members, caps));
   let ceiling = Math.max(budget, silentRoom(able, members, caps));
@@ -121,6 +96,63 @@ export function pacingBudget(input: PacingInput): PacingBudget {
     ceiling,
     able,
   };
+}
+
+/**
+ * What one chain row is to pacing: undefined when it is no member (a row out of the quorum, or a
+ * voter on its way out where leaving takes it out); else whether it votes now and stays, and
+ * whether it is able to vote (signed since its stake, not leaving).
+ */
+function rowStanding(
+  input: PacingInput,
+  row: { readonly address: string; readonly status: ChainStatus },
+  rowsLeaveQuorum: boolean,
+): { voting: boolean; able: boolean } | undefined {
+  if (rowsLeaveQuorum && row.status !== ChainStatus.staked) return undefined;
+  const id = input.keys.idOfAddress(row.address);
+  const held = input.keys.heldFor?.(row.address);
+  // No key behind it: whoever signs it now loses it at a restart (a silent member, below).
+  const keyed = id !== undefined || held !== undefined;
+  const votes = keyed && row.status === ChainStatus.staked && isVoting(input, row.address, id);
+  // A validator on its way out (unwanted, or its unstake sent, or an old key a rotation unstakes)
+  // votes only until its unstake commits: the joiners must fit the set that stays. Until then a
+  // silent one is a member.
+  const leaving = isLeaving(input, row.address, id, held);
+  if (leaving && votes && rowsLeaveQuorum) return undefined;
+  const able =
+    keyed &&
+    !leaving &&
+    row.status === ChainStatus.staked &&
+    (votes || canVote(input, row.address, id));
+  return { voting: votes && !leaving, able };
+}
+
+/** The row at `address` is on its way out: unwanted, its unstake sent, or a rotation's old key. */
+function isLeaving(
+  input: PacingInput,
+  address: string,
+  id: ValidatorId | undefined,
+  held: ValidatorId | undefined,
+): boolean {
+  if (id === undefined && held !== undefined) return true;
+  if (
+    id !== undefined &&
+    (input.desired.validators.get(id)?.wanted === false ||
+      input.open.get(id)?.kind === ActionKind.unstake)
+  )
+    return true;
+  return input.mempool.get(address)?.kind === ActionKind.unstake;
+}
+
+/** Stakes sent and not committed: the journal's open ones, and any other in the mempool. */
+function pendingStakes(input: PacingInput): number {
+  let pending = 0;
+  for (const action of input.open.values()) if (action.kind === ActionKind.stake) pending++;
+  for (const [address, tx] of input.mempool) {
+    const id = input.keys.idOfAddress(address);
+    if (tx.kind === ActionKind.stake && (id === undefined || !input.open.has(id))) pending++;
+  }
+  return pending;
 }
 
 /**

@@ -266,7 +266,7 @@ export class Reconciler {
       return undefined;
     };
     if (settings.restartStalePods === false) return report(decision.reason);
-    // A voter's pod is never deleted (planner/plan.ts): reported, judged again at each block.
+    // A voter's pod is never deleted (planner/stale-key.ts): reported, judged again at each block.
     if (staleRestartBlocker(id, this.planInput()) !== undefined) return report(decision.reason);
     const outcome = await restartPod({ name: pod.name, namespace: pod.namespace, uid: pod.uid });
     if (outcome === 'gone') {

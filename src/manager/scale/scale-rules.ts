@@ -73,7 +73,10 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
   for (const address of addresses) {
     const status = view.chain.get(address)?.status ?? ChainStatus.absent;
     if (status === ChainStatus.staked || status === ChainStatus.paused) {
-      if (address === current)
+      // A key removed from the Secret whose old key is held (S11): unstaked with it, as a rotation.
+      const removedHeld =
+        keyProblem === 'KEY_MISSING' && view.keys.signingKey?.(address) !== undefined;
+      if (address === current && !removedHeld)
         return keyProblem === undefined
           ? { left: false, keyProblem, reason: 'still in the validator set' }
           : {
