@@ -22,6 +22,7 @@ import type { ActionsView, ChainSnapshot } from '../../src/manager/read-model.ts
 import { validatorStatuses } from '../../src/manager/status.ts';
 import { departureOf } from '../../src/manager/scale/departure.ts';
 import { leaveState } from '../../src/manager/scale/scale-rules.ts';
+import { isStuck } from '../../src/manager/scale/scale-blockers.ts';
 import { WaitFor } from '../../src/manager/scale/scaler.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
@@ -505,6 +506,120 @@ describe('key rotation as a planned sequence', () => {
     });
     expect(d.get('002')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
     expect(d.get('003')).toMatchObject({ action: 'stake', waitingFor: undefined });
+  });
+
+  it('a key moved to a higher id goes out from its old owner first (soak seed 28461)', () => {
+    // 004 := 001's key, 001 := 015's. Two rotations, a minimum of 3 of 4 voters: one at a time.
+    // 004's cannot finish first: its pod may restart onto 001's key only once 001's node no longer
+    // signs with it, that is once 001's rotation is done. Before, the minimum set let the higher
+    // id go first (004: 4 − 1 = 3 voters ≥ 3) and then held 001 (3 − 1 = 2 < 3) for good, while
+    // 004 waited on 001: a deadlock, found by the soak.
+    const i = changed(
+      {
+        signers: four,
+        chain: four.map((id) => row(id)),
+        desired: four.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '004': '001', '001': '015' }, nodes: { '001': '001', '004': '004' } },
+      four,
+    );
+    const d = decisions(i);
+    expect(d.get('001')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('001').address,
+      waitingFor: undefined,
+    });
+    expect(d.get('004')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('004').address,
+      waitingFor: Wait.minimumSet,
+      code: undefined,
+      phase: 'active',
+    });
+    // Its turn comes: a scale waiting for it is not told SCALE_BLOCKED (it was: held, "stuck").
+    const held = d.get('004')!;
+    expect(isStuck({ id: '004', phase: held.phase, code: held.code, reason: held.reason })).toBe(
+      false,
+    );
+    expect(held.reason).toMatch(
+      /its key rotation waits for 001's: its new key .* is 001's old one/,
+    );
+    // 001's old row on its way out and its pod restarted on 015's key: 001's new address is
+    // staked; 004 waits until it votes (3 − 1 = 2 < 3).
+    const next = changed(
+      {
+        signers: ['002', '003', '004'],
+        chain: [row('001', ChainStatus.unstaking), row('002'), row('003'), row('004')],
+        desired: [
+          wanted('001', { startedAt: NOW, uid: 'uid-001b' }),
+          early('002'),
+          early('003'),
+          early('004'),
+        ],
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '004': '001', '001': '015' }, nodes: { '004': '004' } },
+      four,
+    );
+    const then = decisions({
+      ...next,
+      nodeKeys: new Map([
+        ...next.nodeKeys!,
+        ['uid-001b', { address: keyOf('015').address, startedAt: NOW }],
+      ]),
+    });
+    expect(then.get('001')).toMatchObject({ action: 'stake', waitingFor: undefined });
+    expect(then.get('004')).toMatchObject({ action: 'unstake', waitingFor: Wait.minimumSet });
+  });
+
+  it('a key moved to a higher id waits for the old owner even with voters to spare (soak seed 245363)', () => {
+    // 004 := 002's key, 002 := 015's, seven voters: the minimum set lets both go at once, and
+    // 004's went first — then a scale to 4 took the voters 002 needed (3 − 1 = 2 < 3), and 004
+    // waited on 002 for good. 004's old address now waits for 002's to be out, whatever the count.
+    const i = changed(
+      {
+        signers: seven,
+        chain: seven.map((id) => row(id)),
+        desired: seven.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '004': '002', '002': '015' }, nodes: { '002': '002', '004': '004' } },
+      seven,
+    );
+    const d = decisions(i);
+    expect(d.get('002')).toMatchObject({ action: 'unstake', waitingFor: undefined });
+    expect(d.get('004')).toMatchObject({
+      action: 'unstake',
+      subject: keyOf('004').address,
+      waitingFor: Wait.minimumSet,
+    });
+    expect(d.get('004')?.reason).toMatch(/waits for 002's/);
+  });
+
+  it('a rotation with no more validators wanted than the minimum is held, and says the way out', () => {
+    const three = ids(3);
+    const i = changed(
+      {
+        signers: three,
+        chain: three.map((id) => row(id)),
+        desired: three.map(early),
+        minimumSet: { size: 3, source: 't' },
+      },
+      { now: { '003': '013' }, nodes: { '001': '001', '002': '002', '003': '003' } },
+      three,
+    );
+    const d = decisions(i).get('003');
+    expect(d).toMatchObject({
+      action: 'unstake',
+      waitingFor: Wait.minimumSet,
+      phase: 'held',
+      code: 'BELOW_MINIMUM_SET',
+    });
+    expect(d?.reason).toMatch(
+      /cannot go on: .* 2 staked validator\(s\) that vote, fewer than the minimum of 3/,
+    );
+    expect(d?.reason).toMatch(/The way out: scale to 4 until the rotation is done/);
   });
 
   it('a rotation of every genesis key is paced by the minimum set: one old address at a time', () => {

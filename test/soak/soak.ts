@@ -64,6 +64,31 @@ const log = (line: string): void => {
   process.stdout.write(`[${new Date().toISOString().slice(11, 19)}] ${line}\n`);
 };
 
+/**
+ * The devnet of the run, while it runs: a SIGINT or SIGTERM (Ctrl-C, `timeout`, a CI job's end)
+ * stops it before the soak exits — its nodes, emulator and manager run in process groups of their
+ * own, which a signal to the soak does not reach (the harness's watchdog is the fallback for a
+ * SIGKILL). The run then exits 128 + the signal's number, with no summary: it did not finish.
+ */
+let running: HarnessType | 'stopping' | undefined;
+for (const [signal, number] of [
+  ['SIGINT', 2],
+  ['SIGTERM', 15],
+] as const)
+  process.once(signal, () => {
+    // The run's own stop is under way: it exits once that is done.
+    if (running === 'stopping') return log(`${signal}: the devnet is stopping already`);
+    log(`${signal}: stopping the devnet`);
+    const devnet = running;
+    running = 'stopping';
+    void (devnet?.stop() ?? Promise.resolve())
+      .catch((error: unknown) => log(`  leftover processes: ${String(error)}`))
+      .finally(() => process.exit(128 + number));
+  });
+
+/** True once the devnet is being stopped (a signal, or the run's end). */
+const stopping = (): boolean => running === 'stopping';
+
 /** What a fault needs besides the harness: the step's target and what it may record. */
 interface FaultContext {
   /** Snapshots of the chain RPC node's data dir taken at earlier steps (oldest first). */
@@ -245,6 +270,7 @@ async function main(): Promise<number> {
         CM_RESYNC_INTERVAL: '5s',
       },
     });
+    running = h;
     const harness = h;
     let current = 4;
     /** Snapshots of the chain RPC node, the oldest first; a fault restores the oldest. */
@@ -253,7 +279,7 @@ async function main(): Promise<number> {
     const stalls: [number, number][] = [];
     const deadline = started + MINUTES * 60_000;
     const firstHeight = await harness.height();
-    while (Date.now() < deadline) {
+    while (Date.now() < deadline && !stopping()) {
       let target = current;
       while (target === current) target = MIN + Math.floor(random() * (MAX - MIN + 1));
       const faultName = pick(FAULT_NAMES);
@@ -345,7 +371,7 @@ async function main(): Promise<number> {
         violations.push(`step ${steps} (${faultName}): ${String(error)}`);
         log(`  VIOLATION: ${String(error)}`);
         // A manager that died in a fault is brought back so the run can go on.
-        if (harness.devnet?.manager === undefined) await harness.restartManager();
+        if (harness.devnet?.manager === undefined && !stopping()) await harness.restartManager();
       }
     }
 
@@ -432,8 +458,11 @@ async function main(): Promise<number> {
     process.stdout.write(`soak failed: ${violations.at(-1) ?? ''}\n`);
   } finally {
     sampler.stop();
+    // A signal's handler stops the devnet itself and exits; else the run stops it here.
+    const stop = running === 'stopping' ? new Promise<never>(() => undefined) : h?.stop();
+    running = 'stopping';
     try {
-      await h?.stop();
+      await stop;
     } catch (error: unknown) {
       violations.push(`leftover processes: ${String(error)}`);
       process.stdout.write(`  - ${String(error)}\n`);
@@ -481,6 +510,7 @@ async function model(): Promise<number> {
         CM_RESYNC_INTERVAL: '5s',
       },
     });
+    running = h;
     await h.waitForHeight(3);
     const real: Real = {
       h,
@@ -523,8 +553,11 @@ async function model(): Promise<number> {
     process.stdout.write(`soak failed: ${violations.at(-1) ?? ''}\n`);
   } finally {
     sampler.stop();
+    // A signal's handler stops the devnet itself and exits; else the run stops it here.
+    const stop = running === 'stopping' ? new Promise<never>(() => undefined) : h?.stop();
+    running = 'stopping';
     try {
-      await h?.stop();
+      await stop;
     } catch (error: unknown) {
       violations.push(`leftover processes: ${String(error)}`);
     }

@@ -87,6 +87,8 @@ export interface MinimumSetVerdict {
    */
   readonly limit:
     { readonly by: 'size' | 'quorum'; readonly voters: number; readonly rows: number } | undefined;
+  /** Key rotations held until another's is done (a key moved from that id): id → that id. */
+  readonly waitsFor?: ReadonlyMap<ValidatorId, ValidatorId> | undefined;
 }
 
 /**
@@ -131,12 +133,15 @@ export function quorumStanding(
  * Splits the validators the rule would unstake (`candidates`) into those that may go and those
  * kept so that at least `minimumSet.size` voting rows stay staked and they still commit among the
  * rows that stay. The ones that go first are those that do not vote (their leaving costs the chain
- * nothing), then the highest ids (the StatefulSet's order of removal). Deterministic, so every
- * reconcile agrees on the same split.
+ * nothing), then the highest ids (the StatefulSet's order of removal). Those in `waiting` are
+ * held whatever the count (a key rotation onto a key another id's rotation still frees: its pod
+ * can restart onto it only once that one's is done, so its unstake first would take a voter the
+ * other needs — soak seeds 28461, 245363). Deterministic, so every reconcile agrees on the split.
  */
 export function splitByMinimumSet(
   input: MinimumSetInput,
   candidates: readonly { id: ValidatorId; address: string }[],
+  waiting: ReadonlySet<ValidatorId> = new Set(),
 ): MinimumSetVerdict {
   let { voters, rows } = quorumStanding(input);
   if (input.minimumSet === undefined)
@@ -156,6 +161,10 @@ export function splitByMinimumSet(
   const held = new Set<ValidatorId>();
   let limit: MinimumSetVerdict['limit'];
   for (const c of ordered) {
+    if (waiting.has(c.id)) {
+      held.add(c.id);
+      continue;
+    }
     const counted = votesWhenUp(input, c.address);
     const nextVoters = counted ? voters - 1 : voters;
     const nextRows = rowsLeave ? rows - 1 : rows;

@@ -22,6 +22,7 @@ import {
   heldBecause,
   quorumStanding,
   splitByMinimumSet,
+  type MinimumSet,
   type MinimumSetVerdict,
 } from './minimum-set.ts';
 import { pacingBudget, type PacingBudget } from './pacing.ts';
@@ -337,6 +338,14 @@ export function minimumSetVerdict(
 ): MinimumSetVerdict {
   const candidates: { id: ValidatorId; address: string }[] = [];
   const rotating = rotatingRows(input);
+  // A rotation onto a key moved from another id in rotation ends only after that one's (its pod
+  // restarts onto the key once the other node no longer signs with it): it waits for it.
+  const waiting = new Map<ValidatorId, ValidatorId>();
+  for (const id of rotating.values()) {
+    const to = rotationOf(input, id, () => signersOf(input))?.to;
+    const other = to === undefined ? undefined : rotating.get(to);
+    if (other !== undefined) waiting.set(id, other);
+  }
   if (input.minimumSet !== undefined) {
     // Every row that might leave (not wanted, rotated out, or on its way out) gone at once: still
     // enough?
@@ -352,7 +361,7 @@ export function minimumSetVerdict(
         commits(after.voters, after.rows, input.settings.capabilities))
     ) {
       // Nothing near the minimum: every unstake may go (held stays empty).
-      return splitAll(input, after, rotating);
+      return { ...splitAll(input, after, rotating, waiting), waitsFor: waiting };
     }
   }
   for (const row of input.chain.values()) {
@@ -368,7 +377,10 @@ export function minimumSetVerdict(
     )
       candidates.push({ id, address: row.address });
   }
-  return splitByMinimumSet(input, candidates);
+  return {
+    ...splitByMinimumSet(input, candidates, new Set(waiting.keys())),
+    waitsFor: waiting,
+  };
 }
 
 /**
@@ -395,17 +407,28 @@ function splitAll(
   input: PlanInput,
   after: { voters: number; rows: number },
   rotating: ReadonlyMap<string, ValidatorId>,
+  waiting: ReadonlyMap<ValidatorId, ValidatorId>,
 ): MinimumSetVerdict {
   const everyone = new Set<ValidatorId>(rotating.values());
   for (const address of input.chain.keys()) {
     const id = input.keys.idOfAddress(address);
     if (id !== undefined) everyone.add(id);
   }
-  return { ...after, allowed: everyone, held: new Set(), limit: undefined };
+  for (const id of waiting.keys()) everyone.delete(id);
+  return { ...after, allowed: everyone, held: new Set(waiting.keys()), limit: undefined };
 }
 
 function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict): void {
   const minimum = input.minimumSet;
+  const first = d.id === undefined ? undefined : verdict.waitsFor?.get(d.id);
+  if (first !== undefined) {
+    waitForRotation(d, first, input);
+    return;
+  }
+  if (minimum !== undefined && d.wanted && d.subject !== undefined) {
+    holdRotation(d, input, verdict, minimum);
+    return;
+  }
   Object.assign(d, {
     waitingFor: Wait.minimumSet,
     phase: Phase.held,
@@ -414,6 +437,54 @@ function holdForMinimum(d: Draft, input: PlanInput, verdict: MinimumSetVerdict):
       minimum === undefined
         ? `BELOW_MINIMUM_SET: the minimum set is not known yet (the genesis set has not been read); nothing is unstaked until it is (${d.reason})`
         : `BELOW_MINIMUM_SET: below the minimum set: kept staked, since ${heldBecause(verdict, minimum, input.settings.capabilities)}; ${d.reason}`,
+  });
+}
+
+/**
+ * A key rotation onto a key that `first`'s rotation still frees (a key moved from `first`): its old
+ * address stays until `first`'s is out, whatever the minimum set would allow — its pod cannot
+ * restart onto the key before, and its unstake first would take a voter `first` needs (soak seeds
+ * 28461 and 245363: held for good at 3 voters against a minimum of 3).
+ */
+function waitForRotation(d: Draft, first: ValidatorId, input: PlanInput): void {
+  const to = d.id === undefined ? undefined : input.keys.addressOf(d.id);
+  Object.assign(d, {
+    // The minimum set's wait (a passive one: nothing is done meanwhile), for another reason.
+    waitingFor: Wait.minimumSet,
+    code: undefined,
+    reason: `its key rotation waits for ${first}'s: its new key (address ${to ?? '?'}) is ${first}'s old one, still staked and signed by ${first}'s node; its old address ${d.subject ?? '?'} goes once that one is out; ${d.reason}`,
+  });
+}
+
+/**
+ * A wanted validator's key rotation that the minimum set holds: each rotation takes a voter away
+ * until its new address votes. With more validators wanted than the minimum, its turn comes once
+ * the rotations before it are done (it is not `held`: a scale waits for it, SCALE_BLOCKED would be
+ * untrue). With no more than the minimum wanted it never comes: the reason says so, and the ways
+ * out (a validator more for the time of the rotation, or the old key back).
+ */
+function holdRotation(
+  d: Draft,
+  input: PlanInput,
+  verdict: MinimumSetVerdict,
+  minimum: MinimumSet,
+): void {
+  let wanted = 0;
+  for (const entry of input.desired.validators.values()) if (entry.wanted) wanted++;
+  const why = heldBecause(verdict, minimum, input.settings.capabilities);
+  if (wanted > minimum.size) {
+    Object.assign(d, {
+      waitingFor: Wait.minimumSet,
+      code: DecisionCode.belowMinimumSet,
+      reason: `BELOW_MINIMUM_SET: its key rotation waits its turn: ${why}; it goes on once the rotations and stakes before it are done and their addresses vote (${wanted} validators wanted against a minimum of ${minimum.size}); ${d.reason}`,
+    });
+    return;
+  }
+  Object.assign(d, {
+    waitingFor: Wait.minimumSet,
+    phase: Phase.held,
+    code: DecisionCode.belowMinimumSet,
+    reason: `BELOW_MINIMUM_SET: its key rotation cannot go on: ${why}, and with ${wanted} validator(s) wanted against a minimum of ${minimum.size} (${minimum.source}) no other voter can join first. The way out: scale to ${minimum.size + 1} until the rotation is done (the new validator votes, then the old address goes), or put the old key back under its id; ${d.reason}`,
   });
 }
 
