@@ -92,12 +92,7 @@ export function departureOf(input: DepartureInput): Departure {
     });
   if (state.keyProblem === 'ORPHANED')
     return answer(DepartureCode.orphaned, state.reason, { final: false });
-  // A removed key whose old key is held is no key problem here (leaveState): its row is unstaked
-  // with the held key before the pod goes (decision-rule.md S11).
-  const keyProblem =
-    state.keyProblem === undefined && input.view.keys.get(entry.id) === undefined
-      ? undefined
-      : keyProblemOf(input.view.keys.get(entry.id));
+  const keyProblem = keyProblemOf(input.view.keys.get(entry.id));
   if (keyProblem !== undefined)
     return answer(
       keyProblem,

@@ -73,10 +73,7 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
   for (const address of addresses) {
     const status = view.chain.get(address)?.status ?? ChainStatus.absent;
     if (status === ChainStatus.staked || status === ChainStatus.paused) {
-      // A key removed from the Secret whose old key is held (S11): unstaked with it, as a rotation.
-      const removedHeld =
-        keyProblem === 'KEY_MISSING' && view.keys.signingKey?.(address) !== undefined;
-      if (address === current && !removedHeld)
+      if (address === current)
         return keyProblem === undefined
           ? { left: false, keyProblem, reason: 'still in the validator set' }
           : {
