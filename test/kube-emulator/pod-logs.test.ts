@@ -139,7 +139,8 @@ describe('pods/log', () => {
       400,
       'previous terminated container "a" in pod "two" not found',
     ]);
-    await waitFor(async () => (await getLog(h, 'nowhere', '')).status === 400, {
+    // While the kubelet creates the container the answer is a 400 too (`ContainerCreating`).
+    await waitFor(async () => (await status('nowhere', ''))[1].includes("image can't"), {
       what: 'the image failure',
     });
     expect(await status('nowhere', '')).toEqual([
