@@ -14,7 +14,7 @@ import { kindOf } from '../kinds.ts';
 import type { ResourceApi } from '../resource-api.ts';
 import { ApiError } from '../status-errors.ts';
 import type { KubeObject } from '../types.ts';
-import { WorkQueue, splitKey } from '../work-queue.ts';
+import { WorkQueue, objectKey, splitKey } from '../work-queue.ts';
 import {
   endpointHostname,
   HEADLESS_LABEL,
@@ -30,6 +30,7 @@ import {
   serviceKeysOf,
   services,
   shouldPodBeInEndpoints,
+  allServiceKeys,
 } from './service-pods.ts';
 
 export const endpointsInfo = kindOf('', 'endpoints');
@@ -107,11 +108,10 @@ export class EndpointsController {
       // An Endpoints object deleted by hand comes back; one left without its Service goes.
       if (event.storage === endpointsInfo.storage)
         this.#queue.add(
-          `${event.object.metadata.namespace ?? ''}/${event.object.metadata.name ?? ''}`,
+          objectKey(event.object.metadata.namespace ?? '', event.object.metadata.name ?? ''),
         );
     });
-    for (const service of this.#api.store.list(services.storage))
-      this.#queue.add(`${service.metadata.namespace ?? ''}/${service.metadata.name ?? ''}`);
+    for (const key of allServiceKeys(this.#api)) this.#queue.add(key);
   }
 
   stop(): void {

@@ -15,7 +15,7 @@ import { kindOf } from '../kinds.ts';
 import type { ResourceApi } from '../resource-api.ts';
 import { ApiError } from '../status-errors.ts';
 import type { KubeObject } from '../types.ts';
-import { WorkQueue, splitKey } from '../work-queue.ts';
+import { WorkQueue, objectKey, splitKey } from '../work-queue.ts';
 import {
   endpointHostname,
   HEADLESS_LABEL,
@@ -32,6 +32,7 @@ import {
   serviceKeysOf,
   services,
   shouldPodBeInEndpoints,
+  allServiceKeys,
 } from './service-pods.ts';
 
 export const endpointSlices = kindOf('discovery.k8s.io', 'endpointslices');
@@ -112,11 +113,10 @@ export class EndpointSliceController {
           service !== undefined &&
           event.object.metadata.labels?.[MANAGED_BY_LABEL] === CONTROLLER_NAME
         )
-          this.#queue.add(`${event.object.metadata.namespace ?? ''}/${service}`);
+          this.#queue.add(objectKey(event.object.metadata.namespace ?? '', service));
       }
     });
-    for (const service of this.#api.store.list(services.storage))
-      this.#queue.add(`${service.metadata.namespace ?? ''}/${service.metadata.name ?? ''}`);
+    for (const key of allServiceKeys(this.#api)) this.#queue.add(key);
   }
 
   stop(): void {

@@ -6,6 +6,7 @@ import { kindOf, podInfo } from '../kinds.ts';
 import type { ResourceApi } from '../resource-api.ts';
 import type { StoreEvent } from '../store.ts';
 import type { KubeObject } from '../types.ts';
+import { objectKey } from '../work-queue.ts';
 
 export const services = kindOf('', 'services');
 
@@ -37,7 +38,7 @@ export function isHeadless(service: KubeObject): boolean {
 export function serviceKeysOf(api: ResourceApi, event: StoreEvent): string[] {
   const meta = event.object.metadata;
   const namespace = meta.namespace ?? '';
-  if (event.storage === services.storage) return [`${namespace}/${meta.name ?? ''}`];
+  if (event.storage === services.storage) return [objectKey(namespace, meta.name ?? '')];
   if (event.storage !== podInfo.storage) return [];
   return api.store
     .list(services.storage, namespace)
@@ -48,7 +49,14 @@ export function serviceKeysOf(api: ResourceApi, event: StoreEvent): string[] {
         (selects(selector, event.object) || selects(selector, event.previous))
       );
     })
-    .map((service) => `${namespace}/${service.metadata.name ?? ''}`);
+    .map((service) => objectKey(namespace, service.metadata.name ?? ''));
+}
+
+/** The queue keys of every Service: what a Service controller syncs once at start. */
+export function allServiceKeys(api: ResourceApi): string[] {
+  return api.store
+    .list(services.storage)
+    .map((service) => objectKey(service.metadata.namespace ?? '', service.metadata.name ?? ''));
 }
 
 /** The pods of a Service's namespace its selector matches. */
