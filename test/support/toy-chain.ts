@@ -87,7 +87,13 @@ export const TOY_CAPABILITIES: ChainCapabilities = {
 
 /** A stake of `amount` utoy (the toy's stakes carry no other field). */
 export function toyStake(amount: string): StakeParams {
-  return { amount, denomination: UTOY, fields: {} };
+  return {
+    amount,
+    denomination: UTOY,
+    fields: {},
+    inputs: `${amount} ${UTOY}`,
+    shown: `${amount} ${UTOY}`,
+  };
 }
 
 export const toyRules: ChainRules = {
@@ -257,11 +263,11 @@ export function toyTx(request: TxRequest, hash: string): ToyTx {
 
 function toyPort(chain: ToyChain): ChainPort {
   const sender: ChainAdapter = {
-    mode: 'rpc',
     transport: {
-      name: 'rpc',
+      name: 'toy-json',
       resendsSameBytes: true,
       maybeSentCodes: [],
+      retryableMaySend: true,
       viewTrigger: 'commits the mempool at once',
     },
     prepare(request: TxRequest): PreparedTx {
