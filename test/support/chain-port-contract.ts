@@ -373,6 +373,8 @@ export function chainPortContract(
       for (const member of Object.keys(port)) expect(Object.keys(MEMBERS.port)).toContain(member);
       for (const member of Object.keys(port.reads))
         expect(Object.keys(MEMBERS.reads)).toContain(member);
+      for (const member of Object.keys(port.sender))
+        expect(Object.keys(MEMBERS.sender)).toContain(member);
     });
 
     for (const [key, test] of Object.entries(TESTS) as [keyof typeof TESTS, string][])

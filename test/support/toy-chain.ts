@@ -3,8 +3,8 @@
 // `toy1` + 38 hex digits, amounts in `utoy`, its own transaction ids, a fee of 1 and its own error
 // code for "cannot stake twice". It proves the core (planner, reconciler, chain view, journal)
 // names no Pocket fact: test/manager/chain-port-toy.unit.test.ts drives them through a
-// stake/unstake cycle. (Not yet behind HTTP for `cluster-manager run`: issue 32 item 3's end-to-end
-// run is still to be written.)
+// stake/unstake cycle; behind HTTP (toy-chain-http.ts) `cluster-manager run` drives it end to end
+// (test/manager/chain-toy-run.test.ts).
 import { createHash } from 'node:crypto';
 import type {
   ChainAdapter,
