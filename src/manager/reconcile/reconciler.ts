@@ -204,10 +204,7 @@ export class Reconciler {
       if (decision === undefined) return undefined;
     }
     this.waiting.delete(id);
-    if (decision.action === 'none')
-      return decision.requeueAfterMs === undefined
-        ? undefined
-        : { requeueAfterMs: decision.requeueAfterMs };
+    if (restsWithoutAction(decision)) return requeueOf(decision);
     switch (decision.waitingFor) {
       case undefined:
         return this.#act(decision, signal, log);
@@ -610,4 +607,19 @@ function mayHaveBeenSent(failure: ManagerError, transport: TransportCapabilities
     transport.maybeSentCodes.includes(failure.code) ||
     (transport.retryableMaySend && failure.retryable)
   );
+}
+
+/**
+ * A decision with nothing to send and nothing to do: not a staked row whose pod's node signs
+ * another key (no action, but its pod may be restarted: the stale-key wait).
+ */
+function restsWithoutAction(decision: Decision): boolean {
+  return decision.action === 'none' && decision.waitingFor !== Wait.staleKey;
+}
+
+/** The pass's outcome when it rests: a requeue when the decision asks for one. */
+function requeueOf(decision: Decision): Outcome {
+  return decision.requeueAfterMs === undefined
+    ? undefined
+    : { requeueAfterMs: decision.requeueAfterMs };
 }
