@@ -183,8 +183,6 @@ export default tseslint.config(
       'src/devnet/command.ts',
       'src/devnet/devnet.ts',
       'src/kube-emulator/emulator.ts',
-      'src/kube-emulator/admission/kind-rules.ts',
-      'src/kube-emulator/protobuf/codec.ts',
       'src/kube-emulator/resource-api.ts',
       'src/kube-emulator/api-server/resource-handler.ts',
       'src/localnet/cli/p1-v1-program.ts',
