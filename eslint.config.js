@@ -184,7 +184,6 @@ export default tseslint.config(
       'src/devnet/devnet.ts',
       'src/kube-emulator/emulator.ts',
       'src/kube-emulator/resource-api.ts',
-      'src/kube-emulator/api-server/resource-handler.ts',
       'src/localnet/cli/p1-v1-program.ts',
       'src/localnet/cli/run-command.ts',
       'src/localnet/consensus.ts',
