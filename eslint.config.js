@@ -182,7 +182,6 @@ export default tseslint.config(
     files: [
       'src/devnet/command.ts',
       'src/devnet/devnet.ts',
-      'src/kube-emulator/emulator.ts',
       'src/localnet/cli/p1-v1-program.ts',
       'src/localnet/cli/run-command.ts',
       'src/localnet/consensus.ts',
