@@ -183,7 +183,6 @@ export default tseslint.config(
       'src/devnet/command.ts',
       'src/devnet/devnet.ts',
       'src/localnet/cli/p1-v1-program.ts',
-      'src/localnet/rpc-server.ts',
       'src/manager/chain/chain-view.ts',
       'src/manager/cli/debug-commands.ts',
       'src/manager/config.ts',
