@@ -182,7 +182,6 @@ export default tseslint.config(
     files: [
       'src/devnet/command.ts',
       'src/devnet/devnet.ts',
-      'src/localnet/cli/p1-v1-program.ts',
       'src/manager/chain/chain-view.ts',
       'src/manager/cli/debug-commands.ts',
       'src/manager/config.ts',
