@@ -194,7 +194,7 @@ describe('addresses as the unit of safety (issue 30)', { timeout: 240_000 }, () 
     const held = await waitFor(
       async () => {
         const d = await h.manager<{ code?: string; final?: boolean }>(
-          `/v1/departures/${h.podOf('005')}`,
+          `/v1/departures/${h.podOf('005')}?timeoutSeconds=0`,
         );
         return d.code === 'STILL_WANTED' ? pending('still wanted') : d;
       },
@@ -215,7 +215,7 @@ describe('addresses as the unit of safety (issue 30)', { timeout: 240_000 }, () 
       await waitFor(
         async () => {
           const d = await h.manager<{ code?: string; final?: boolean }>(
-            `/v1/departures/${h.podOf('005')}`,
+            `/v1/departures/${h.podOf('005')}?timeoutSeconds=0`,
           );
           const uid = await podUid(h, '005');
           const row = await rowStatus(h, a5);
@@ -240,8 +240,13 @@ describe('addresses as the unit of safety (issue 30)', { timeout: 240_000 }, () 
       expect((await longestBlock(h, resumed + 2)).ms).toBeLessThan(STALL_MS);
       expect((await h.stakedValidators()).filter((id) => /^\d{3}$/.test(id))).toEqual(ids(4));
     } finally {
-      // 005 gets a key again (a fresh spare's) for the cases after this one.
-      await give(h, { '005': '032' });
+      // Blocks again, and 005 gets a key again (a fresh spare's), seen by the manager, for the
+      // cases after this one.
+      await h.setPacemaker('auto');
+      const given = (await give(h, { '005': '032' }))['005'];
+      await h.waitForValidator('005', (r) => r.address === given, 'its new key seen', {
+        timeoutMs: 30_000,
+      });
     }
   });
 
