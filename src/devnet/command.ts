@@ -36,12 +36,14 @@ function int(min: number, max: number, what: string) {
   };
 }
 
+/** A parser of one of `values`; it carries them as `choices` (shell completion reads them). */
 function oneOf<T extends string>(values: readonly T[], what: string) {
-  return (value: string): T => {
+  const parse = (value: string): T => {
     if (!(values as readonly string[]).includes(value))
       throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
     return value as T;
   };
+  return Object.assign(parse, { choices: values });
 }
 
 export function registerDevnetCommand(program: Command): void {

@@ -92,6 +92,10 @@ const ChainSchema = Type.Object({
         'How the chain writes validator ids: prefix + number (min…max), padded to width.',
     },
   ),
+  stake: Type.String({
+    description:
+      'What the manager stakes, as the chain writes it: the amount with its denomination, and the fields of its stakes.',
+  }),
 });
 
 export const readRoutes: RoutePlugin<{ control: ControlPlane }> = (app, { control }) => {
