@@ -301,6 +301,25 @@ export const ConfigSchema = Type.Object({
         'Bearer token required by every /v1 route of the control RPC, reads and mutations (or CM_RPC_TOKEN_FILE). Without one, /v1 is refused (401); /healthz, /readyz and /metrics stay open.',
     }),
   ),
+  // The control RPC's connection limits (rpc/connection-cap.ts; issue 30 item 9).
+  rpcMaxConnections: integer({
+    env: 'CM_RPC_MAX_CONNECTIONS',
+    flag: 'rpc-max-connections',
+    default: '1024',
+    minimum: 1,
+    maximum: 16384,
+    description:
+      "Connections the control RPC keeps at most; past it the oldest one that has sent no request is closed (a warning says so). Keep it well below the pod's file-descriptor limit: 19,990 idle connections once stalled the control RPC ~50 s.",
+  }),
+  rpcHeadersTimeoutMs: duration({
+    env: 'CM_RPC_HEADERS_TIMEOUT',
+    flag: 'rpc-headers-timeout',
+    default: '10s',
+    minimum: 1000,
+    maximum: 120000,
+    description:
+      "A control RPC request whose headers are not all in by then is answered 408 and closed (checked every second; Node's default is 60 s, and 0 would turn it off, so it is refused). A connection that sends nothing at all is closed by the connection cap instead.",
+  }),
   logLevel: oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const, {
     env: 'CM_LOG_LEVEL',
     flag: 'log-level',

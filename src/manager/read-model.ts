@@ -66,6 +66,8 @@ export interface ActionsView {
 export interface KeysView extends KeyLookup {
   /** The keys source has been read once. */
   readonly loaded: boolean;
+  /** Read, and no Secret there (keys/key-store.ts): a scale-down is refused (scale-rules.ts). */
+  readonly absent?: boolean;
   get(id: ValidatorId): KeyEntry | undefined;
 }
 

@@ -73,6 +73,10 @@ export async function startService(options: {
       logger,
       version: VERSION,
       participation: participationOf(manager),
+      connections: {
+        max: config.rpcMaxConnections,
+        headersTimeoutMs: config.rpcHeadersTimeoutMs,
+      },
     },
     { host: config.rpcHost, port: config.rpcPort },
   );

@@ -12,7 +12,9 @@
 // And the rotation as a planned sequence: a staked validator's key changed while the manager runs
 // ends with the old address unstaked (with the old key it held in memory), the pod restarted on
 // the new key, the new address staked and signing — no orphan, the chain live throughout, nothing
-// doubled. Everything is read on the chain by address (the ids' keys change under it).
+// doubled. A staked key removed from the Secret, then a kubectl scale-down: the pod waits until
+// the row's unstake, signed with the key the manager held, has committed. Everything is read on
+// the chain by address (the ids' keys change under it).
 import { describe, expect, it } from 'vitest';
 import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
 import { parsePrivateKey } from '../../src/pocket/index.ts';
@@ -171,6 +173,81 @@ describe('addresses as the unit of safety (issue 30)', { timeout: 240_000 }, () 
     expect(await txsSince(h, from + 1)).toEqual([`${old} MessageUnstake`, `${now} MessageStake`]);
     expect((await longestBlock(h, from + 1)).ms).toBeLessThan(STALL_MS);
     expect(signedAt).toBeGreaterThan(from);
+  });
+
+  it('a staked key removed, then kubectl scale down: the unstake with the held key commits before the pod goes', async () => {
+    const { h } = devnet;
+    // Where the case before ends: five active, 005 on the key it was rotated to.
+    const a5 = (await secretAddresses(h)).get('005') ?? '';
+    expect(await rowStatus(h, a5)).toBe('staked');
+    const from = await h.height();
+    await h.patchKeys({ '005': null });
+    // Still wanted: its node goes on signing with the key the manager now holds in memory only.
+    await h.waitForValidator('005', (r) => r.reason.startsWith('KEY_MISSING'), 'KEY_MISSING', {
+      timeoutMs: 30_000,
+    });
+    expect(await rowStatus(h, a5)).toBe('staked');
+    // No blocks while the departure is asked: the unstake cannot commit, so the answer is read
+    // while the row is surely staked (on an automatic pacemaker it commits within a block).
+    await h.setPacemaker('manual');
+    await h.kubectlScale(4);
+    const held = await waitFor(
+      async () => {
+        const d = await h.manager<{ code?: string; final?: boolean }>(
+          `/v1/departures/${h.podOf('005')}?timeoutSeconds=0`,
+        );
+        return d.code === 'STILL_WANTED' ? pending('still wanted') : d;
+      },
+      { what: "005's departure to be asked", timeoutMs: 30_000, intervalMs: 100 },
+    );
+    expect(await rowStatus(h, a5)).toBe('staked');
+    // Before: KEY_MISSING, final — the pod went while its row was staked.
+    expect(held).toMatchObject({ code: 'LEAVING', final: false });
+    expect(await podUid(h, '005')).toBeDefined();
+    await h.setPacemaker('auto');
+    const resumed = await h.height();
+    // Sampled until the pod is gone: while its row is staked the pod is there and its departure
+    // not final. Before, the departure answered KEY_MISSING (final) at once: the pod could go first.
+    // Each sample reads the departure, then the pod, then the row: a row read staked after a final
+    // answer or a gone pod was staked at that answer too.
+    const samples: string[] = [];
+    try {
+      await waitFor(
+        async () => {
+          const d = await h.manager<{ code?: string; final?: boolean }>(
+            `/v1/departures/${h.podOf('005')}?timeoutSeconds=0`,
+          );
+          const uid = await podUid(h, '005');
+          const row = await rowStatus(h, a5);
+          samples.push(
+            `${row} ${uid === undefined ? 'gone' : 'pod'} ${d.code ?? '?'}${d.final === true ? ' final' : ''}`,
+          );
+          return uid === undefined || pending(samples.at(-1) ?? '');
+        },
+        { what: "005's pod to go", timeoutMs: 90_000, intervalMs: 100 },
+      );
+      expect(
+        samples.filter(
+          (x) => x.startsWith('staked') && (x.includes('gone') || x.includes('final')),
+        ),
+        samples.join('\n'),
+      ).toEqual([]);
+      expect(await rowStatus(h, a5)).not.toBe('staked');
+      // On the chain: that row unstaked once, nothing else sent, nothing failed; the chain live.
+      await h.expectChainProgress(5, 20_000);
+      expect(await txsSince(h, from + 1)).toEqual([`${a5} MessageUnstake`]);
+      // The blocks since the pacemaker is back (the manual window is the test's, not a stall).
+      expect((await longestBlock(h, resumed + 2)).ms).toBeLessThan(STALL_MS);
+      expect((await h.stakedValidators()).filter((id) => /^\d{3}$/.test(id))).toEqual(ids(4));
+    } finally {
+      // Blocks again, and 005 gets a key again (a fresh spare's), seen by the manager, for the
+      // cases after this one.
+      await h.setPacemaker('auto');
+      const given = (await give(h, { '005': '032' }))['005'];
+      await h.waitForValidator('005', (r) => r.address === given, 'its new key seen', {
+        timeoutMs: 30_000,
+      });
+    }
   });
 
   it('3. paused at 6, scaled to 8, keys of 005/006 moved to 007/008: no signing pod is deleted early, the chain never stops', async () => {

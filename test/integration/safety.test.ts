@@ -102,6 +102,10 @@ describe('safety under faults and bad input (issue 16)', { timeout: 180_000 }, (
       namespace: ns(),
     });
     // Before: the drain counted 004 as gone, removed its pod while it was still staked.
+    // The whole Secret deleted is an operator's mistake, not a key edit: the manager still holds
+    // the keys it read (in memory, for rotations) but drains nothing on them; the scale is refused
+    // KEY_MISSING naming the absent Secret, and the chain sees nothing (docs/design.md, S11).
+    const from = await h.height();
     await h.core.deleteNamespacedSecret({ name: 'validators-private-keys', namespace: ns() });
     await h.waitForValidator('004', () => true, 'listed', {});
     await waitFor(
@@ -118,7 +122,11 @@ describe('safety under faults and bad input (issue 16)', { timeout: 180_000 }, (
     });
     expect(refused.status).toBe(409);
     expect((refused.body as ErrorAnswer).error?.code).toBe('KEY_MISSING');
+    expect((refused.body as ErrorAnswer).error?.message).toMatch(/the keys Secret is absent/);
     expect(await replicas()).toBe(4);
+    expect(await draining()).toEqual([]);
+    await blocks(2);
+    expect(await txsSince(from)).toEqual([]);
     await h.core.readNamespacedPod({ name: h.podOf('004'), namespace: ns() });
     expect(await h.stakedValidators()).toEqual(['001', '002', '003', '004']);
     expect(await h.manager('/v1/validators').then(() => true)).toBe(true);

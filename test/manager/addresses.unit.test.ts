@@ -440,11 +440,127 @@ describe('key rotation as a planned sequence', () => {
     );
   });
 
-  // Known gap (issue 30, this stop's note): the planner unstakes the removed key's row with the
-  // held key once not wanted, but the preStop departure still reads the missing key as final
-  // (KEY_MISSING), so a kubectl scale-down lets the pod go before that unstake commits. Making the
-  // departure wait changed the scale's KEY_MISSING refusal (safety.test.ts) and needs both sides.
-  it.todo('the departure of a pod whose removed key is held waits for its unstake (LEAVING)');
+  /** The preStop departure of 005's pod (validator-4) in `i`, with its leave state. */
+  function departure005(i: PlanInput) {
+    const entry = i.desired.validators.get('005');
+    const view = {
+      keys: i.keys,
+      chain: i.chain,
+      open: i.open,
+      mempool: i.mempool,
+      addressesOf: (id: ValidatorId) => addressesOf(i, id),
+    };
+    const answer = departureOf({
+      pod: 'validator-4',
+      entry: entry?.pod === undefined ? undefined : { ...entry, pod: entry.pod },
+      decision: plan(i).find((x) => x.id === '005'),
+      view,
+      paused: false,
+      trust: { trusted: true, reason: undefined },
+      chainHealthy: true,
+      height: 100,
+      othersLeaving: false,
+    });
+    return { state: leaveState(view, '005'), answer };
+  }
+
+  it('the departure of a pod whose removed key is held waits for its unstake (LEAVING)', () => {
+    const removed = { now: { '005': null }, nodes: { '005': '005' } };
+    const gone = () =>
+      changed({ ...base(), desired: [...four.map(early), earlyGone('005')] }, removed, all);
+    // Before: KEY_MISSING, final at once: a kubectl scale-down let the pod go while its row was
+    // staked (the planner's unstake with the held key not committed yet), the row's last signer.
+    const { state, answer } = departure005(gone());
+    expect(state).toMatchObject({ left: false, keyProblem: undefined });
+    expect(!state.left && state.reason).toMatch(
+      /^its key was removed from the Secret, and its address [0-9a-f]{40} is still staked on chain: it is unstaked with the key held in memory first$/,
+    );
+    expect(answer).toMatchObject({ code: 'LEAVING', final: false, departed: false });
+    expect(answer.reason).toMatch(/^key rotation: its key was removed from the Secret; .*/);
+    // Its unstake sent and in the mempool: still not final.
+    const sent = gone();
+    const pending = departure005({
+      ...sent,
+      mempool: new Map([
+        [keyOf('005').address, { hash: 'ab'.repeat(32), kind: 'unstake', signer: '' }],
+      ]),
+    });
+    expect(pending.answer).toMatchObject({ final: false, departed: false });
+    // Committed (the row is unstaking, out of the set): the pod may go.
+    const left = changed(
+      {
+        ...base(),
+        chain: [...four.map((id) => row(id)), row('005', ChainStatus.unstaking)],
+        desired: [...four.map(early), earlyGone('005')],
+      },
+      removed,
+      all,
+    );
+    expect(departure005(left).answer).toMatchObject({
+      code: 'LEFT_SET',
+      final: true,
+      departed: true,
+    });
+  });
+
+  it('the scaler drains past a removed key it holds; with the whole Secret deleted it refuses, nothing moved', async () => {
+    const state = { s: base(), paused: false };
+    const world = () => changed(state.s, { now: { '005': null }, nodes: { '005': '005' } }, all);
+    const scale = async (keys: PlanInput['keys'], force: boolean) => {
+      const { target, writes, podMarks } = fakeReplicas(5);
+      const { scaler, clock, read } = scalerOver(state, target);
+      Object.defineProperty(read, 'keys', { get: () => keys });
+      read.plan = () => plan({ ...world(), keys });
+      read.addressesOf = (id) => addressesOf({ ...world(), keys }, id);
+      const answer = scaler
+        .scale(
+          { replicas: 4, wait: WaitFor.none, timeoutSeconds: 10, drive: false, force },
+          new AbortController().signal,
+        )
+        .catch((e: unknown) => e);
+      await clock.advance(1_000);
+      return { answer: await answer, writes, podMarks };
+    };
+    // One key removed (the Secret is there): drained like any staked row — before, 409 KEY_MISSING.
+    const one = await scale(world().keys, false);
+    expect(one.answer).toMatchObject({ outcome: 'draining', drained: ['005'] });
+    expect(one.podMarks.map((m) => m.name)).toEqual(['validator-4']);
+    expect(one.writes).toEqual([]);
+    // The whole Secret deleted: every key is missing, the held ones too would be acted on with
+    // no Secret giving them. Refused, named, before anything moves; forced, it drains.
+    const deleted = new KeyStore(pocketIds, pocketKeys);
+    deleted.update({
+      metadata: { resourceVersion: '1' },
+      data: Object.fromEntries(all.map((id) => [id, b64(id)])),
+    });
+    deleted.update(undefined);
+    expect(deleted.absent).toBe(true);
+    const refused = await scale(deleted, false);
+    expect(refused.answer).toMatchObject({ code: 'KEY_MISSING' });
+    expect((refused.answer as Error).message).toMatch(
+      /^cannot scale down to 4: the keys Secret is absent \(deleted\?\).*Put the Secret back, or send force: true/,
+    );
+    expect(refused.podMarks).toEqual([]);
+    expect(refused.writes).toEqual([]);
+    const forced = await scale(deleted, true);
+    expect(forced.answer).toMatchObject({ outcome: 'draining', drained: ['005'] });
+  });
+
+  it('a removed key nobody holds stays final: KEY_MISSING when its address was never seen, ORPHANED when the journal knows it', () => {
+    // The manager started after the removal: it never held the key.
+    const unseen = changed(
+      { ...base(), desired: [...four.map(early), earlyGone('005')] },
+      { now: { '005': null }, sawBefore: false },
+      all,
+    );
+    const never = departure005({ ...unseen, keysSeen: new Map(), formerKeys: new Map() });
+    expect(never.state).toMatchObject({ left: false, keyProblem: 'KEY_MISSING' });
+    expect(never.answer).toMatchObject({ code: 'KEY_MISSING', final: true, departed: false });
+    // The journal kept its address: the row is known staked and nobody can unstake it (ADR 0029).
+    const known = departure005(unseen);
+    expect(known.state).toMatchObject({ left: false, keyProblem: 'ORPHANED' });
+    expect(known.answer).toMatchObject({ code: 'ORPHANED', final: false });
+  });
 
   it('on a chain that keeps every row and whose late joiners never vote (V1) it is refused', () => {
     const i = changed(

@@ -84,6 +84,40 @@ describe('loadConfig', () => {
     }
   });
 
+  it("the control RPC's connection cap and headers timeout are settings, refused by name when zero, negative or oversized", () => {
+    const config = loadConfig({ env: base, ...noFiles });
+    expect(config).toMatchObject({ rpcMaxConnections: 1024, rpcHeadersTimeoutMs: 10_000 });
+    const set = loadConfig({
+      env: { ...base, CM_RPC_MAX_CONNECTIONS: '64', CM_RPC_HEADERS_TIMEOUT: '3s' },
+      ...noFiles,
+    });
+    expect(set).toMatchObject({ rpcMaxConnections: 64, rpcHeadersTimeoutMs: 3_000 });
+    const flagged = loadConfig({
+      env: base,
+      flags: { 'rpc-max-connections': '2', 'rpc-headers-timeout': '1s' },
+      ...noFiles,
+    });
+    expect(flagged).toMatchObject({ rpcMaxConnections: 2, rpcHeadersTimeoutMs: 1_000 });
+    for (const [value, why] of [
+      ['0', 'CM_RPC_MAX_CONNECTIONS: must be at least 1, got "0"'],
+      ['-5', 'CM_RPC_MAX_CONNECTIONS: must be at least 1, got "-5"'],
+      ['16385', 'CM_RPC_MAX_CONNECTIONS: must be at most 16384, got "16385"'],
+      ['1e9', 'CM_RPC_MAX_CONNECTIONS: expected an integer, got "1e9"'],
+      ['lots', 'CM_RPC_MAX_CONNECTIONS: expected an integer, got "lots"'],
+    ] as const)
+      expect(problems({ ...base, CM_RPC_MAX_CONNECTIONS: value }), value).toEqual([why]);
+    // 0 would turn Node's headers timeout off altogether.
+    for (const [value, why] of [
+      ['0', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1000, got "0"'],
+      ['0s', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1000, got "0s"'],
+      ['-1s', 'CM_RPC_HEADERS_TIMEOUT: expected a duration such as 500ms, 30s or 2m, got "-1s"'],
+      ['999ms', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1000, got "999ms"'],
+      ['121s', 'CM_RPC_HEADERS_TIMEOUT: must be at most 120000, got "121s"'],
+      ['soon', 'CM_RPC_HEADERS_TIMEOUT: expected a duration such as 500ms, 30s or 2m, got "soon"'],
+    ] as const)
+      expect(problems({ ...base, CM_RPC_HEADERS_TIMEOUT: value }), value).toEqual([why]);
+  });
+
   it('refuses a URL with credentials and never echoes them (they would reach logs and /readyz)', () => {
     const found = problems({ CM_CHAIN_RPC_URL: 'http://admin:S3cretPassw0rd@127.0.0.1:1' });
     expect(found).toEqual([expect.stringMatching(/^CM_CHAIN_RPC_URL: a URL with credentials/)]);

@@ -66,3 +66,75 @@ describe('the control server with thousands of idle connections', { timeout: 60_
     expect(warnings[0]).toContain(`"max":${MAX_CONNECTIONS}`);
   });
 });
+
+describe(
+  'the limits as settings (CM_RPC_MAX_CONNECTIONS, CM_RPC_HEADERS_TIMEOUT)',
+  { timeout: 30_000 },
+  () => {
+    it('keeps at most the cap it is given, and closes a stalled request after the timeout it is given', async () => {
+      const warned: string[] = [];
+      const small = await startControlServer(
+        {
+          control,
+          token: 't'.repeat(32),
+          logger: pino(
+            { level: 'warn' },
+            new Writable({
+              write(chunk: Buffer, _enc, done) {
+                warned.push(chunk.toString());
+                done();
+              },
+            }),
+          ),
+          version: 'test',
+          connections: { max: 8, headersTimeoutMs: 1_000 },
+        },
+        { host: '127.0.0.1', port: 0 },
+      );
+      const sockets: Socket[] = [];
+      try {
+        const smallPort = Number(new URL(small.url).port);
+        await Promise.all(
+          Array.from(
+            { length: 40 },
+            () =>
+              new Promise<void>((resolve) => {
+                const s = connect(smallPort, '127.0.0.1', () => resolve());
+                s.on('error', () => resolve());
+                s.on('close', () => resolve());
+                sockets.push(s);
+              }),
+          ),
+        );
+        const answer = await fetch(`${small.url}/healthz`, { signal: AbortSignal.timeout(10_000) });
+        expect(answer.status).toBe(200);
+        const held = await new Promise<number>((resolve, reject) =>
+          small.app.server.getConnections((err, n) => (err ? reject(err) : resolve(n))),
+        );
+        expect(held).toBeLessThanOrEqual(8);
+        expect(warned.filter((l) => l.includes('"max":8'))).toHaveLength(1);
+        // A request begun and never finished: 408 and closed after ~1 s. Before, Node checked only
+        // every 30 s (its connectionsCheckingInterval), whatever the timeout: this wait ran out.
+        const started = Date.now();
+        const stalled = connect(smallPort, '127.0.0.1', () =>
+          stalled.write('GET /healthz HTTP/1.1\r\nHost: x\r\n'),
+        );
+        sockets.push(stalled);
+        const reply: string[] = [];
+        stalled.on('data', (d: Buffer) => reply.push(d.toString()));
+        await new Promise<void>((resolve, reject) => {
+          const timer = setTimeout(() => reject(new Error('not closed within 5 s')), 5_000);
+          stalled.on('close', () => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+        expect(reply.join('')).toMatch(/^HTTP\/1\.1 408 /);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1_000);
+      } finally {
+        for (const s of sockets) s.destroy();
+        await small.close();
+      }
+    });
+  },
+);

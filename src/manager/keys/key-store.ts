@@ -37,6 +37,7 @@ export class KeyStore {
   /** Digest of each value already parsed, so an unchanged value is not parsed or reported twice. */
   #digests = new Map<ValidatorId, string>();
   #secretSeen = false;
+  #present = false;
   #version: string | undefined;
   /** Valid keys the Secret held before and holds no more, by address, with the id that had each. */
   readonly #retired = new Map<string, { readonly id: ValidatorId; readonly key: ChainKey }>();
@@ -50,6 +51,14 @@ export class KeyStore {
   /** True once the Secret has been read at least once (it may not exist). */
   get loaded(): boolean {
     return this.#secretSeen;
+  }
+
+  /**
+   * The keys source was read and holds no Secret (deleted, or never created): every id's key is
+   * missing, while the keys this process read before are still held in memory.
+   */
+  get absent(): boolean {
+    return this.#secretSeen && !this.#present;
   }
 
   get version(): string | undefined {
@@ -135,6 +144,7 @@ export class KeyStore {
    */
   update(secret: V1Secret | undefined): { changed: ValidatorId[]; newProblems: KeyProblem[] } {
     this.#secretSeen = true;
+    this.#present = secret !== undefined;
     this.#version = secret?.metadata?.resourceVersion;
     const data = secret?.data ?? {};
     const parsed = new Map<ValidatorId, KeyEntry>();

@@ -8,19 +8,43 @@ import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Logger } from '../logger.ts';
 
-/** Connections kept at most (well below the file-descriptor limit a pod is given). */
+/**
+ * Connections kept at most by default (well below the file-descriptor limit a pod is given);
+ * CM_RPC_MAX_CONNECTIONS sets it (config.ts).
+ */
 export const MAX_CONNECTIONS = 1_024;
-/** A connection that has not sent its request headers by then is closed (Node's default 60 s). */
+/**
+ * A connection that has begun a request and not sent all its headers by then is answered 408 and
+ * closed (Node's default 60 s); CM_RPC_HEADERS_TIMEOUT sets it (config.ts). A connection that
+ * sends nothing at all is not timed by Node (node:http checks only requests begun): the cap
+ * above closes those.
+ */
 export const HEADERS_TIMEOUT_MS = 10_000;
+/**
+ * How often Node looks for requests past the headers timeout (`connectionsCheckingInterval`,
+ * 30 s by default: a 1 s timeout measured on this machine closed a stalled request after 30.0 s).
+ */
+export const HEADERS_CHECK_INTERVAL_MS = 1_000;
+
+/** The limits, as CM_RPC_MAX_CONNECTIONS and CM_RPC_HEADERS_TIMEOUT give them. */
+export interface ConnectionLimits {
+  /** At least 1 (config.ts refuses less). */
+  readonly max: number;
+  /** At least 1 s: Node reads 0 as no timeout at all (config.ts refuses it). */
+  readonly headersTimeoutMs: number;
+}
 
 /** Installs the cap on `server`; returns how many connections it closed so far. */
 export function capConnections(
   server: Server,
   logger: Logger,
-  max: number = MAX_CONNECTIONS,
+  limits: ConnectionLimits = { max: MAX_CONNECTIONS, headersTimeoutMs: HEADERS_TIMEOUT_MS },
 ): { closed(): number } {
-  server.headersTimeout = HEADERS_TIMEOUT_MS;
-  server.requestTimeout = 0; // streams and waits are long; headersTimeout covers the idle ones
+  const { max } = limits;
+  server.headersTimeout = limits.headersTimeoutMs;
+  // Streams and waits are long: no request timeout. headersTimeout covers requests begun and
+  // stalled; silent connections are the cap's (below).
+  server.requestTimeout = 0;
   const open = new Set<Socket>();
   const asked = new WeakSet<Socket>();
   let closed = 0;

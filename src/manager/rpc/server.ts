@@ -8,7 +8,11 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { LogController } from 'fastify';
 import type { Logger } from '../logger.ts';
-import { capConnections } from './connection-cap.ts';
+import {
+  capConnections,
+  HEADERS_CHECK_INTERVAL_MS,
+  type ConnectionLimits,
+} from './connection-cap.ts';
 import type { ParticipationSource } from '../participation/participation.ts';
 import { bearerAuth } from './auth.ts';
 import { browserGuard } from './browser-guard.ts';
@@ -35,6 +39,11 @@ export interface ServerDeps {
   version: string;
   /** Bounds of the event stream (defaults: MAX_EVENT_STREAMS, MAX_UNSENT_BYTES). */
   streams?: { max?: number; maxUnsentBytes?: number };
+  /**
+   * The connection cap and headers timeout (CM_RPC_MAX_CONNECTIONS, CM_RPC_HEADERS_TIMEOUT;
+   * defaults: MAX_CONNECTIONS, HEADERS_TIMEOUT_MS in connection-cap.ts).
+   */
+  connections?: ConnectionLimits;
   /** The participation read and `block` events (without it the read answers 503). */
   participation?: ParticipationSource;
 }
@@ -44,6 +53,9 @@ export async function buildServer(deps: ServerDeps) {
     loggerInstance: deps.logger.child({ component: 'rpc' }),
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT,
+    // Node enforces the headers timeout on this period (30 s by default): with it, a 10 s timeout
+    // closed a stalled request after ~30 s (connection-cap.ts).
+    http: { connectionsCheckingInterval: HEADERS_CHECK_INTERVAL_MS },
     return503OnClosing: true,
     clientErrorHandler: answerClientError,
     frameworkErrors: answerFrameworkError,
@@ -104,7 +116,7 @@ export async function startControlServer(
   address: { host: string; port: number },
 ): Promise<{ url: string; close(): Promise<void>; app: ControlServer }> {
   const app = await buildServer(deps);
-  capConnections(app.server, deps.logger);
+  capConnections(app.server, deps.logger, deps.connections);
   await app.listen({ host: address.host, port: address.port });
   const bound = app.server.address();
   const port = typeof bound === 'object' && bound !== null ? bound.port : address.port;

@@ -92,7 +92,12 @@ export function departureOf(input: DepartureInput): Departure {
     });
   if (state.keyProblem === 'ORPHANED')
     return answer(DepartureCode.orphaned, state.reason, { final: false });
-  const keyProblem = keyProblemOf(input.view.keys.get(entry.id));
+  // A removed key whose key the manager holds is no key problem (leaveState): its row is unstaked
+  // with the held key, and the pod waits for that like any staked row's (decision-rule.md S11).
+  // Before, KEY_MISSING answered final at once and a kubectl scale-down let the pod go first.
+  const entryKey = input.view.keys.get(entry.id);
+  const keyProblem =
+    entryKey === undefined && state.keyProblem === undefined ? undefined : keyProblemOf(entryKey);
   if (keyProblem !== undefined)
     return answer(
       keyProblem,
@@ -111,7 +116,7 @@ export function departureOf(input: DepartureInput): Departure {
       `${entry.wantedReason}: validator ${entry.id} stays staked; the pod is restarting, not leaving`,
       { final: true },
     );
-  if (decision?.waitingFor === Wait.minimumSet && input.view.keys.get(entry.id) !== undefined) {
+  if (decision?.waitingFor === Wait.minimumSet) {
     // Kept staked: its pod may go, but not before the validators that do leave are out — their
     // unstakes need its vote, and a chain left with them staked and their pods gone never resumes.
     const known = decision.code !== DecisionCode.minimumSetUnknown;

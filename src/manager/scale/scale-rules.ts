@@ -72,8 +72,14 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
     };
   for (const address of addresses) {
     const status = view.chain.get(address)?.status ?? ChainStatus.absent;
+    // A key removed from the Secret whose key the manager still holds (in memory since the
+    // Secret dropped it): no key problem, its row is unstaked with that key as a rotation's old
+    // address is (decision-rule.md S11), and its pod waits for it like any staked row's. Truly
+    // missing (nobody holds it: the manager started after the change), it stays KEY_MISSING.
+    const removedHeld =
+      keyProblem === 'KEY_MISSING' && view.keys.signingKey?.(address) !== undefined;
     if (status === ChainStatus.staked || status === ChainStatus.paused) {
-      if (address === current)
+      if (address === current && !removedHeld)
         return keyProblem === undefined
           ? { left: false, keyProblem, reason: 'still in the validator set' }
           : {
@@ -86,7 +92,9 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
         ? {
             left: false,
             keyProblem: undefined,
-            reason: `its node signs with its old key's address ${address}, still ${status} on chain: it is unstaked with the old key first`,
+            reason: removedHeld
+              ? `its key was removed from the Secret, and its address ${address} is still ${status} on chain: it is unstaked with the key held in memory first`
+              : `its node signs with its old key's address ${address}, still ${status} on chain: it is unstaked with the old key first`,
           }
         : {
             left: false,
@@ -95,7 +103,11 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
           };
     }
     if (view.open.has(id) || view.mempool.has(address))
-      return { left: false, keyProblem, reason: 'its transaction is not committed yet' };
+      return {
+        left: false,
+        keyProblem: removedHeld ? undefined : keyProblem,
+        reason: 'its transaction is not committed yet',
+      };
   }
   return { left: true };
 }
@@ -117,6 +129,11 @@ export interface ScaleCheck {
   readonly force: boolean;
   readonly previous: number;
   readonly drain: RecordedDrain | undefined;
+  /**
+   * The keys Secret is absent (deleted): a scale-down is refused unless forced, though the manager
+   * still holds in memory the keys it read before (see `refusal`).
+   */
+  readonly keysAbsent?: boolean;
   /** The minimum in force; undefined while not known. */
   readonly minimum: MinimumSet | undefined;
   /** The validators a scale-down would remove, with where they stand. */
@@ -169,6 +186,7 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       `${replicas} is below the minimum validator set of ${minimum.size} (${minimum.source}); the manager keeps that many validators staked so the chain survives. Send force: true to go below it anyway`,
       { details: { minimum: minimum.size } },
     );
+  if (down && check.keysAbsent === true) return keysAbsentRefusal(replicas);
   const problems = check.newKeyProblems ?? [];
   const [firstProblem] = problems;
   if (replicas > check.previous && firstProblem !== undefined)
@@ -185,6 +203,23 @@ export function refusal(check: ScaleCheck): ManagerError | undefined {
       { details: { validators: blocked.map((b) => ({ id: b.id, code: b.state.keyProblem })) } },
     );
   return undefined;
+}
+
+/**
+ * A scale-down while the keys Secret is absent. The manager still holds the keys it read before
+ * (in memory, for rotations: docs/adr/0029) and could drain with them, but a deleted Secret is an
+ * operator's mistake or a replacement half done, not an edit that removes keys: every validator
+ * the scale keeps is KEY_MISSING too, so its wait could never end, and the drain would unstake
+ * rows on keys the cluster no longer gives. Refused before anything moves: nothing is sent, and
+ * the answer names the way out. Forced, the leaving rows are unstaked with the held keys first
+ * (a key nobody holds leaves its row staked, as any forced KEY_MISSING does).
+ */
+function keysAbsentRefusal(replicas: number): ManagerError {
+  return new ManagerError(
+    'KEY_MISSING',
+    `cannot scale down to ${replicas}: the keys Secret is absent (deleted?), so every validator's key is missing; nothing is drained. Put the Secret back, or send force: true to drain anyway with the keys the manager still holds in memory`,
+    { details: { secret: 'absent' } },
+  );
 }
 
 /**

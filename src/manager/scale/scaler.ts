@@ -176,6 +176,7 @@ export class Scaler {
         drain,
         minimum: this.#read.minimumSet(),
         leaving: request.replicas < previous ? leaving : [],
+        keysAbsent: this.#read.keys.absent === true,
         newKeyProblems: this.#newKeyProblems(name, previous, request.replicas),
         halts: this.#survival(name, request, previous),
       });
