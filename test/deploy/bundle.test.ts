@@ -160,7 +160,9 @@ describe('the bundles', () => {
   });
 });
 
-describe('the build', () => {
+// Each case builds the bundles once or twice (about 10 s of CPU each on a quiet machine); on a
+// machine at load 17 two builds outlasted the default 60 s, so a build gets 90 s here.
+describe('the build', { timeout: 180_000 }, () => {
   it('refuses a folder holding anything but an earlier build, and deletes nothing', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'bundle-refused-'));
     try {

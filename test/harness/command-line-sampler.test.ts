@@ -29,12 +29,14 @@ describe('CommandLineSampler', () => {
   it('sees a grandchild started after its parent was first sampled', async () => {
     const sampler = new CommandLineSampler();
     // `sh` is sampled while it waits; the second `sleep` is born later, its parent already known.
-    const child = spawn('sh', ['-c', 'sleep 0.2; sleep 0.31; true'], { stdio: 'ignore' });
+    // Each lives 20 intervals or more: a loaded machine (load 17 in a CI run) starved the 50 ms timer long
+    // enough to miss a 310 ms one; what is checked is that a late-born grandchild is followed.
+    const child = spawn('sh', ['-c', 'sleep 1.01; sleep 1.51; true'], { stdio: 'ignore' });
     await new Promise((resolve) => child.once('exit', resolve));
     sampler.stop();
     const all = [...sampler.seen.values()].flatMap((lines) => lines.split('\n'));
-    expect(all).toContain('sh -c sleep 0.2; sleep 0.31; true');
-    expect(all).toContain('sleep 0.2');
-    expect(all).toContain('sleep 0.31');
+    expect(all).toContain('sh -c sleep 1.01; sleep 1.51; true');
+    expect(all).toContain('sleep 1.01');
+    expect(all).toContain('sleep 1.51');
   });
 });
