@@ -533,12 +533,14 @@ async function snapshot(dir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
     // What the running devnet itself writes as it runs: the journal, the logs, and the emulator's
-    // objects (kube-emulator/persistence.ts writes them behind every write, a Lease renewal too).
+    // objects (kube-emulator/persistence.ts writes them behind every write, a Lease renewal too,
+    // to `objects.json.<8 hex>` beside it, then renamed: listed here, such a file could be gone
+    // by its stat — ENOENT, seen on a loaded machine).
     if (
       !entry.isFile() ||
       entry.name.startsWith('journal.sqlite') ||
       entry.name.endsWith('.log') ||
-      (entry.name === 'objects.json' && entry.parentPath.endsWith('emulator'))
+      (/^objects\.json(\.[0-9a-f]{8})?$/.test(entry.name) && entry.parentPath.endsWith('emulator'))
     )
       continue;
     const path = join(entry.parentPath, entry.name);

@@ -5,7 +5,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, it } from 'vitest';
-import { HOST_PORTS_ANNOTATION } from '../../src/kube-emulator/index.ts';
+import { freeLoopbackPorts, HOST_PORTS_ANNOTATION } from '../../src/kube-emulator/index.ts';
 import { startHarness, type Harness } from './harness.ts';
 import { waitFor } from '../../src/harness/wait.ts';
 
@@ -298,15 +298,10 @@ describe('process kubelet', () => {
   });
 
   it('uses the ports the caller fixes and leaves no process behind after stop()', async () => {
-    const { createServer } = await import('node:net');
-    const free = await new Promise<number>((resolve) => {
-      const server = createServer().listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        server.close(() =>
-          resolve(typeof address === 'object' && address !== null ? address.port : 0),
-        );
-      });
-    });
+    // A pod cannot be handed a socket: the port is chosen outside the kernel's ephemeral range,
+    // which no listen(0) or outgoing connection takes before the pod listens (a port from
+    // listen(0), closed and released, could be; test/support/owned-ports.ts).
+    const [free = 0] = await freeLoopbackPorts(1);
     const h = await start({ 'node-0/http': free });
     await seed(h, 1);
     await waitFor(async () => (await readyReplicas(h)) === 1, { timeoutMs: 15_000 });

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { commandPort, fetchHttpPort } from '../../src/manager/hooks/hook-ports.ts';
+import { refusedPort } from '../support/owned-ports.ts';
 import {
   liveGroupMembers,
   processGroupCommandPort,
@@ -265,18 +266,21 @@ describe('fetchHttpPort', () => {
   });
 
   it('says unreachable, timeout and cancelled apart', async () => {
-    const closed = createServer();
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
-    const port = (closed.address() as AddressInfo).port;
-    await new Promise((resolve) => closed.close(resolve));
-    expect(
-      await fetchHttpPort.post({
-        url: `http://127.0.0.1:${port}/`,
-        body: {},
-        timeoutMs: 5_000,
-        signal: never,
-      }),
-    ).toMatchObject({ kind: 'unreachable', reason: 'ECONNREFUSED' });
+    // Held bound and not listening (owned-ports.ts): a port closed and released could be taken by
+    // another program's listen(0) before the post, which would then not be refused.
+    const closed = await refusedPort();
+    try {
+      expect(
+        await fetchHttpPort.post({
+          url: `http://127.0.0.1:${closed.port}/`,
+          body: {},
+          timeoutMs: 5_000,
+          signal: never,
+        }),
+      ).toMatchObject({ kind: 'unreachable', reason: 'ECONNREFUSED' });
+    } finally {
+      await closed.release();
+    }
     const hang = createServer(() => undefined);
     await new Promise<void>((resolve) => hang.listen(0, '127.0.0.1', resolve));
     const hangUrl = `http://127.0.0.1:${(hang.address() as AddressInfo).port}/`;
