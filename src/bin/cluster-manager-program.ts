@@ -6,9 +6,9 @@ import { createProgram, examples } from '../cli/program.ts';
 import { registerDevnetCommand } from '../devnet/command.ts';
 import { registerAwaitDepartureCommand } from '../manager/cli/await-departure.ts';
 import { registerDebugCommands } from '../manager/cli/debug-commands.ts';
-import { registerKeysCommands } from '../manager/cli/keys-commands.ts';
+import { registerKeysCommands } from '../manager/chain/pocket/cli/keys-commands.ts';
 import { registerRunCommand } from '../manager/cli/run-command.ts';
-import { registerTxCommands } from '../manager/cli/tx-commands.ts';
+import { registerTxCommands } from '../manager/chain/pocket/cli/tx-commands.ts';
 import { VERSION } from '../manager/version.ts';
 import { registerEmulatorCommand } from './emulator-command.ts';
 

@@ -17,8 +17,8 @@ const MODULES: Record<string, readonly string[]> = {
   'cluster-manager': [
     './cluster-manager-program.ts',
     '../manager/run.ts',
-    '../manager/cli/keys-actions.ts',
-    '../manager/cli/tx-actions.ts',
+    '../manager/chain/pocket/cli/keys-actions.ts',
+    '../manager/chain/pocket/cli/tx-actions.ts',
   ],
   'localnet-node': ['../localnet/cli/node-program.ts', '../localnet/node.ts'],
 };

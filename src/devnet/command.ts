@@ -36,20 +36,43 @@ function int(min: number, max: number, what: string) {
   };
 }
 
+/** A parser of one of `values`; it carries them as `choices` (shell completion reads them). */
 function oneOf<T extends string>(values: readonly T[], what: string) {
-  return (value: string): T => {
+  const parse = (value: string): T => {
     if (!(values as readonly string[]).includes(value))
       throw new InvalidArgumentError(`${what} must be one of ${values.join(', ')}`);
     return value as T;
   };
+  return Object.assign(parse, { choices: values });
 }
 
 export function registerDevnetCommand(program: Command): void {
-  const devnet = program
-    .command('devnet')
-    .description(
-      'Run a whole localnet on this machine: Kubernetes API emulator, validator nodes as processes, and the manager.',
-    )
+  const devnet = withDevnetOptions(
+    program
+      .command('devnet')
+      .description(
+        'Run a whole localnet on this machine: Kubernetes API emulator, validator nodes as processes, and the manager.',
+      ),
+  ).action((flags: DevnetFlags) => runDevnet(flags));
+  devnet.addHelpText(
+    'after',
+    examples([
+      ['npm start', 'the same as `cluster-manager devnet`: 4 validators, a block a second'],
+      ['cluster-manager devnet --validators 6 --pacemaker manual', 'blocks only on trigger-view'],
+      ['cluster-manager devnet --dir /tmp/net2 --rpc-port 0', 'a second devnet beside the first'],
+      ['npm start -- --resume', 'the chain of the last run, not a fresh one'],
+      ['npm start -- --hooks-file hooks.yaml', 'the manager runs your lifecycle hooks'],
+      ['cluster-manager devnet env', 'export lines for the devnet in ./.devnet'],
+      ['cluster-manager devnet reset', 'stop what a killed devnet left, remove its files'],
+    ]),
+  );
+  registerEnvCommand(devnet);
+  registerResetCommand(devnet);
+}
+
+/** The devnet command's flags. */
+function withDevnetOptions(command: Command): Command {
+  return command
     .option('--validators <n>', 'validators at genesis', int(1, 100, '--validators'), 4)
     .option(
       '--keys <n>',
@@ -108,143 +131,149 @@ export function registerDevnetCommand(program: Command): void {
     .option(
       '--resume',
       'bring back the chain this folder last ran (its keys, genesis, ports, replicas and journal) instead of a fresh one',
-    )
-    .action(async (flags: DevnetFlags) => {
-      // Signals are ours from the first moment: one that arrives while the devnet starts aborts
-      // the start, which stops what was started (node processes would otherwise outlive us).
-      const starting = new AbortController();
-      let stopRequested: ((signal: NodeJS.Signals) => void) | undefined;
-      let received: NodeJS.Signals | undefined;
-      const onSignal = (signal: NodeJS.Signals): void => {
-        if (received !== undefined) {
-          process.stderr.write(`${signal}: still stopping the devnet…\n`);
-          return;
-        }
-        received = signal;
-        if (stopRequested === undefined) starting.abort(new Error(`interrupted by ${signal}`));
-        else stopRequested(signal);
-      };
-      process.on('SIGINT', onSignal);
-      process.on('SIGTERM', onSignal);
-      try {
-        // Before anything starts: what the shell and the flags ask of the manager, or why not.
-        const settings = await settingsOf(flags);
-        // The folder is claimed first: a second devnet on it is refused before anything loads.
-        let lock: DevnetLock;
-        try {
-          lock = await acquireDevnetLock(resolve(flags.dir));
-        } catch (error: unknown) {
-          if (error instanceof DevnetBusyError) throw busy(error);
-          throw error;
-        }
-        for (const note of settings.notes) process.stderr.write(`${note}\n`);
-        // Loaded on use: the devnet pulls in the emulator, the node and client-node.
-        const { BIN, startDevnet } = await import('./devnet.ts');
-        const { StatusBoard } = await import('./status-board.ts');
-        let board: StatusBoard | undefined = undefined;
-        let devnet: Devnet;
-        try {
-          devnet = await startDevnet({
-            validators: flags.validators,
-            ...(flags.keys === undefined ? {} : { keys: flags.keys }),
-            dir: flags.dir,
-            kubePort: flags.kubePort,
-            rpcPort: flags.rpcPort,
-            // V1's chart runs the manual pacemaker (charts/pocket/values.yaml:80), and V1's auto
-            // pacemaker starts each height the moment the last commits (no block interval).
-            pacemaker: flags.pacemaker ?? (flags.fidelity === 'v1' ? 'manual' : 'auto'),
-            blockIntervalMs: flags.blockInterval,
-            txMode: flags.txMode,
-            fidelity: flags.fidelity,
-            manager: flags.manager,
-            managerEnv: settings.env,
-            // A manager that exits by itself is restarted, as its Deployment's pod would be.
-            restartManagerOnExit: true,
-            log: (line) => {
-              process.stderr.write(`${line}\n`);
-              // The board redraws below the line instead of over it.
-              board?.lineWritten();
-            },
-            signal: starting.signal,
-            lock,
-            resume: flags.resume === true,
-          });
-        } catch (error: unknown) {
-          const reason = starting.signal.aborted
-            ? (starting.signal.reason as Error).message
-            : error instanceof Error
-              ? error.message
-              : String(error);
-          throw new CliError(
-            `devnet did not start: ${reason.replace(/\s*\n\s*/g, '; ')}`,
-            ExitCode.failed,
-          );
-        }
-        const { info } = devnet;
-        process.stdout.write(
-          `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
-            `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
-        );
-        const hints = readyHints(info, process.env.INIT_CWD ?? process.cwd(), {
-          node: process.execPath,
-          entry: BIN.clusterManager,
-        });
-        process.stderr.write(
-          hints.map((line, i) => `  ${i === 0 ? 'try:' : '    '} ${line}\n`).join(''),
-        );
-        // The participation page; the token rides in the fragment, which the browser keeps to itself.
-        if (info.managerUrl !== null && info.token !== null)
-          process.stderr.write(
-            `  page: ${info.managerUrl}/ui/#token=${encodeURIComponent(info.token)}\n`,
-          );
-        board =
-          info.managerUrl === null
-            ? undefined
-            : new StatusBoard({
-                url: info.managerUrl,
-                token: info.token ?? undefined,
-                out: process.stdout,
-                wide: flags.wide === true,
-              });
-        board?.start();
-        const stopped = await new Promise<boolean>((resolve) => {
-          stopRequested = (signal) => {
-            process.stderr.write(`${signal}: stopping the devnet…\n`);
-            board?.stop();
-            devnet.stop().then(
-              () => resolve(true),
-              (error: unknown) => {
-                process.stderr.write(
-                  `could not stop everything: ${error instanceof Error ? error.message : String(error)}\n`,
-                );
-                resolve(false);
-              },
+    );
+}
+
+/**
+ * `cluster-manager devnet`: starts the devnet, shows it, and stops it on SIGINT or SIGTERM.
+ * Signals are ours from the first moment: one that arrives while the devnet starts aborts the
+ * start, which stops what was started (node processes would otherwise outlive us).
+ */
+async function runDevnet(flags: DevnetFlags): Promise<void> {
+  const starting = new AbortController();
+  let stopRequested: ((signal: NodeJS.Signals) => void) | undefined;
+  let received: NodeJS.Signals | undefined;
+  const onSignal = (signal: NodeJS.Signals): void => {
+    if (received !== undefined) {
+      process.stderr.write(`${signal}: still stopping the devnet…\n`);
+      return;
+    }
+    received = signal;
+    if (stopRequested === undefined) starting.abort(new Error(`interrupted by ${signal}`));
+    else stopRequested(signal);
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  try {
+    const view: { board?: StatusBoard | undefined } = {};
+    const { devnet, BIN } = await startFromFlags(flags, starting.signal, view);
+    view.board = await announce(devnet.info, BIN.clusterManager, flags);
+    view.board?.start();
+    const stopped = await new Promise<boolean>((resolve) => {
+      stopRequested = (signal) => {
+        process.stderr.write(`${signal}: stopping the devnet…\n`);
+        view.board?.stop();
+        devnet.stop().then(
+          () => resolve(true),
+          (error: unknown) => {
+            process.stderr.write(
+              `could not stop everything: ${error instanceof Error ? error.message : String(error)}\n`,
             );
-          };
-          // A signal that came between the start and now.
-          if (received !== undefined) stopRequested(received);
-        });
-        if (!stopped) throw new CliError('the devnet did not stop cleanly', ExitCode.failed);
-        process.stderr.write('devnet stopped\n');
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
+            resolve(false);
+          },
+        );
+      };
+      // A signal that came between the start and now.
+      if (received !== undefined) stopRequested(received);
     });
-  devnet.addHelpText(
-    'after',
-    examples([
-      ['npm start', 'the same as `cluster-manager devnet`: 4 validators, a block a second'],
-      ['cluster-manager devnet --validators 6 --pacemaker manual', 'blocks only on trigger-view'],
-      ['cluster-manager devnet --dir /tmp/net2 --rpc-port 0', 'a second devnet beside the first'],
-      ['npm start -- --resume', 'the chain of the last run, not a fresh one'],
-      ['npm start -- --hooks-file hooks.yaml', 'the manager runs your lifecycle hooks'],
-      ['cluster-manager devnet env', 'export lines for the devnet in ./.devnet'],
-      ['cluster-manager devnet reset', 'stop what a killed devnet left, remove its files'],
-    ]),
+    if (!stopped) throw new CliError('the devnet did not stop cleanly', ExitCode.failed);
+    process.stderr.write('devnet stopped\n');
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+}
+
+/**
+ * Checks the manager settings, claims the folder, and starts the devnet; any failure is one
+ * `devnet did not start: …` line. Log lines go to stderr, the board (once shown) redrawn below.
+ */
+async function startFromFlags(
+  flags: DevnetFlags,
+  signal: AbortSignal,
+  view: { board?: StatusBoard | undefined },
+): Promise<{ devnet: Devnet; BIN: typeof import('./devnet.ts').BIN }> {
+  // Before anything starts: what the shell and the flags ask of the manager, or why not.
+  const settings = await settingsOf(flags);
+  // The folder is claimed first: a second devnet on it is refused before anything loads.
+  let lock: DevnetLock;
+  try {
+    lock = await acquireDevnetLock(resolve(flags.dir));
+  } catch (error: unknown) {
+    if (error instanceof DevnetBusyError) throw busy(error);
+    throw error;
+  }
+  for (const note of settings.notes) process.stderr.write(`${note}\n`);
+  // Loaded on use: the devnet pulls in the emulator, the node and client-node.
+  const { BIN, startDevnet } = await import('./devnet.ts');
+  try {
+    const devnet = await startDevnet({
+      validators: flags.validators,
+      ...(flags.keys === undefined ? {} : { keys: flags.keys }),
+      dir: flags.dir,
+      kubePort: flags.kubePort,
+      rpcPort: flags.rpcPort,
+      // V1's chart runs the manual pacemaker (charts/pocket/values.yaml:80), and V1's auto
+      // pacemaker starts each height the moment the last commits (no block interval).
+      pacemaker: flags.pacemaker ?? (flags.fidelity === 'v1' ? 'manual' : 'auto'),
+      blockIntervalMs: flags.blockInterval,
+      txMode: flags.txMode,
+      fidelity: flags.fidelity,
+      manager: flags.manager,
+      managerEnv: settings.env,
+      // A manager that exits by itself is restarted, as its Deployment's pod would be.
+      restartManagerOnExit: true,
+      log: (line) => {
+        process.stderr.write(`${line}\n`);
+        // The board redraws below the line instead of over it.
+        view.board?.lineWritten();
+      },
+      signal,
+      lock,
+      resume: flags.resume === true,
+    });
+    return { devnet, BIN };
+  } catch (error: unknown) {
+    const reason = signal.aborted
+      ? (signal.reason as Error).message
+      : error instanceof Error
+        ? error.message
+        : String(error);
+    throw new CliError(
+      `devnet did not start: ${reason.replace(/\s*\n\s*/g, '; ')}`,
+      ExitCode.failed,
+    );
+  }
+}
+
+/** The ready line, the hints and the page's address; the status board when a manager runs. */
+async function announce(
+  info: Devnet['info'],
+  entry: string,
+  flags: DevnetFlags,
+): Promise<StatusBoard | undefined> {
+  process.stdout.write(
+    `devnet ready kube=${info.kubeApi} kubeconfig=${info.kubeconfig} chain=${info.chainRpcUrl}` +
+      `${info.managerUrl === null ? '' : ` manager=${info.managerUrl}`} info=${info.dir}/devnet.json\n`,
   );
-  registerEnvCommand(devnet);
-  registerResetCommand(devnet);
+  const hints = readyHints(info, process.env.INIT_CWD ?? process.cwd(), {
+    node: process.execPath,
+    entry,
+  });
+  process.stderr.write(hints.map((line, i) => `  ${i === 0 ? 'try:' : '    '} ${line}\n`).join(''));
+  // The participation page; the token rides in the fragment, which the browser keeps to itself.
+  if (info.managerUrl !== null && info.token !== null)
+    process.stderr.write(
+      `  page: ${info.managerUrl}/ui/#token=${encodeURIComponent(info.token)}\n`,
+    );
+  if (info.managerUrl === null) return undefined;
+  const { StatusBoard } = await import('./status-board.ts');
+  return new StatusBoard({
+    url: info.managerUrl,
+    token: info.token ?? undefined,
+    out: process.stdout,
+    wide: flags.wide === true,
+  });
 }
 
 /** The manager settings of the flags and the shell (manager-settings.ts); a refusal exits 2. */

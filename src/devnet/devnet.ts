@@ -1,9 +1,8 @@
 // The embedded devnet: the Kubernetes API emulator with its process kubelet running localnet
 // nodes, a keys Secret and genesis, a validator StatefulSet, a full node for queries, and the
 // manager as a child process pointed at it through a kubeconfig — all on loopback.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
@@ -36,12 +35,13 @@ import {
   readSavedChain,
   saveNewChain,
   type ChainShape,
+  type SavedChain,
 } from './chain-state.ts';
 import { checkEntryPoints, entryPoints } from '../cli/entry-points.ts';
 import { removeDevnetFiles, RESUMED_FILES, stopLeftovers } from './cleanup.ts';
 import { acquireDevnetLock, type DevnetLock } from './lock.ts';
 import { applyManagerIdentity } from './manager-identity.ts';
-import { exitText, ManagerRestarts, MAX_RESTARTS } from './manager-restarts.ts';
+import { ManagerSupervisor } from './manager-supervisor.ts';
 import { freePorts, isPortFree } from './ports.ts';
 import { podProcessesMayChange, ProcessRecorder } from './process-record.ts';
 import { applyManifests, notResumable, objectsFile } from './resume.ts';
@@ -196,6 +196,15 @@ export async function startDevnet(options: DevnetOptions): Promise<Devnet> {
   }
 }
 
+/** What a start makes of the flags, or takes from a resumed chain. */
+interface ChainPlan {
+  validators: number;
+  pacemaker: ChainShape['pacemaker'];
+  blockIntervalMs: number;
+  fidelity: 'intended' | 'v1';
+  keyCount: number;
+}
+
 async function startLocked(
   options: DevnetOptions,
   context: { dir: string; lock: DevnetLock; log: (line: string) => void; signal: AbortSignal },
@@ -203,6 +212,324 @@ async function startLocked(
   const { dir, lock, log, signal } = context;
   await chmod(dir, 0o700);
   const saved = options.resume === true ? await readSavedChain(dir) : undefined;
+  const plan = await planChain(options, dir, saved);
+  await stopLeftoversOf(dir, lock, log);
+  // A fresh chain gets a fresh journal, log and node folders: nothing of an earlier run is reused.
+  // A resumed one keeps them, and its pods get their ports back (on chain as service URLs).
+  if (saved !== undefined) await checkResumedPorts(saved);
+  await removeDevnetFiles(dir, saved === undefined ? [] : RESUMED_FILES);
+  const seed = saved?.seed ?? newSeed();
+  const keys = generateKeys({ count: plan.keyCount, seed });
+  const ports = saved?.ports ?? (await fixPorts(plan.validators));
+  const genesisJson = saved?.genesisJson ?? newGenesisJson(keys, plan.validators, ports, options);
+  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
+  // has not listened yet must not find its port taken (it would fail on every restart).
+  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
+  const rpcPort = await managerPortOf(options.rpcPort, saved?.managerPort, fixedPorts);
+  const shape = shapeOf(plan, saved, ports, rpcPort);
+  if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
+  const compileCache = process.env.NODE_COMPILE_CACHE ?? join(dir, 'compile-cache');
+  const emulator = await startDevnetEmulator({
+    kubePort: options.kubePort,
+    emulatorDir: join(dir, 'emulator'),
+    ports,
+    reservedPorts: [...fixedPorts, rpcPort],
+    compileCache,
+  });
+  let supervisor: ManagerSupervisor | undefined;
+  // Every process the devnet starts is recorded, so a devnet killed with SIGKILL can be cleaned up.
+  const recorder = new ProcessRecorder(dir);
+  recorder.start();
+  let stopChainState = (): Promise<void> => Promise.resolve();
+  const unsubscribe = emulator.store.subscribe((event) => {
+    if (event.storage.endsWith('pods') && podProcessesMayChange(event))
+      setTimeout(() => void recorder.poke(), 200).unref();
+  });
+  try {
+    const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
+      namespace: DEVNET_NAMESPACE,
+    });
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    // A token even without a manager: one started by hand from manager.env uses it. The
+    // validators' preStop hook asks that manager (its URL and token) whether a pod may go.
+    const token = randomBytes(24).toString('hex');
+    const managerKubeconfig = await applyDevnetObjects({
+      kc,
+      emulator,
+      dir,
+      options,
+      plan,
+      shape,
+      keys,
+      token,
+      genesisJson,
+      rpcPort,
+      resumed: saved !== undefined,
+      log,
+    });
+    log(
+      `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
+    );
+    const chainRpcUrl = chainRpcUrlOf(plan.fidelity, ports);
+    const managerEnv = await writeManagerEnv({
+      dir,
+      options,
+      fidelity: plan.fidelity,
+      genesisJson,
+      managerKubeconfig,
+      chainRpcUrl,
+      rpcPort,
+      token,
+      compileCache,
+    });
+    const info = devnetInfoOf({
+      emulator,
+      kubeconfig,
+      plan,
+      options,
+      chainRpcUrl,
+      token,
+      dir,
+      rpcPort,
+      startedAt: lock.startedAt,
+    });
+    supervisor = supervisorOf(info, managerEnv, {
+      log,
+      spawned: () => void recorder.poke(),
+      signal,
+    });
+    // The manager starts with the pods: its own start (loading, listing, reading the chain once it
+    // answers) overlaps theirs instead of following it — about two seconds of every devnet start.
+    const managerReady = supervisor?.start() ?? Promise.resolve();
+    managerReady.catch(() => undefined);
+    await waitForChain({ kc, plan, shape, saved, chainRpcUrl, signal });
+    await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, {
+      mode: 0o600,
+    });
+
+    const chainState = startChainState(dir, shape, kc, chainRpcUrl);
+    stopChainState = () => chainState.stop();
+    await managerReady;
+    // On disk before the devnet says it is ready: a devnet killed right after (SIGKILL) must have
+    // its manager in the record, or `devnet reset` and the next start cannot stop it (its folder
+    // is not inside the devnet's, so only the record names it).
+    await recorder.poke();
+    if (supervisor?.child !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
+    await lock.update({ kubeApi: info.kubeApi, chain: info.chainRpcUrl, manager: info.managerUrl });
+    if (supervisor !== undefined) supervisor.supervising = options.restartManagerOnExit === true;
+    return devnetHandle({
+      info,
+      emulator,
+      supervisor,
+      dir,
+      log,
+      stopChainState,
+      unsubscribe,
+      recorder,
+      lock,
+    });
+  } catch (error: unknown) {
+    // A manager still opening its log file is not started at all.
+    await supervisor?.abandon();
+    await stopChainState();
+    unsubscribe();
+    await emulator.stop();
+    await recorder.stop();
+    throw error;
+  }
+}
+
+/** Until the pods are Ready and the chain is up: its validators staked, or (resumed) its height back. */
+async function waitForChain(parts: {
+  kc: KubeConfig;
+  plan: ChainPlan;
+  shape: ChainShape;
+  saved: SavedChain | undefined;
+  chainRpcUrl: string;
+  signal: AbortSignal;
+}): Promise<void> {
+  const { kc, plan, shape, saved, chainRpcUrl, signal } = parts;
+  await waitForPods(kc, Math.min(plan.validators, shape.replicas) + 1, {
+    timeoutMs: 60_000,
+    signal,
+  });
+  if (saved === undefined)
+    await waitForStaked(chainRpcUrl, plan.validators, { timeoutMs: 30_000, signal });
+  else await waitForHeight(chainRpcUrl, saved.height, { timeoutMs: 30_000, signal });
+}
+
+/** Keeps chain/state.json current (replicas, height) for `--resume`. */
+function startChainState(
+  dir: string,
+  shape: ChainShape,
+  kc: KubeConfig,
+  chainRpcUrl: string,
+): ChainStateRecorder {
+  const chainState = new ChainStateRecorder({
+    dir,
+    shape,
+    kubeConfig: kc,
+    chainRpcUrl,
+    namespace: DEVNET_NAMESPACE,
+    statefulSet: VALIDATOR_STATEFULSET,
+  });
+  chainState.start();
+  return chainState;
+}
+
+/** A devnet that died without stopping (SIGKILL) left its lock and maybe its processes. */
+async function stopLeftoversOf(
+  dir: string,
+  lock: DevnetLock,
+  log: (line: string) => void,
+): Promise<void> {
+  const stopped = await stopLeftovers(dir);
+  if (lock.takenOverFrom !== undefined || stopped.length > 0)
+    log(
+      `${dir} was left by a devnet that is gone` +
+        `${lock.takenOverFrom === undefined ? '' : ` (pid ${lock.takenOverFrom.process.pid})`}; ` +
+        `stopped ${stopped.length} process(es) it left running`,
+    );
+}
+
+/** The chain's shape as chain/state.json keeps it (a resumed chain's replicas and height). */
+function shapeOf(
+  plan: ChainPlan,
+  saved: SavedChain | undefined,
+  ports: Record<string, Record<string, number>>,
+  rpcPort: number,
+): ChainShape {
+  return {
+    validators: plan.validators,
+    keys: plan.keyCount,
+    pacemaker: plan.pacemaker,
+    blockIntervalMs: plan.blockIntervalMs,
+    ...(plan.fidelity === 'intended' ? {} : { fidelity: plan.fidelity }),
+    ports,
+    replicas: saved?.replicas ?? plan.validators,
+    height: saved?.height ?? 0,
+    managerPort: rpcPort,
+  };
+}
+
+/** Where the chain is read: V1's full nodes never leave genesis (no state sync), so validator-001. */
+function chainRpcUrlOf(
+  fidelity: 'intended' | 'v1',
+  ports: Record<string, Record<string, number>>,
+): string {
+  return fidelity === 'v1'
+    ? `http://127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-0`]?.rpc ?? 0}`
+    : `http://127.0.0.1:${ports[`${FULL_NODE_STATEFULSET}-0`]?.rpc ?? 0}`;
+}
+
+/** devnet.json's content. */
+function devnetInfoOf(parts: {
+  emulator: Emulator;
+  kubeconfig: string;
+  plan: ChainPlan;
+  options: DevnetOptions;
+  chainRpcUrl: string;
+  token: string;
+  dir: string;
+  rpcPort: number;
+  startedAt: DevnetLock['startedAt'];
+}): DevnetInfo {
+  const { plan, options, rpcPort, dir } = parts;
+  return {
+    kubeApi: parts.emulator.url,
+    kubeconfig: parts.kubeconfig,
+    namespace: DEVNET_NAMESPACE,
+    statefulSet: VALIDATOR_STATEFULSET,
+    validators: plan.validators,
+    keys: plan.keyCount,
+    pacemaker: plan.pacemaker,
+    blockIntervalMs: plan.blockIntervalMs,
+    txMode: options.txMode,
+    ...(plan.fidelity === 'intended' ? {} : { fidelity: plan.fidelity }),
+    chainRpcUrl: parts.chainRpcUrl,
+    managerUrl: options.manager ? `http://127.0.0.1:${rpcPort}` : null,
+    token: parts.token,
+    managerLog: options.manager ? join(dir, 'manager.log') : null,
+    dir,
+    managerRpcUrl: `http://127.0.0.1:${rpcPort}`,
+    pid: process.pid,
+    startedAt: parts.startedAt,
+  };
+}
+
+/** The manager's supervisor, or none without a manager (`manager: false`). */
+function supervisorOf(
+  info: DevnetInfo,
+  env: Record<string, string>,
+  parts: { log: (line: string) => void; spawned: () => void; signal: AbortSignal },
+): ManagerSupervisor | undefined {
+  const { managerUrl, managerLog } = info;
+  if (managerUrl === null || managerLog === null) return undefined;
+  return new ManagerSupervisor({
+    entry: BIN.clusterManager,
+    env,
+    home: info.dir,
+    logFile: managerLog,
+    url: managerUrl,
+    log: parts.log,
+    spawned: parts.spawned,
+    waitReady: (child) =>
+      waitForManager(managerUrl, child, { timeoutMs: 60_000, signal: parts.signal }),
+  });
+}
+
+/** The running devnet: its manager's controls, and the stop of everything in order. */
+function devnetHandle(parts: {
+  info: DevnetInfo;
+  emulator: Emulator;
+  supervisor: ManagerSupervisor | undefined;
+  dir: string;
+  log: (line: string) => void;
+  stopChainState: () => Promise<void>;
+  unsubscribe: () => void;
+  recorder: ProcessRecorder;
+  lock: DevnetLock;
+}): Devnet {
+  const { info, emulator, supervisor, dir, log, lock } = parts;
+  return {
+    info,
+    emulator,
+    get manager() {
+      return supervisor?.child;
+    },
+    restartManager: async () => {
+      await supervisor?.restart();
+    },
+    killManager: async (signal) => {
+      await supervisor?.kill(signal);
+    },
+    stop: async () => {
+      supervisor?.stopping();
+      // Controllers first: under load they would go on creating pods while the manager stops.
+      emulator.stopControllers();
+      await supervisor?.kill('SIGTERM');
+      // A file that cannot be rewritten (its folder gone) must not leave the nodes running.
+      await markStopped(dir, info).catch((error: unknown) =>
+        log(
+          `could not mark devnet.json stopped: ${error instanceof Error ? error.message : String(error)}`,
+        ),
+      );
+      await parts.stopChainState();
+      parts.unsubscribe();
+      await emulator.stop();
+      await parts.recorder.stop();
+      await lock.release();
+    },
+  };
+}
+
+/** The shape of the chain to start: a resumed chain's own, else the flags'; checked. */
+async function planChain(
+  options: DevnetOptions,
+  dir: string,
+  saved: SavedChain | undefined,
+): Promise<ChainPlan> {
   if (options.resume === true && saved === undefined)
     throw new Error(`--resume: ${dir} holds no chain to resume; start without --resume`);
   const unresumable = saved === undefined ? undefined : notResumable(dir, join(dir, 'emulator'));
@@ -219,88 +546,87 @@ async function startLocked(
   if (options.rpcPort !== 0 && !(await isPortFree(options.rpcPort))) {
     throw new Error(`port ${options.rpcPort} is in use; pass --rpc-port 0 or another port`);
   }
-  // A devnet that died without stopping (SIGKILL) left its lock and maybe its processes.
-  const stopped = await stopLeftovers(dir);
-  if (lock.takenOverFrom !== undefined || stopped.length > 0)
-    log(
-      `${dir} was left by a devnet that is gone` +
-        `${lock.takenOverFrom === undefined ? '' : ` (pid ${lock.takenOverFrom.process.pid})`}; ` +
-        `stopped ${stopped.length} process(es) it left running`,
-    );
-  // A fresh chain gets a fresh journal, log and node folders: nothing of an earlier run is reused.
-  // A resumed one keeps them, and its pods get their ports back (on chain as service URLs).
-  if (saved !== undefined) {
-    const taken: string[] = [];
-    for (const [pod, ports] of Object.entries(saved.ports))
-      for (const [name, port] of Object.entries(ports))
-        if (!(await isPortFree(port))) taken.push(`${port} (${pod} ${name})`);
-    if (taken.length > 0)
-      throw new Error(
-        `--resume: the chain's ports are in use: ${taken.join(', ')}; free them or start without --resume`,
-      );
-  }
-  await removeDevnetFiles(dir, saved === undefined ? [] : RESUMED_FILES);
-  const emulatorDir = join(dir, 'emulator');
-  const seed = saved?.seed ?? newSeed();
-  const keys = generateKeys({ count: keyCount, seed });
+  return { validators, pacemaker, blockIntervalMs, fidelity, keyCount };
+}
 
-  // Genesis names each genesis validator's p2p address, so those ports are fixed up front; the
-  // process kubelet hands them to the pods of those ordinals. The full node's RPC is fixed too.
-  const ports: Record<string, Record<string, number>> = saved?.ports ?? {};
-  if (saved === undefined) {
-    const fixed = await freePorts(validators * 2 + 1);
-    for (let ordinal = 0; ordinal < validators; ordinal++)
-      ports[`${VALIDATOR_STATEFULSET}-${ordinal}`] = {
-        rpc: fixed[ordinal * 2] ?? 0,
-        p2p: fixed[ordinal * 2 + 1] ?? 0,
-      };
-    ports[`${FULL_NODE_STATEFULSET}-0`] = { rpc: fixed[validators * 2] ?? 0 };
-  }
-  const fullNodeRpc = ports[`${FULL_NODE_STATEFULSET}-0`]?.rpc ?? 0;
-  const genesisJson =
-    saved?.genesisJson ??
-    JSON.stringify(
-      buildGenesis({
-        keys,
-        validators,
-        serviceUrl: (slot) =>
-          `127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-${slot.ordinal}`]?.p2p ?? 0}`,
-        ...(options.unstakingBlocks === undefined
-          ? {}
-          : { unstakingBlocks: options.unstakingBlocks }),
-      }),
-      null,
-      2,
+/** A resumed chain's pods get their ports back: refused, naming them, when any is taken. */
+async function checkResumedPorts(saved: SavedChain): Promise<void> {
+  const taken: string[] = [];
+  for (const [pod, ports] of Object.entries(saved.ports))
+    for (const [name, port] of Object.entries(ports))
+      if (!(await isPortFree(port))) taken.push(`${port} (${pod} ${name})`);
+  if (taken.length > 0)
+    throw new Error(
+      `--resume: the chain's ports are in use: ${taken.join(', ')}; free them or start without --resume`,
     );
-  // The control RPC's port and every pod port the kubelet picks avoid the fixed ones: a node that
-  // has not listened yet must not find its port taken (it would fail on every restart). A resumed
-  // chain's manager takes its last port again when free (the validators' preStop hook names it).
-  const fixedPorts = Object.values(ports).flatMap((named) => Object.values(named));
-  const lastPort = saved?.managerPort;
-  const rpcPort =
-    options.rpcPort !== 0
-      ? options.rpcPort
-      : lastPort !== undefined && (await isPortFree(lastPort))
-        ? lastPort
-        : ((await freePorts(1, fixedPorts))[0] ?? 0);
-  const shape: ChainShape = {
-    validators,
-    keys: keyCount,
-    pacemaker,
-    blockIntervalMs,
-    ...(fidelity === 'intended' ? {} : { fidelity }),
-    ports,
-    replicas: saved?.replicas ?? validators,
-    height: saved?.height ?? 0,
-    managerPort: rpcPort,
-  };
-  if (saved === undefined) await saveNewChain(dir, { ...shape, seed, genesisJson });
-  const compileCache = process.env.NODE_COMPILE_CACHE ?? join(dir, 'compile-cache');
-  const emulator = await startEmulator({
-    port: options.kubePort,
-    dir: emulatorDir,
+}
+
+/**
+ * Genesis names each genesis validator's p2p address, so those ports are fixed up front; the
+ * process kubelet hands them to the pods of those ordinals. The full node's RPC is fixed too.
+ */
+async function fixPorts(validators: number): Promise<Record<string, Record<string, number>>> {
+  const ports: Record<string, Record<string, number>> = {};
+  const fixed = await freePorts(validators * 2 + 1);
+  for (let ordinal = 0; ordinal < validators; ordinal++)
+    ports[`${VALIDATOR_STATEFULSET}-${ordinal}`] = {
+      rpc: fixed[ordinal * 2] ?? 0,
+      p2p: fixed[ordinal * 2 + 1] ?? 0,
+    };
+  ports[`${FULL_NODE_STATEFULSET}-0`] = { rpc: fixed[validators * 2] ?? 0 };
+  return ports;
+}
+
+/** A new chain's genesis: the first `validators` keys staked at their fixed p2p ports. */
+function newGenesisJson(
+  keys: Parameters<typeof buildGenesis>[0]['keys'],
+  validators: number,
+  ports: Record<string, Record<string, number>>,
+  options: DevnetOptions,
+): string {
+  return JSON.stringify(
+    buildGenesis({
+      keys,
+      validators,
+      serviceUrl: (slot) =>
+        `127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-${slot.ordinal}`]?.p2p ?? 0}`,
+      ...(options.unstakingBlocks === undefined
+        ? {}
+        : { unstakingBlocks: options.unstakingBlocks }),
+    }),
+    null,
+    2,
+  );
+}
+
+/**
+ * The manager's control RPC port: the flag's, else (a resumed chain) its last one when free —
+ * the validators' preStop hook names it — else a free one beside the fixed ports.
+ */
+async function managerPortOf(
+  flag: number,
+  lastPort: number | undefined,
+  fixedPorts: number[],
+): Promise<number> {
+  if (flag !== 0) return flag;
+  if (lastPort !== undefined && (await isPortFree(lastPort))) return lastPort;
+  return (await freePorts(1, fixedPorts))[0] ?? 0;
+}
+
+/** The devnet's cluster: HTTPS, RBAC, the process kubelet running the node image. */
+function startDevnetEmulator(parts: {
+  kubePort: number;
+  emulatorDir: string;
+  ports: Record<string, Record<string, number>>;
+  reservedPorts: number[];
+  compileCache: string;
+}): Promise<Emulator> {
+  const { ports } = parts;
+  return startEmulator({
+    port: parts.kubePort,
+    dir: parts.emulatorDir,
     // The cluster's objects, kept for `--resume` (read back here when resuming: resume.ts).
-    stateFile: objectsFile(emulatorDir),
+    stateFile: objectsFile(parts.emulatorDir),
     // As on a cluster: HTTPS (kubectl sends a token over nothing else), requests need a token,
     // and the manager's account gets what k8s/base's Role allows and no more (manager-identity.ts).
     https: true,
@@ -308,8 +634,8 @@ async function startLocked(
     kubelet: {
       mode: 'process',
       images: { [NODE_IMAGE]: nodeImage() },
-      // The ports fixed above (or the resumed chain's); any other port is a free one.
-      reservedPorts: [...fixedPorts, rpcPort],
+      // The ports fixed for the chain (or the resumed chain's); any other port is a free one.
+      reservedPorts: parts.reservedPorts,
       // When the devnet stops, the whole chain stops: a validator's SIGTERM drain (voting until it
       // leaves the active set) cannot end, so the kubelet's default 3 s grace was 3 s of every
       // stop. 1 s lets a node that does not drain close cleanly; the data dirs survive SIGKILL
@@ -323,7 +649,7 @@ async function startLocked(
         PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
         // The pods' node processes share one compile cache: after the first, each starts without
         // compiling or type-stripping the sources again (about half the start time).
-        NODE_COMPILE_CACHE: compileCache,
+        NODE_COMPILE_CACHE: parts.compileCache,
       },
     },
   }).catch((error: unknown) => {
@@ -334,277 +660,104 @@ async function startLocked(
       );
     throw error;
   });
-  let manager: ChildProcess | undefined;
-  /** The start failed: a manager not spawned yet is not spawned any more. */
-  let abandoned = false;
-  /** Set once the devnet is ready and until it stops: a manager exiting by itself is restarted. */
-  let supervising = false;
-  /** Set when stop() begins: no manager is spawned after it. */
-  let stopping = false;
-  /** Managers whose exit was asked for (killManager, stop): never restarted. */
-  const meant = new WeakSet<ChildProcess>();
-  const restarts = new ManagerRestarts();
-  let restartTimer: NodeJS.Timeout | undefined;
-  // Every process the devnet starts is recorded, so a devnet killed with SIGKILL can be cleaned up.
-  const recorder = new ProcessRecorder(dir);
-  recorder.start();
-  let stopChainState = (): Promise<void> => Promise.resolve();
-  const unsubscribe = emulator.store.subscribe((event) => {
-    if (event.storage.endsWith('pods') && podProcessesMayChange(event))
-      setTimeout(() => void recorder.poke(), 200).unref();
-  });
-  try {
-    const kubeconfig = await emulator.writeKubeconfig(join(dir, 'kubeconfig'), {
-      namespace: DEVNET_NAMESPACE,
-    });
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    const objects = KubernetesObjectApi.makeApiClient(kc);
-    const settings = {
-      pacemaker,
-      blockIntervalMs,
-      ...(fidelity === 'intended' ? {} : { fidelity }),
-      ...(options.nodeShutdownDrainMs === undefined
-        ? {}
-        : { shutdownDrainMs: options.nodeShutdownDrainMs }),
-    };
-    // A token even without a manager: one started by hand from manager.env uses it. The
-    // validators' preStop hook asks that manager (its URL and token) whether a pod may go.
-    const token = randomBytes(24).toString('hex');
-    const departure = {
-      managerUrl: `http://127.0.0.1:${rpcPort}`,
-      hookTimeoutSeconds: options.departureTimeoutSeconds ?? DEFAULT_DEPARTURE_TIMEOUT_SECONDS,
-    };
-    const manifests = [
-      namespace(),
-      keysSecret(new Map([...keys].map(([id, key]) => [id, key.exportPrivateKeyHex()]))),
-      managerTokenSecret(token),
-      genesisConfigMap(genesisJson),
-      ...services(),
-      fullNodeStatefulSet(settings),
-      validatorStatefulSet(shape.replicas, settings, departure),
-    ];
-    await applyManifests(objects, manifests, { resumed: saved !== undefined, log });
-    const managerKubeconfig = await applyManagerIdentity({
-      objects,
-      emulator,
-      namespace: DEVNET_NAMESPACE,
-      path: join(dir, 'manager-kubeconfig'),
-    });
-    log(
-      `kubernetes API ${emulator.url}; ${shape.replicas} validator(s) and a full node ${saved === undefined ? 'starting' : `resuming at height ${saved.height}`}…`,
-    );
-
-    // V1's full nodes never leave genesis (no state sync): the chain is read at validator-001.
-    const chainRpcUrl =
-      fidelity === 'v1'
-        ? `http://127.0.0.1:${ports[`${VALIDATOR_STATEFULSET}-0`]?.rpc ?? 0}`
-        : `http://127.0.0.1:${fullNodeRpc}`;
-    const cliEnv =
-      options.txMode !== 'cli'
-        ? {}
-        : fidelity === 'v1'
-          ? await p1Files(dir, BIN.localnetCli, genesisJson)
-          : { CM_POCKET_V1_CLI_PATH: BIN.localnetCli };
-    const managerEnv: Record<string, string> = {
-      KUBECONFIG: managerKubeconfig,
-      CM_NAMESPACE: DEVNET_NAMESPACE,
-      CM_CHAIN_RPC_URL: chainRpcUrl,
-      CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',
-      CM_POCKET_V1_TX_MODE: options.txMode,
-      CM_POCKET_V1_PROFILE: fidelity,
-      ...cliEnv,
-      CM_RPC_HOST: '127.0.0.1',
-      CM_RPC_PORT: String(rpcPort),
-      CM_RPC_TOKEN: token,
-      CM_JOURNAL_PATH: join(dir, 'journal.sqlite'),
-      CM_READY_DEBOUNCE: '1s',
-      NODE_COMPILE_CACHE: compileCache,
-      CM_CHAIN_POLL_INTERVAL: '250ms',
-      CM_RESYNC_INTERVAL: '10s',
-      ...options.managerEnv,
-    };
-    await writeFile(
-      join(dir, 'manager.env'),
-      `${Object.entries(managerEnv)
-        .map(([k, v]) => `${k}=${v}`)
-        .join('\n')}\n`,
-      { mode: 0o600 },
-    );
-    const info: DevnetInfo = {
-      kubeApi: emulator.url,
-      kubeconfig,
-      namespace: DEVNET_NAMESPACE,
-      statefulSet: VALIDATOR_STATEFULSET,
-      validators,
-      keys: keyCount,
-      pacemaker,
-      blockIntervalMs,
-      txMode: options.txMode,
-      ...(fidelity === 'intended' ? {} : { fidelity }),
-      chainRpcUrl,
-      managerUrl: options.manager ? `http://127.0.0.1:${rpcPort}` : null,
-      token,
-      managerLog: options.manager ? join(dir, 'manager.log') : null,
-      dir,
-      managerRpcUrl: `http://127.0.0.1:${rpcPort}`,
-      pid: process.pid,
-      startedAt: lock.startedAt,
-    };
-    const startManager = async (): Promise<void> => {
-      if (info.managerLog === null || info.managerUrl === null) return;
-      const out = createWriteStream(info.managerLog, { flags: 'a', mode: 0o600 });
-      await new Promise((resolveOpen) => out.once('open', resolveOpen));
-      // A restart whose timer fired just before the devnet stopped: not spawned (stop() would not
-      // see it, and it would outlive the devnet).
-      if (abandoned || stopping) {
-        out.end();
-        return;
-      }
-      manager = spawn(process.execPath, [BIN.clusterManager, 'run'], {
-        env: {
-          ...managerEnv,
-          PATH: `${dirname(process.execPath)}:${process.env.PATH ?? ''}`,
-          HOME: process.env.HOME ?? dir,
-        },
-        stdio: ['ignore', out, out],
-      });
-      const child = manager;
-      const spawnedAt = Date.now();
-      child.once('exit', (code, exitSignal) => {
-        out.end();
-        if (supervising && child === manager && !meant.has(child))
-          onManagerExit(child, Date.now() - spawnedAt, exitText(code, exitSignal));
-      });
-      // In the record at once: a devnet killed (SIGKILL) while it starts leaves no manager that
-      // `devnet reset` cannot name.
-      void recorder.poke();
-      await waitForManager(info.managerUrl, manager, { timeoutMs: 60_000, signal });
-    };
-    /** A manager that exited by itself: a line saying so and where its log is, then a restart. */
-    const onManagerExit = (child: ChildProcess, ranMs: number, how: string): void => {
-      const what = `the manager (pid ${child.pid ?? '?'}) exited by itself (${how}); its log: ${info.managerLog ?? ''}`;
-      const decision = restarts.onExit(ranMs);
-      if (!decision.restart) {
-        log(
-          `${what}; it exited ${decision.attempts} times in a row, so it is not restarted again: read its log, then stop the devnet (Ctrl-C) and start it again`,
-        );
-        return;
-      }
-      log(
-        `${what}; restarting it in ${decision.delayMs / 1000} s (restart ${decision.attempt} of at most ${MAX_RESTARTS} in a row)`,
-      );
-      restartTimer = setTimeout(() => {
-        restartTimer = undefined;
-        if (!supervising || (manager !== undefined && isRunning(manager))) return;
-        startManager().then(
-          () =>
-            log(
-              `manager ${info.managerUrl ?? ''} restarted (pid ${manager?.pid ?? '?'}), resuming from its journal`,
-            ),
-          (error: unknown) => {
-            // One that exited while starting was reported by its exit; one still starting is not.
-            if (manager !== undefined && isRunning(manager))
-              log(
-                `the restarted manager: ${error instanceof Error ? error.message : String(error)}`,
-              );
-          },
-        );
-      }, decision.delayMs);
-    };
-    // The manager starts with the pods: its own start (loading, listing, reading the chain once it
-    // answers) overlaps theirs instead of following it — about two seconds of every devnet start.
-    const managerReady = startManager();
-    managerReady.catch(() => undefined);
-    await waitForPods(kc, Math.min(validators, shape.replicas) + 1, { timeoutMs: 60_000, signal });
-    if (saved === undefined)
-      await waitForStaked(chainRpcUrl, validators, { timeoutMs: 30_000, signal });
-    else await waitForHeight(chainRpcUrl, saved.height, { timeoutMs: 30_000, signal });
-    await writeFile(join(dir, 'devnet.json'), `${JSON.stringify(info, null, 2)}\n`, {
-      mode: 0o600,
-    });
-
-    const chainState = new ChainStateRecorder({
-      dir,
-      shape,
-      kubeConfig: kc,
-      chainRpcUrl,
-      namespace: DEVNET_NAMESPACE,
-      statefulSet: VALIDATOR_STATEFULSET,
-    });
-    chainState.start();
-    stopChainState = () => chainState.stop();
-    await managerReady;
-    // On disk before the devnet says it is ready: a devnet killed right after (SIGKILL) must have
-    // its manager in the record, or `devnet reset` and the next start cannot stop it (its folder
-    // is not inside the devnet's, so only the record names it).
-    await recorder.poke();
-    if (manager !== undefined) log(`manager ${info.managerUrl ?? ''} synced`);
-    await lock.update({ kubeApi: info.kubeApi, chain: info.chainRpcUrl, manager: info.managerUrl });
-
-    const killManager = async (signal: NodeJS.Signals = 'SIGTERM'): Promise<void> => {
-      const child = manager;
-      if (child === undefined || !isRunning(child)) return;
-      meant.add(child);
-      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-      child.kill(signal);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-      await exited;
-      clearTimeout(timer);
-      manager = undefined;
-    };
-    supervising = options.restartManagerOnExit === true;
-    return {
-      info,
-      emulator,
-      get manager() {
-        return manager;
-      },
-      restartManager: async () => {
-        clearTimeout(restartTimer);
-        restartTimer = undefined;
-        await startManager();
-      },
-      killManager,
-      stop: async () => {
-        supervising = false;
-        stopping = true;
-        clearTimeout(restartTimer);
-        // Controllers first: under load they would go on creating pods while the manager stops.
-        emulator.stopControllers();
-        await killManager('SIGTERM');
-        // A file that cannot be rewritten (its folder gone) must not leave the nodes running.
-        await markStopped(dir, info).catch((error: unknown) =>
-          log(
-            `could not mark devnet.json stopped: ${error instanceof Error ? error.message : String(error)}`,
-          ),
-        );
-        await stopChainState();
-        unsubscribe();
-        await emulator.stop();
-        await recorder.stop();
-        await lock.release();
-      },
-    };
-  } catch (error: unknown) {
-    // A manager still opening its log file is not started at all.
-    abandoned = true;
-    const child = manager;
-    if (child !== undefined && child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((resolveExit) => child.once('exit', resolveExit));
-      child.kill('SIGKILL');
-      await exited;
-    }
-    await stopChainState();
-    unsubscribe();
-    await emulator.stop();
-    await recorder.stop();
-    throw error;
-  }
 }
 
-function isRunning(child: ChildProcess): boolean {
-  return child.exitCode === null && child.signalCode === null;
+/** The devnet's objects (namespace, Secrets, genesis, Services, StatefulSets) and the manager's identity; returns its kubeconfig. */
+async function applyDevnetObjects(parts: {
+  kc: KubeConfig;
+  emulator: Emulator;
+  dir: string;
+  options: DevnetOptions;
+  plan: {
+    pacemaker: ChainShape['pacemaker'];
+    blockIntervalMs: number;
+    fidelity: 'intended' | 'v1';
+  };
+  shape: ChainShape;
+  keys: ReturnType<typeof generateKeys>;
+  token: string;
+  genesisJson: string;
+  rpcPort: number;
+  resumed: boolean;
+  log: (line: string) => void;
+}): Promise<string> {
+  const { emulator, options, plan, keys } = parts;
+  const objects = KubernetesObjectApi.makeApiClient(parts.kc);
+  const settings = {
+    pacemaker: plan.pacemaker,
+    blockIntervalMs: plan.blockIntervalMs,
+    ...(plan.fidelity === 'intended' ? {} : { fidelity: plan.fidelity }),
+    ...(options.nodeShutdownDrainMs === undefined
+      ? {}
+      : { shutdownDrainMs: options.nodeShutdownDrainMs }),
+  };
+  const departure = {
+    managerUrl: `http://127.0.0.1:${parts.rpcPort}`,
+    hookTimeoutSeconds: options.departureTimeoutSeconds ?? DEFAULT_DEPARTURE_TIMEOUT_SECONDS,
+  };
+  const manifests = [
+    namespace(),
+    keysSecret(new Map([...keys].map(([id, key]) => [id, key.exportPrivateKeyHex()]))),
+    managerTokenSecret(parts.token),
+    genesisConfigMap(parts.genesisJson),
+    ...services(),
+    fullNodeStatefulSet(settings),
+    validatorStatefulSet(parts.shape.replicas, settings, departure),
+  ];
+  await applyManifests(objects, manifests, { resumed: parts.resumed, log: parts.log });
+  return applyManagerIdentity({
+    objects,
+    emulator,
+    namespace: DEVNET_NAMESPACE,
+    path: join(parts.dir, 'manager-kubeconfig'),
+  });
+}
+
+/** The manager's environment, also written to manager.env (for a manager started by hand). */
+async function writeManagerEnv(parts: {
+  dir: string;
+  options: DevnetOptions;
+  fidelity: 'intended' | 'v1';
+  genesisJson: string;
+  managerKubeconfig: string;
+  chainRpcUrl: string;
+  rpcPort: number;
+  token: string;
+  compileCache: string;
+}): Promise<Record<string, string>> {
+  const { dir, options, fidelity } = parts;
+  const cliEnv =
+    options.txMode !== 'cli'
+      ? {}
+      : fidelity === 'v1'
+        ? await p1Files(dir, BIN.localnetCli, parts.genesisJson)
+        : { CM_POCKET_V1_CLI_PATH: BIN.localnetCli };
+  const managerEnv: Record<string, string> = {
+    KUBECONFIG: parts.managerKubeconfig,
+    CM_NAMESPACE: DEVNET_NAMESPACE,
+    CM_CHAIN_RPC_URL: parts.chainRpcUrl,
+    CM_SERVICE_URL_TEMPLATE: '{podIP}:{port:p2p}',
+    CM_POCKET_V1_TX_MODE: options.txMode,
+    CM_POCKET_V1_PROFILE: fidelity,
+    ...cliEnv,
+    CM_RPC_HOST: '127.0.0.1',
+    CM_RPC_PORT: String(parts.rpcPort),
+    CM_RPC_TOKEN: parts.token,
+    CM_JOURNAL_PATH: join(dir, 'journal.sqlite'),
+    CM_READY_DEBOUNCE: '1s',
+    NODE_COMPILE_CACHE: parts.compileCache,
+    CM_CHAIN_POLL_INTERVAL: '250ms',
+    CM_RESYNC_INTERVAL: '10s',
+    ...options.managerEnv,
+  };
+  await writeFile(
+    join(dir, 'manager.env'),
+    `${Object.entries(managerEnv)
+      .map(([k, v]) => `${k}=${v}`)
+      .join('\n')}\n`,
+    { mode: 0o600 },
+  );
+  return managerEnv;
 }
 
 /**

@@ -404,17 +404,26 @@ export class Harness {
     this.#managerPids.add(pid);
     // CM_RPC_PORT=0: the replica listens on a port the OS picks and names it in its log, so no
     // port is chosen here and released for it (anyone could take it in between).
+    // A replica that does not come up in time is killed, not left running as a second manager
+    // nobody stops (a soak's `two managers` step on a loaded machine).
+    const orKill = <T>(waiting: Promise<T>): Promise<T> =>
+      waiting.catch((error: unknown) => {
+        child.kill('SIGKILL');
+        throw error;
+      });
     const url =
       merged.CM_RPC_PORT === '0'
-        ? await waitFor(
-            async () => {
-              if (child.exitCode !== null) throw new Error(`exited; see ${log}`);
-              const line = (await readFile(log, 'utf8'))
-                .split('\n')
-                .find((each) => each.includes('"control RPC listening"'));
-              return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
-            },
-            { what: `manager replica ${name} to listen`, timeoutMs: 30_000 },
+        ? await orKill(
+            waitFor(
+              async () => {
+                if (child.exitCode !== null) throw new Error(`exited; see ${log}`);
+                const line = (await readFile(log, 'utf8'))
+                  .split('\n')
+                  .find((each) => each.includes('"control RPC listening"'));
+                return line === undefined ? undefined : (JSON.parse(line) as { url: string }).url;
+              },
+              { what: `manager replica ${name} to listen`, timeoutMs: 30_000 },
+            ),
           )
         : `http://${merged.CM_RPC_HOST ?? '127.0.0.1'}:${merged.CM_RPC_PORT ?? ''}`;
     const replica: ManagerReplica = {
@@ -432,12 +441,14 @@ export class Harness {
       },
     };
     this.#replicas.push(replica);
-    await waitFor(
-      async () => {
-        if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}; see ${log}`);
-        return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok;
-      },
-      { what: `manager replica ${name} to answer /healthz`, timeoutMs: 30_000 },
+    await orKill(
+      waitFor(
+        async () => {
+          if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}; see ${log}`);
+          return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1_000) })).ok;
+        },
+        { what: `manager replica ${name} to answer /healthz`, timeoutMs: 30_000 },
+      ),
     );
     return replica;
   }

@@ -126,25 +126,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const ownDir = options.dir === undefined;
   const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'kube-emulator-')));
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const store = new Store({
-    historySize: options.historySize ?? 10_000,
-    ...(options.rvBase === undefined ? {} : { rvBase: options.rvBase }),
-  });
-  const snapshot = options.stateFile === undefined ? undefined : readSnapshot(options.stateFile);
-  if (snapshot !== undefined) store.restore(snapshot.objects, snapshot.resourceVersion);
-  const persistence =
-    options.stateFile === undefined ? undefined : new StorePersistence(store, options.stateFile);
+  const { store, snapshot, persistence } = openStore(options);
   const api = new ResourceApi({ store, clock });
-  for (const name of [
-    'default',
-    'kube-system',
-    'kube-public',
-    'kube-node-lease',
-    ...(options.namespaces ?? []),
-  ]) {
-    if (api.peek(namespaces, '', name) === undefined)
-      api.create(namespaces, '', { metadata: { name } });
-  }
+  createNamespaces(api, options.namespaces ?? []);
   persistence?.start();
   const tls =
     options.https === true ? createSelfSignedCertificate(new Date(clock.now())) : undefined;
@@ -155,35 +139,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     store,
     now: () => clock.now(),
   });
-  const hub = new WatchHub({
-    api,
-    clock,
-    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
-    ...(options.onWatch === undefined ? {} : { onOpen: options.onWatch }),
-    ...(options.maxWatchBufferBytes === undefined
-      ? {}
-      : { maxBufferedBytes: options.maxWatchBufferBytes }),
-  });
+  const hub = watchHub(api, clock, options);
   const connections = { drop: (): void => undefined };
   const faults = new FaultState({ hub, store, dropConnections: () => connections.drop() });
   const events = new EventRecorder({ api, clock });
-  const podEvents = new PodEvents(events);
-  const gc = new GarbageCollector({ api, clock });
-  const namespaceController = new NamespaceController({ api, clock });
   // The CA every namespace's kube-root-ca.crt carries: the serving certificate over HTTPS, a
   // certificate of its own otherwise (nothing verifies with it over plain HTTP).
-  const namespaceDefaults = new NamespaceDefaults({
-    api,
-    clock,
-    caCert: (tls ?? createSelfSignedCertificate(new Date(clock.now()))).cert,
-  });
-  const statefulSets = new StatefulSetController({ api, clock, events });
-  const deployments = new DeploymentController({ api, clock, events });
-  const replicaSets = new ReplicaSetController({ api, clock, events });
-  const claims = new PvcController({ api, clock });
-  const endpoints = new EndpointsController({ api, clock });
-  const endpointSlices = new EndpointSliceController({ api, clock });
-  const disruption = new DisruptionController({ api, clock });
+  const caCert = (tls ?? createSelfSignedCertificate(new Date(clock.now()))).cert;
+  const controllers = startControllers({ api, clock, events, caCert });
   const kubeletSettings = options.kubelet ?? { mode: 'simulated' };
   // The simulated kubelet's few synthetic lines stay in memory; processes' output goes to files.
   const logs = new ContainerLogs({
@@ -192,61 +155,16 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     memory: kubeletSettings !== false && kubeletSettings.mode === 'simulated',
   });
   let url = '';
-  const kubeconfigFor = (
-    account?: ServiceAccountRef,
-    config: { namespace?: string } = {},
-  ): KubeconfigOptions =>
-    kubeconfigOptions({
-      server: url,
-      caCert: tls?.cert,
-      token: account === undefined ? token : auth.issueToken(account.namespace, account.name),
-      namespace: config.namespace ?? account?.namespace,
-      ...(account === undefined ? {} : { user: `${account.namespace}-${account.name}` }),
-    });
-  // The kubelet's Node and Lease, and the scheduler's binding to it (none without a kubelet).
-  const node =
-    kubeletSettings === false
-      ? undefined
-      : new NodeAgent({
-          api,
-          clock,
-          events,
-          hostIP: kubeletSettings.mode === 'simulated' ? SIMULATED_HOST_IP : '127.0.0.1',
-          runtime: kubeletSettings.mode,
-          dir,
-          kubeletVersion: serverVersion.gitVersion,
-        });
-  const kubelet: KubeletBase | undefined =
-    kubeletSettings === false || node === undefined
-      ? undefined
-      : kubeletSettings.mode === 'simulated'
-        ? new SimulatedKubelet({
-            api,
-            clock,
-            settings: kubeletSettings,
-            logs: new SimulatedLogs(logs),
-            events: podEvents,
-            node,
-          })
-        : new ProcessKubelet({
-            api,
-            clock,
-            dir,
-            settings: kubeletSettings,
-            kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
-            logs,
-            events: podEvents,
-            node,
-          });
-  const kubeletControl: KubeletControl = kubelet ?? {
-    setReady: () => undefined,
-    crash: () => undefined,
-    kill: () => undefined,
-    setTerminationDelay: () => undefined,
-    logPath: () => {
-      throw new Error('this emulator runs no kubelet');
-    },
-  };
+  const kubeconfigFor = kubeconfigs({ server: () => url, caCert: tls?.cert, token, auth });
+  const { node, kubelet, kubeletControl } = startKubelet({
+    api,
+    clock,
+    events,
+    dir,
+    logs,
+    settings: kubeletSettings,
+    kubeconfigFor,
+  });
   const upgrades = new StreamUpgrades({ api, auth, kubelet: () => kubelet });
   const apiServer: ApiServer = new ApiServer({
     api,
@@ -277,16 +195,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const stopControllers = (): void => {
     if (controllersStopped) return;
     controllersStopped = true;
-    statefulSets.stop();
-    deployments.stop();
-    replicaSets.stop();
-    claims.stop();
-    endpoints.stop();
-    endpointSlices.stop();
-    disruption.stop();
-    gc.stop();
-    namespaceController.stop();
-    namespaceDefaults.stop();
+    controllers.stop();
     node?.stop();
   };
   const stop = async (): Promise<void> => {
@@ -320,22 +229,191 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     },
     issueToken: (namespace, serviceAccount) => auth.issueToken(namespace, serviceAccount),
     kubeconfigFor,
-    async writeKubeconfig(path, config = {}) {
-      const base = kubeconfigFor(
-        undefined,
-        config.namespace === undefined ? {} : { namespace: config.namespace },
-      );
-      const withToken =
-        config.token === undefined
-          ? base
-          : { ...base, users: [{ name: 'admin', token: config.token }] };
-      await writeFile(path, kubeconfigYaml(withToken), { mode: 0o600 });
-      return path;
-    },
+    writeKubeconfig: (path, config = {}) => writeKubeconfigFile(kubeconfigFor, path, config),
     stopControllers,
     stop() {
       stopping ??= stop();
       return stopping;
     },
   };
+}
+
+/**
+ * The kubeconfig of the admin (`token`), or of a ServiceAccount (its token, its namespace);
+ * `server` is read when one is made (the URL is known once the server listens).
+ */
+function kubeconfigs(parts: {
+  server: () => string;
+  caCert: string | undefined;
+  token: string | undefined;
+  auth: Authenticator;
+}): (account?: ServiceAccountRef, config?: { namespace?: string }) => KubeconfigOptions {
+  const { server, caCert, token, auth } = parts;
+  return (account, config = {}) =>
+    kubeconfigOptions({
+      server: server(),
+      caCert,
+      token: account === undefined ? token : auth.issueToken(account.namespace, account.name),
+      namespace: config.namespace ?? account?.namespace,
+      ...(account === undefined ? {} : { user: `${account.namespace}-${account.name}` }),
+    });
+}
+
+/** The watch hub, with the options' bookmark interval, buffer limit and open hook. */
+function watchHub(api: ResourceApi, clock: Clock, options: EmulatorOptions): WatchHub {
+  return new WatchHub({
+    api,
+    clock,
+    bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+    ...(options.onWatch === undefined ? {} : { onOpen: options.onWatch }),
+    ...(options.maxWatchBufferBytes === undefined
+      ? {}
+      : { maxBufferedBytes: options.maxWatchBufferBytes }),
+  });
+}
+
+/** The store, with the objects of `stateFile` read back and kept written when one is given. */
+function openStore(options: EmulatorOptions): {
+  store: Store;
+  snapshot: ReturnType<typeof readSnapshot> | undefined;
+  persistence: StorePersistence | undefined;
+} {
+  const store = new Store({
+    historySize: options.historySize ?? 10_000,
+    ...(options.rvBase === undefined ? {} : { rvBase: options.rvBase }),
+  });
+  const snapshot = options.stateFile === undefined ? undefined : readSnapshot(options.stateFile);
+  if (snapshot !== undefined) store.restore(snapshot.objects, snapshot.resourceVersion);
+  const persistence =
+    options.stateFile === undefined ? undefined : new StorePersistence(store, options.stateFile);
+  return { store, snapshot, persistence };
+}
+
+/** The namespaces every cluster has, and the extra ones asked for, unless restored already. */
+function createNamespaces(api: ResourceApi, extra: readonly string[]): void {
+  for (const name of ['default', 'kube-system', 'kube-public', 'kube-node-lease', ...extra]) {
+    if (api.peek(namespaces, '', name) === undefined)
+      api.create(namespaces, '', { metadata: { name } });
+  }
+}
+
+/**
+ * The controllers (kube-controller-manager's share), started in this order; `stop()` stops
+ * the workload controllers first, so that no pod is created or deleted for them any more.
+ */
+function startControllers(parts: {
+  api: ResourceApi;
+  clock: Clock;
+  events: EventRecorder;
+  caCert: string;
+}): { stop(): void } {
+  const { api, clock, events, caCert } = parts;
+  const gc = new GarbageCollector({ api, clock });
+  const namespaceController = new NamespaceController({ api, clock });
+  const namespaceDefaults = new NamespaceDefaults({ api, clock, caCert });
+  const statefulSets = new StatefulSetController({ api, clock, events });
+  const deployments = new DeploymentController({ api, clock, events });
+  const replicaSets = new ReplicaSetController({ api, clock, events });
+  const claims = new PvcController({ api, clock });
+  const endpoints = new EndpointsController({ api, clock });
+  const endpointSlices = new EndpointSliceController({ api, clock });
+  const disruption = new DisruptionController({ api, clock });
+  return {
+    stop() {
+      statefulSets.stop();
+      deployments.stop();
+      replicaSets.stop();
+      claims.stop();
+      endpoints.stop();
+      endpointSlices.stop();
+      disruption.stop();
+      gc.stop();
+      namespaceController.stop();
+      namespaceDefaults.stop();
+    },
+  };
+}
+
+/**
+ * The kubelet's Node and Lease (and the scheduler's binding to it), and the kubelet itself:
+ * simulated, or running processes; none with `settings: false` (then its controls do nothing).
+ */
+function startKubelet(parts: {
+  api: ResourceApi;
+  clock: Clock;
+  events: EventRecorder;
+  dir: string;
+  logs: ContainerLogs;
+  settings: SimulatedKubeletOptions | ProcessKubeletOptions | false;
+  kubeconfigFor: (account?: ServiceAccountRef) => KubeconfigOptions;
+}): {
+  node: NodeAgent | undefined;
+  kubelet: KubeletBase | undefined;
+  kubeletControl: KubeletControl;
+} {
+  const { api, clock, events, dir, logs, settings, kubeconfigFor } = parts;
+  if (settings === false) return { node: undefined, kubelet: undefined, kubeletControl: noKubelet };
+  const podEvents = new PodEvents(events);
+  const node = new NodeAgent({
+    api,
+    clock,
+    events,
+    hostIP: settings.mode === 'simulated' ? SIMULATED_HOST_IP : '127.0.0.1',
+    runtime: settings.mode,
+    dir,
+    kubeletVersion: serverVersion.gitVersion,
+  });
+  const kubelet: KubeletBase =
+    settings.mode === 'simulated'
+      ? new SimulatedKubelet({
+          api,
+          clock,
+          settings,
+          logs: new SimulatedLogs(logs),
+          events: podEvents,
+          node,
+        })
+      : new ProcessKubelet({
+          api,
+          clock,
+          dir,
+          settings,
+          kubeconfigFor: (account) => kubeconfigYaml(kubeconfigFor(account)),
+          logs,
+          events: podEvents,
+          node,
+        });
+  return { node, kubelet, kubeletControl: kubelet };
+}
+
+/** The controls of an emulator without a kubelet. */
+const noKubelet: KubeletControl = {
+  setReady: () => undefined,
+  crash: () => undefined,
+  kill: () => undefined,
+  setTerminationDelay: () => undefined,
+  logPath: () => {
+    throw new Error('this emulator runs no kubelet');
+  },
+};
+
+/** Writes the admin's kubeconfig (or one with `token`) as YAML, readable by its owner only. */
+async function writeKubeconfigFile(
+  kubeconfigFor: (
+    account?: ServiceAccountRef,
+    config?: { namespace?: string },
+  ) => KubeconfigOptions,
+  path: string,
+  config: { namespace?: string; token?: string },
+): Promise<string> {
+  const base = kubeconfigFor(
+    undefined,
+    config.namespace === undefined ? {} : { namespace: config.namespace },
+  );
+  const withToken =
+    config.token === undefined
+      ? base
+      : { ...base, users: [{ name: 'admin', token: config.token }] };
+  await writeFile(path, kubeconfigYaml(withToken), { mode: 0o600 });
+  return path;
 }

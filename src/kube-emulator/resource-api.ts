@@ -325,31 +325,7 @@ export class ResourceApi {
     options: WriteOptions & { keepManagedFields?: boolean; internal?: boolean },
   ): KubeObject {
     const name = existing.metadata.name ?? '';
-    const wantedRv = incoming.metadata.resourceVersion;
-    if (options.internal !== true) {
-      // The object's uid is a precondition (DefaultUpdatedObjectInfo.Preconditions); a kind
-      // that forbids unconditional updates needs a resourceVersion (storage-rules.ts).
-      const uid = incoming.metadata.uid;
-      if (uid !== undefined && uid !== '')
-        assertPreconditions(
-          info,
-          {
-            namespace: namespaceOf(existing),
-            name,
-            uid: existing.metadata.uid ?? '',
-            resourceVersion: existing.metadata.resourceVersion ?? '',
-          },
-          { uid },
-        );
-      if (options.subresource === undefined) assertConditionalUpdate(info, name, wantedRv);
-    }
-    if (
-      wantedRv !== undefined &&
-      wantedRv !== '' &&
-      wantedRv !== existing.metadata.resourceVersion
-    ) {
-      throw conflict(targetOf(info, name));
-    }
+    assertUpdatable(info, existing, incoming, options);
     let next: KubeObject;
     if (options.subresource === 'status') {
       next = { ...clone(existing), status: clone(incoming.status) };
@@ -357,33 +333,7 @@ export class ResourceApi {
     } else if (options.subresource === 'ephemeralcontainers') {
       next = keepOnlyEphemeralContainers(existing, incoming);
     } else {
-      next = incoming;
-      delete next.apiVersion;
-      delete next.kind;
-      if (info.subresources.includes('status')) {
-        if (existing.status === undefined) delete next.status;
-        else next.status = clone(existing.status);
-      }
-      const meta = next.metadata;
-      const old = existing.metadata;
-      meta.name = name;
-      if (info.namespaced) meta.namespace = old.namespace ?? '';
-      else delete meta.namespace;
-      meta.uid = old.uid ?? '';
-      meta.creationTimestamp = old.creationTimestamp ?? '';
-      delete meta.deletionTimestamp;
-      delete meta.deletionGracePeriodSeconds;
-      delete meta.generation;
-      if (old.deletionTimestamp !== undefined) meta.deletionTimestamp = old.deletionTimestamp;
-      if (old.deletionGracePeriodSeconds !== undefined)
-        meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
-      if (old.generation !== undefined) meta.generation = old.generation;
-      info.rules.prepareForUpdate?.(next, existing);
-      if (options.keepManagedFields !== true) {
-        delete meta.managedFields;
-        if (old.managedFields !== undefined) meta.managedFields = clone(old.managedFields);
-      }
-      info.rules.defaults?.(next);
+      next = mainResourceUpdate(info, existing, incoming, options.keepManagedFields === true);
     }
     if (options.manager !== undefined && info.conversion === undefined) {
       recordUpdate(
@@ -407,13 +357,7 @@ export class ResourceApi {
     next.metadata.resourceVersion = existing.metadata.resourceVersion ?? '';
     if (deepEqual(next, existing)) return this.serve(info, existing);
     if (options.dryRun === true) return this.serve(info, next);
-    const finalizers = next.metadata.finalizers ?? [];
-    if (
-      next.metadata.deletionTimestamp !== undefined &&
-      finalizers.length === 0 &&
-      (info.resource !== 'pods' || next.metadata.deletionGracePeriodSeconds === 0) &&
-      (info.resource !== 'namespaces' || namespaceFinalizers(next).length === 0)
-    ) {
+    if (finishesDeletion(info, next)) {
       const removed = this.store.remove(info.storage, namespaceOf(existing), name);
       return this.serve(info, removed ?? next);
     }
@@ -438,45 +382,10 @@ export class ResourceApi {
     if (!(accepted as string[]).includes(type)) throw unsupportedMediaType(type, accepted);
     let patchBody = body;
     if (type === PatchType.apply) {
-      if (options.fieldManager === undefined || options.fieldManager === '') {
-        throw badRequest('PATCH, application/apply-patch+yaml requests must have a fieldManager');
-      }
-      patchBody = typeof body === 'string' ? parseYaml(body) : body;
-      if (isKubeObject(patchBody) && options.subresource === undefined)
-        options.inspect?.(patchBody, true);
-      const existing = this.peek(info, namespace, name);
-      if (!isKubeObject(patchBody)) throw badRequest('the apply body must be an object');
-      if (existing === undefined && options.subresource === undefined) {
-        const created = clone(patchBody);
-        created.metadata.name ??= name;
-        const manager = options.fieldManager ?? '';
-        return this.create(info, namespace, created, {
-          ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
-          manager,
-          appliedBy: manager,
-        });
-      }
-      if (
-        existing !== undefined &&
-        options.subresource === undefined &&
-        info.conversion === undefined
-      ) {
-        const applied = applyConfiguration(
-          {
-            info,
-            manager: options.fieldManager ?? '',
-            subresource: undefined,
-            now: this.#clock.now(),
-            force: options.force === true,
-          },
-          this.serve(info, existing),
-          patchBody,
-        );
-        if (applied.metadata.name !== name)
-          throw badRequest('the patch may not change metadata.name');
-        const { manager: _manager, ...rest } = options;
-        return this.#update(info, existing, applied, { ...rest, keepManagedFields: true });
-      }
+      const applyObject = applyBody(body, options);
+      patchBody = applyObject;
+      const applied = this.#serverSideApply(ref, applyObject, options);
+      if (applied !== undefined) return applied;
     }
     const existing = this.#stored(info, namespace, name);
     const current =
@@ -490,6 +399,45 @@ export class ResourceApi {
     const incoming =
       info.conversion === undefined ? patched : (info.conversion.toStorage(patched) as KubeObject);
     return this.#update(info, existing, clone(incoming), options);
+  }
+
+  /**
+   * A server-side apply that creates the object, or merges into it by field ownership; undefined
+   * when it is an ordinary patch after all (a subresource, or a kind stored in another version).
+   */
+  #serverSideApply(
+    ref: ObjectRef,
+    patchBody: KubeObject,
+    options: PatchOptions,
+  ): KubeObject | undefined {
+    const { info, namespace, name } = ref;
+    if (options.subresource !== undefined) return undefined;
+    const existing = this.peek(info, namespace, name);
+    const manager = options.fieldManager ?? '';
+    if (existing === undefined) {
+      const created = clone(patchBody);
+      created.metadata.name ??= name;
+      return this.create(info, namespace, created, {
+        ...(options.dryRun === undefined ? {} : { dryRun: options.dryRun }),
+        manager,
+        appliedBy: manager,
+      });
+    }
+    if (info.conversion !== undefined) return undefined;
+    const applied = applyConfiguration(
+      {
+        info,
+        manager,
+        subresource: undefined,
+        now: this.#clock.now(),
+        force: options.force === true,
+      },
+      this.serve(info, existing),
+      patchBody,
+    );
+    if (applied.metadata.name !== name) throw badRequest('the patch may not change metadata.name');
+    const { manager: _manager, ...rest } = options;
+    return this.#update(info, existing, applied, { ...rest, keepManagedFields: true });
   }
 
   #applyPatch(type: string, current: KubeObject, body: unknown): unknown {
@@ -583,25 +531,7 @@ export class ResourceApi {
     options: DeleteOptions = {},
   ): DeleteResult {
     const existing = this.#stored(info, namespace, name);
-    // rest.BeforeDelete (apiserver pkg/registry/rest/delete.go): preconditions fail early, the
-    // conflict naming the object by its Kind.
-    const { preconditions } = options;
-    const byKind = { group: info.group, resource: info.kind, name };
-    if (preconditions?.uid !== undefined && preconditions.uid !== existing.metadata.uid) {
-      throw conflict(
-        byKind,
-        `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
-      );
-    }
-    if (
-      preconditions?.resourceVersion !== undefined &&
-      preconditions.resourceVersion !== existing.metadata.resourceVersion
-    ) {
-      throw conflict(
-        byKind,
-        `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
-      );
-    }
+    assertDeletePreconditions(info, name, existing, options.preconditions);
     if (options.dryRun === true) return { object: this.serve(info, existing), removed: false };
     const policy = options.propagationPolicy ?? Propagation.background;
     // Orphan: pods lose nothing but their dependents' references at once; every other kind gets
@@ -734,5 +664,132 @@ export class ResourceApi {
       else next.metadata.ownerReferences = refs;
       this.store.update(info.storage, next);
     }
+  }
+}
+
+/**
+ * An update's preconditions: the object's uid when given (DefaultUpdatedObjectInfo.Preconditions),
+ * a resourceVersion where the kind forbids unconditional updates (storage-rules.ts) — both only
+ * for clients, not internal writers — and the optimistic-concurrency check on the one given.
+ */
+function assertUpdatable(
+  info: KindInfo,
+  existing: KubeObject,
+  incoming: KubeObject,
+  options: WriteOptions & { internal?: boolean },
+): void {
+  const name = existing.metadata.name ?? '';
+  const wantedRv = incoming.metadata.resourceVersion;
+  if (options.internal !== true) {
+    const uid = incoming.metadata.uid;
+    if (uid !== undefined && uid !== '')
+      assertPreconditions(
+        info,
+        {
+          namespace: namespaceOf(existing),
+          name,
+          uid: existing.metadata.uid ?? '',
+          resourceVersion: existing.metadata.resourceVersion ?? '',
+        },
+        { uid },
+      );
+    if (options.subresource === undefined) assertConditionalUpdate(info, name, wantedRv);
+  }
+  if (wantedRv !== undefined && wantedRv !== '' && wantedRv !== existing.metadata.resourceVersion)
+    throw conflict(targetOf(info, name));
+}
+
+/**
+ * The object an update of the main resource stores: the status kept apart (when the kind has
+ * that subresource), the immutable metadata and the deletion state kept from `existing`, the
+ * managed fields kept unless the caller computed them, then the kind's own rules.
+ */
+function mainResourceUpdate(
+  info: KindInfo,
+  existing: KubeObject,
+  incoming: KubeObject,
+  keepManagedFields: boolean,
+): KubeObject {
+  const next = incoming;
+  delete next.apiVersion;
+  delete next.kind;
+  if (info.subresources.includes('status')) {
+    if (existing.status === undefined) delete next.status;
+    else next.status = clone(existing.status);
+  }
+  const meta = next.metadata;
+  const old = existing.metadata;
+  meta.name = old.name ?? '';
+  if (info.namespaced) meta.namespace = old.namespace ?? '';
+  else delete meta.namespace;
+  meta.uid = old.uid ?? '';
+  meta.creationTimestamp = old.creationTimestamp ?? '';
+  delete meta.deletionTimestamp;
+  delete meta.deletionGracePeriodSeconds;
+  delete meta.generation;
+  if (old.deletionTimestamp !== undefined) meta.deletionTimestamp = old.deletionTimestamp;
+  if (old.deletionGracePeriodSeconds !== undefined)
+    meta.deletionGracePeriodSeconds = old.deletionGracePeriodSeconds;
+  if (old.generation !== undefined) meta.generation = old.generation;
+  info.rules.prepareForUpdate?.(next, existing);
+  if (!keepManagedFields) {
+    delete meta.managedFields;
+    if (old.managedFields !== undefined) meta.managedFields = clone(old.managedFields);
+  }
+  info.rules.defaults?.(next);
+  return next;
+}
+
+/**
+ * True when an update leaves a deleted object nothing to wait for: no finalizers, a pod's grace
+ * period over, a namespace's own finalizers done. The update then removes it.
+ */
+function finishesDeletion(info: KindInfo, next: KubeObject): boolean {
+  const finalizers = next.metadata.finalizers ?? [];
+  return (
+    next.metadata.deletionTimestamp !== undefined &&
+    finalizers.length === 0 &&
+    (info.resource !== 'pods' || next.metadata.deletionGracePeriodSeconds === 0) &&
+    (info.resource !== 'namespaces' || namespaceFinalizers(next).length === 0)
+  );
+}
+
+/** A server-side apply's body as an object: it needs a field manager; YAML text is parsed. */
+function applyBody(body: unknown, options: PatchOptions): KubeObject {
+  if (options.fieldManager === undefined || options.fieldManager === '') {
+    throw badRequest('PATCH, application/apply-patch+yaml requests must have a fieldManager');
+  }
+  const patchBody: unknown = typeof body === 'string' ? parseYaml(body) : body;
+  if (isKubeObject(patchBody) && options.subresource === undefined)
+    options.inspect?.(patchBody, true);
+  if (!isKubeObject(patchBody)) throw badRequest('the apply body must be an object');
+  return patchBody;
+}
+
+/**
+ * rest.BeforeDelete (apiserver pkg/registry/rest/delete.go): preconditions fail early, the
+ * conflict naming the object by its Kind.
+ */
+function assertDeletePreconditions(
+  info: KindInfo,
+  name: string,
+  existing: KubeObject,
+  preconditions: DeleteOptions['preconditions'],
+): void {
+  const byKind = { group: info.group, resource: info.kind, name };
+  if (preconditions?.uid !== undefined && preconditions.uid !== existing.metadata.uid) {
+    throw conflict(
+      byKind,
+      `the UID in the precondition (${preconditions.uid}) does not match the UID in record (${existing.metadata.uid ?? ''}). The object might have been deleted and then recreated`,
+    );
+  }
+  if (
+    preconditions?.resourceVersion !== undefined &&
+    preconditions.resourceVersion !== existing.metadata.resourceVersion
+  ) {
+    throw conflict(
+      byKind,
+      `the ResourceVersion in the precondition (${preconditions.resourceVersion}) does not match the ResourceVersion in record (${existing.metadata.resourceVersion ?? ''}). The object might have been modified`,
+    );
   }
 }

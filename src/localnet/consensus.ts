@@ -625,67 +625,110 @@ export class Consensus<B> {
     }
   }
 
-  /** Applies the first rule that fires; returns whether the state changed. */
+  /**
+   * Applies the first rule that fires; returns whether the state changed. The order is the
+   * rules' priority; the two timeout rules only arm a timer and let the next rule run.
+   */
   #applyRules(): boolean {
     const s = this.#s;
     if (s.decided) return false;
     if (this.#tryDecide()) return true;
     if (s.step === Step.idle) return false;
     if (this.#tryPropose()) return true;
+    if (this.#tryPrevoteProposal()) return true;
+    this.#armPrevoteTimeout();
+    if (this.#tryPolka()) return true;
+    if (this.#learnEarlierPolka()) return true;
+    if (this.#tryPrecommitNil()) return true;
+    this.#armPrecommitTimeout();
+    return this.#trySkipToRound();
+  }
+
+  /**
+   * In the propose step, prevote this round's proposal: a fresh one (no `polRound`) when we are
+   * not locked on another block, a re-proposal with a prevote quorum in its `polRound` when we
+   * are locked no later than that round or on the same block; nil when it is not acceptable.
+   */
+  #tryPrevoteProposal(): boolean {
+    const s = this.#s;
     const r = s.round;
-    const quorum = s.set.quorum;
     const current = s.proposals.get(r);
-    if (s.step === Step.propose && current !== undefined) {
-      const { polRound, blockHash } = current.proposal;
-      if (polRound === -1) {
-        const acceptable = s.lockedRound === -1 || s.lockedHash === blockHash;
-        this.#prevote(acceptable && this.#isValid(blockHash) ? blockHash : null);
-        return true;
-      }
-      if (polRound < r && countFor(s.prevotes, polRound, blockHash) >= quorum) {
-        const acceptable = s.lockedRound <= polRound || s.lockedHash === blockHash;
-        this.#prevote(acceptable && this.#isValid(blockHash) ? blockHash : null);
-        return true;
-      }
+    if (s.step !== Step.propose || current === undefined) return false;
+    const { polRound, blockHash } = current.proposal;
+    if (polRound === -1) {
+      const acceptable = s.lockedRound === -1 || s.lockedHash === blockHash;
+      this.#prevote(acceptable && this.#isValid(blockHash) ? blockHash : null);
+      return true;
     }
+    if (polRound < r && countFor(s.prevotes, polRound, blockHash) >= s.set.quorum) {
+      const acceptable = s.lockedRound <= polRound || s.lockedHash === blockHash;
+      this.#prevote(acceptable && this.#isValid(blockHash) ? blockHash : null);
+      return true;
+    }
+    return false;
+  }
+
+  /** A prevote quorum (for anything) in our round arms the prevote timeout, once per round. */
+  #armPrevoteTimeout(): void {
+    const s = this.#s;
+    const r = s.round;
     if (
       s.step === Step.prevote &&
-      (s.prevotes.get(r)?.size ?? 0) >= quorum &&
+      (s.prevotes.get(r)?.size ?? 0) >= s.set.quorum &&
       !s.prevoteTimeoutFor.has(r)
     ) {
       s.prevoteTimeoutFor.add(r);
       this.#schedule(() => this.#onTimeoutPrevote(s.height, r), r);
     }
-    if (current !== undefined && s.step !== Step.propose && !s.polkaSeenFor.has(r)) {
-      const hash = current.proposal.blockHash;
-      if (countFor(s.prevotes, r, hash) >= quorum && this.#isValid(hash)) {
-        s.polkaSeenFor.add(r);
-        if (s.step === Step.prevote) {
-          s.lockedRound = r;
-          s.lockedHash = hash;
-          this.#precommit(hash);
-        }
-        s.validRound = r;
-        s.validHash = hash;
-        return true;
-      }
+  }
+
+  /**
+   * A prevote quorum for this round's proposal, seen once per round after the propose step:
+   * in the prevote step we lock on it and precommit it; in any case it becomes our valid block.
+   */
+  #tryPolka(): boolean {
+    const s = this.#s;
+    const r = s.round;
+    const current = s.proposals.get(r);
+    if (current === undefined || s.step === Step.propose || s.polkaSeenFor.has(r)) return false;
+    const hash = current.proposal.blockHash;
+    if (countFor(s.prevotes, r, hash) < s.set.quorum || !this.#isValid(hash)) return false;
+    s.polkaSeenFor.add(r);
+    if (s.step === Step.prevote) {
+      s.lockedRound = r;
+      s.lockedHash = hash;
+      this.#precommit(hash);
     }
-    if (this.#learnEarlierPolka()) return true;
-    if (s.step === Step.prevote && countFor(s.prevotes, r, null) >= quorum) {
-      this.#precommit(null);
-      return true;
-    }
-    if ((s.precommits.get(r)?.size ?? 0) >= quorum && !s.precommitTimeoutFor.has(r)) {
+    s.validRound = r;
+    s.validHash = hash;
+    return true;
+  }
+
+  /** A prevote quorum for nil in our round, in the prevote step: precommit nil. */
+  #tryPrecommitNil(): boolean {
+    const s = this.#s;
+    if (s.step !== Step.prevote || countFor(s.prevotes, s.round, null) < s.set.quorum) return false;
+    this.#precommit(null);
+    return true;
+  }
+
+  /** A precommit quorum (for anything) in our round arms the precommit timeout, once per round. */
+  #armPrecommitTimeout(): void {
+    const s = this.#s;
+    const r = s.round;
+    if ((s.precommits.get(r)?.size ?? 0) >= s.set.quorum && !s.precommitTimeoutFor.has(r)) {
       s.precommitTimeoutFor.add(r);
       this.#schedule(() => this.#onTimeoutPrecommit(s.height, r), r);
     }
+  }
+
+  /** A later round that enough of the set has reached: go there and ask for its state. */
+  #trySkipToRound(): boolean {
     const ahead = this.#roundWithSkipQuorum();
-    if (ahead !== undefined) {
-      this.#startRound(ahead);
-      this.#host.requestRoundState();
-      return true;
-    }
-    return false;
+    if (ahead === undefined) return false;
+    this.#startRound(ahead);
+    this.#host.requestRoundState();
+    return true;
   }
 
   /**

@@ -105,35 +105,9 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
   checkEntryPoints(ENTRY_POINTS);
   const host = options.host ?? '127.0.0.1';
   const entries = [...options.keys].sort(([a], [b]) => (a < b ? -1 : 1));
-  if (!Number.isInteger(options.validators) || options.validators < 1) {
-    throw new RangeError(`validators must be at least 1 (got ${options.validators})`);
-  }
-  if (options.validators > entries.length) {
-    throw new RangeError(`${options.validators} nodes need as many keys (got ${entries.length})`);
-  }
-  const staked = options.staked ?? options.validators;
-  if (!Number.isInteger(staked) || staked < 1 || staked > options.validators) {
-    throw new RangeError(`staked must be within 1…${options.validators} (got ${staked})`);
-  }
+  const staked = checkSizes(options, entries.length);
   const sockets = await holdPorts(2 * options.validators, options.basePort, host);
-  const members: Member[] = entries.slice(0, options.validators).map(([id, key], i) => {
-    const held = sockets.slice(2 * i, 2 * i + 2) as [Server, Server];
-    const [rpcPort, p2pPort] = held.map(portOf) as [number, number];
-    return {
-      key,
-      rpcPort,
-      p2pPort,
-      held,
-      child: undefined,
-      node: {
-        id,
-        address: key.address,
-        rpcUrl: `http://${host}:${rpcPort}`,
-        serviceUrl: `${host}:${p2pPort}`,
-        staked: i < staked,
-      },
-    };
-  });
+  const members = membersOf(entries.slice(0, options.validators), sockets, host, staked);
   const dir = mkdtempSync(join(tmpdir(), 'localnet-'));
   mkdirSync(join(dir, 'logs'));
   const genesis = buildGenesis({
@@ -159,35 +133,7 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
     const log = openSync(join(dir, 'logs', `${member.node.id}.log`), 'a');
     const dataDir = join(dir, 'data', member.node.id);
     mkdirSync(dataDir, { recursive: true });
-    const args = [
-      BIN,
-      'run',
-      '--genesis',
-      genesisPath,
-      '--host',
-      host,
-      '--rpc-port',
-      `fd:${INHERITED_FDS[0]}`,
-      '--p2p-port',
-      `fd:${INHERITED_FDS[1]}`,
-      '--pacemaker',
-      options.pacemaker ?? PacemakerMode.manual,
-      '--block-interval-ms',
-      String(options.blockIntervalMs ?? 1000),
-      '--peers',
-      peers,
-      '--data-dir',
-      dataDir,
-      '--log-level',
-      options.logLevel ?? 'info',
-      '--key-file',
-      '-',
-      ...(options.fidelity === undefined ? [] : ['--fidelity', options.fidelity]),
-      ...(options.debugRoutes === true ? ['--debug-routes'] : []),
-      ...(options.roundTimeoutMs === undefined
-        ? []
-        : ['--round-timeout-ms', String(options.roundTimeoutMs)]),
-    ];
+    const args = nodeArgs(options, { genesisPath, host, peers, dataDir });
     try {
       const env: NodeJS.ProcessEnv = {
         ...process.env,
@@ -213,19 +159,6 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
       for (const socket of held) socket.close();
     }
   };
-
-  const waitExit = (child: ChildProcess, timeoutMs: number): Promise<boolean> =>
-    new Promise((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        resolve(true);
-        return;
-      }
-      const timer = setTimeout(() => resolve(false), timeoutMs);
-      child.once('exit', () => {
-        clearTimeout(timer);
-        resolve(true);
-      });
-    });
 
   const startMember = async (member: Member): Promise<void> => {
     const child = await spawnMember(member);
@@ -294,6 +227,99 @@ export async function startNet(options: StartNetOptions): Promise<LocalNet> {
     },
     stop,
   };
+}
+
+/** Checks the sizes asked for against the keys given; returns how many nodes are staked. */
+function checkSizes(options: StartNetOptions, keyCount: number): number {
+  if (!Number.isInteger(options.validators) || options.validators < 1) {
+    throw new RangeError(`validators must be at least 1 (got ${options.validators})`);
+  }
+  if (options.validators > keyCount) {
+    throw new RangeError(`${options.validators} nodes need as many keys (got ${keyCount})`);
+  }
+  const staked = options.staked ?? options.validators;
+  if (!Number.isInteger(staked) || staked < 1 || staked > options.validators) {
+    throw new RangeError(`staked must be within 1…${options.validators} (got ${staked})`);
+  }
+  return staked;
+}
+
+/** One member per key, each with the two listening sockets held for it (rpc, p2p). */
+function membersOf(
+  entries: readonly (readonly [string, ValidatorKey])[],
+  sockets: readonly Server[],
+  host: string,
+  staked: number,
+): Member[] {
+  return entries.map(([id, key], i) => {
+    const held = sockets.slice(2 * i, 2 * i + 2) as [Server, Server];
+    const [rpcPort, p2pPort] = held.map(portOf) as [number, number];
+    return {
+      key,
+      rpcPort,
+      p2pPort,
+      held,
+      child: undefined,
+      node: {
+        id,
+        address: key.address,
+        rpcUrl: `http://${host}:${rpcPort}`,
+        serviceUrl: `${host}:${p2pPort}`,
+        staked: i < staked,
+      },
+    };
+  });
+}
+
+/** A node's `localnet-node run` argv: its ports as the inherited fds, its key from stdin. */
+function nodeArgs(
+  options: StartNetOptions,
+  where: { genesisPath: string; host: string; peers: string; dataDir: string },
+): string[] {
+  return [
+    BIN,
+    'run',
+    '--genesis',
+    where.genesisPath,
+    '--host',
+    where.host,
+    '--rpc-port',
+    `fd:${INHERITED_FDS[0]}`,
+    '--p2p-port',
+    `fd:${INHERITED_FDS[1]}`,
+    '--pacemaker',
+    options.pacemaker ?? PacemakerMode.manual,
+    '--block-interval-ms',
+    String(options.blockIntervalMs ?? 1000),
+    '--peers',
+    where.peers,
+    '--data-dir',
+    where.dataDir,
+    '--log-level',
+    options.logLevel ?? 'info',
+    '--key-file',
+    '-',
+    ...(options.fidelity === undefined ? [] : ['--fidelity', options.fidelity]),
+    ...(options.debugRoutes === true ? ['--debug-routes'] : []),
+    ...(options.roundTimeoutMs === undefined
+      ? []
+      : ['--round-timeout-ms', String(options.roundTimeoutMs)]),
+  ];
+}
+
+/** Resolves true once `child` has exited, false when it is still running after `timeoutMs`. */
+function waitExit(child: ChildProcess, timeoutMs: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) {
+      resolve(true);
+      return;
+    }
+    const timer = setTimeout(() => resolve(false), timeoutMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
 }
 
 async function isHealthy(rpcUrl: string): Promise<boolean> {

@@ -59,6 +59,40 @@ export function pageIndexes(
 }
 
 export function createRpcListener(node: LocalnetNode, log: Logger): RequestListener {
+  const ctx = rpcContext(node);
+  const { rpc } = ctx;
+  const routes: Route[] = [
+    ...nodeRoutes(ctx),
+    ...actorRoutes(ctx),
+    ...transactionRoutes(ctx),
+    ...chainRoutes(ctx),
+  ];
+  // V1 has no debug routes: its debug messages travel over P2P (app/client/cli/debug.go:257-270).
+  // The intended profile has them when asked for (`--debug-routes`), for no browser.
+  if (rpc.debugRoutes && node.debugRoutes) routes.push(...debugRoutes(node));
+  return createRouter(rpc.goKeyOrder ? routes.map(inGoKeyOrder) : routes, {
+    bodyLimit: rpc.bodyLimit ? 16 * 1024 * 1024 : Infinity,
+    headAsGet: rpc.headAsGet,
+    onError: (error, request) =>
+      log.error({ err: error, path: request.path }, 'RPC handler failed'),
+  });
+}
+
+/** What the RPC routes read: the node, its profile's RPC rules, and V1's shared readers. */
+interface RpcContext {
+  node: LocalnetNode;
+  rpc: LocalnetNode['profile']['rpc'];
+  /** V1's `getQueryHeight`: 0 means the last committed height; later heights read the latest. */
+  queryHeight: (height: number) => number;
+  /** The mempool queries' 500 `CODE: 135` while anything is pending (the v1 profile). */
+  mempoolUnreadable: () => HttpResponse | undefined;
+  /** `{address, height}` bodies of /v1/query/account and /v1/query/balance, read as V1 does. */
+  accountOf: (
+    request: HttpRequest,
+  ) => { address: string; amount: bigint } | { error: HttpResponse };
+}
+
+function rpcContext(node: LocalnetNode): RpcContext {
   const rpc = node.profile.rpc;
   /**
    * V1 renders mempool transactions through `GetIndexedTransaction`, which fails with 135 for
@@ -86,7 +120,13 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
       .account(body.address.toLowerCase());
     return { address: body.address, amount };
   };
-  const routes: Route[] = [
+  return { node, rpc, queryHeight, mempoolUnreadable, accountOf };
+}
+
+/** Health, version, consensus state, height, and the transaction broadcast. */
+function nodeRoutes(ctx: RpcContext): Route[] {
+  const { node, rpc } = ctx;
+  return [
     { method: 'GET', path: '/v1/health', handler: () => empty() },
     { method: 'GET', path: '/v1/version', handler: () => text(200, RPC_VERSION) },
     { method: 'GET', path: '/v1/consensus/state', handler: () => json(200, node.consensusState()) },
@@ -116,6 +156,13 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
         return empty();
       },
     },
+  ];
+}
+
+/** A validator, the validators page by page, an account and its balance. */
+function actorRoutes(ctx: RpcContext): Route[] {
+  const { node, rpc, queryHeight, accountOf } = ctx;
+  return [
     {
       method: 'POST',
       path: '/v1/query/validator',
@@ -180,6 +227,13 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
         return json(200, { balance: Number(found.amount) });
       },
     },
+  ];
+}
+
+/** A committed transaction, and the mempool: one pending transaction, or a page of them. */
+function transactionRoutes(ctx: RpcContext): Route[] {
+  const { node, rpc, mempoolUnreadable } = ctx;
+  return [
     {
       method: 'POST',
       path: '/v1/query/tx',
@@ -240,6 +294,13 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
         });
       },
     },
+  ];
+}
+
+/** A block, the parameters, the node's roles and the staked actors' address book. */
+function chainRoutes(ctx: RpcContext): Route[] {
+  const { node, rpc, queryHeight } = ctx;
+  return [
     {
       method: 'POST',
       path: '/v1/query/block',
@@ -293,7 +354,11 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
         rpc.addressBookEveryRow ? v1AddressBook(node, request) : addressBook(node, request),
     },
   ];
-  const debugRoutes: Route[] = [
+}
+
+/** The debug actions (trigger a view, switch the pacemaker, reset, the state): never in V1. */
+function debugRoutes(node: LocalnetNode): Route[] {
+  return [
     {
       method: 'POST',
       path: '/v1/debug/trigger_view',
@@ -340,15 +405,6 @@ export function createRpcListener(node: LocalnetNode, log: Logger): RequestListe
     },
     { method: 'GET', path: '/v1/debug/state', handler: () => json(200, node.describe()) },
   ];
-  // V1 has no debug routes: its debug messages travel over P2P (app/client/cli/debug.go:257-270).
-  // The intended profile has them when asked for (`--debug-routes`), for no browser.
-  if (rpc.debugRoutes && node.debugRoutes) routes.push(...debugRoutes);
-  return createRouter(rpc.goKeyOrder ? routes.map(inGoKeyOrder) : routes, {
-    bodyLimit: rpc.bodyLimit ? 16 * 1024 * 1024 : Infinity,
-    headAsGet: rpc.headAsGet,
-    onError: (error, request) =>
-      log.error({ err: error, path: request.path }, 'RPC handler failed'),
-  });
 }
 
 /**

@@ -121,7 +121,11 @@ export function readerPorts(manager: Manager): Omit<ControlPlanePorts, 'scaler'>
     metrics: manager.metrics,
     clock: manager.clock,
     logger: manager.logger,
-    chain: { name: manager.config.chain, ids: manager.chainPort.ids.spec },
+    chain: {
+      name: manager.config.chain,
+      ids: manager.chainPort.ids.spec,
+      stake: manager.chainPort.stake.shown,
+    },
   };
 }
 

@@ -123,7 +123,7 @@ export const ConfigSchema = Type.Object({
     flag: 'chain-rpc-url',
     required: true,
     description:
-      "The chain's RPC (queries always go here; Pocket V1 in rpc mode also broadcasts here).",
+      "The chain's RPC: queries always go here (and transactions too, unless the chain's own settings send them another way).",
   }),
   serviceUrlTemplate: text({
     env: 'CM_SERVICE_URL_TEMPLATE',
@@ -192,9 +192,8 @@ export const ConfigSchema = Type.Object({
     env: 'CM_MIN_VALIDATORS',
     flag: 'min-validators',
     default: 'auto',
-    maximum: 999,
     description:
-      'The manager never unstakes below this many staked validators (scale 0 stops pods, not the chain); auto: a quorum (> 2/3) of the genesis set. A forced scale lowers it.',
+      "The manager never unstakes below this many staked validators (scale 0 stops pods, not the chain); auto: a quorum (> 2/3) of the genesis set. A forced scale lowers it. At most as many as the chain's ids.",
   }),
   concurrency: integer({
     env: 'CM_CONCURRENCY',
@@ -203,7 +202,7 @@ export const ConfigSchema = Type.Object({
     minimum: 1,
     maximum: 256,
     description:
-      'Validators reconciled at once. The actions prepared together share one journal commit (fsync); CLI mode runs at most 8 CLI processes at once whatever this is.',
+      "Validators reconciled at once. The actions prepared together share one journal commit (fsync); a chain's sender may bound its own sends further (docs/configuration.md lists the chain's settings).",
   }),
   journalPath: path({
     env: 'CM_JOURNAL_PATH',
@@ -383,6 +382,7 @@ export function loadConfig(options: LoadConfigOptions): Config {
   problems.push(...combinedProblems(values));
   problems.push(...discoveryProblems(values));
   const chain = chainOf(values, input, problems);
+  if (chain !== undefined) problems.push(...rangeProblems(values, chain.definition));
   if (problems.length > 0) throw new ConfigError(problems);
 
   values.namespace ??= readFile(SERVICE_ACCOUNT_NAMESPACE)?.trim() || undefined;
@@ -437,6 +437,17 @@ function chainOf(
   const read = readSettings(definition.settings, input);
   problems.push(...read.problems, ...definition.problems(read.values, read.refused));
   return { definition, values: read.values, renamed: read.renamed };
+}
+
+/** Counts bounded by the chain's ids: there are no more validators than ids. */
+function rangeProblems(values: Record<string, unknown>, chain: ChainDefinition): string[] {
+  const { min, max } = chain.ids;
+  const ids = max - min + 1;
+  return typeof values.minValidators === 'number' && values.minValidators > ids
+    ? [
+        `CM_MIN_VALIDATORS: at most ${ids} (chain ${chain.name} has ids ${min} to ${max}), got ${values.minValidators}`,
+      ]
+    : [];
 }
 
 /** The token from CM_RPC_TOKEN_FILE when CM_RPC_TOKEN is unset, and its length. */

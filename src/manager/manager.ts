@@ -189,7 +189,10 @@ export class Manager {
   async start(): Promise<void> {
     if (this.#started) return;
     this.#started = true;
-    this.logger.info({ ...this.discovery.describe(), mode: this.adapter.mode }, 'starting');
+    this.logger.info(
+      { ...this.discovery.describe(), mode: this.adapter.transport.name },
+      'starting',
+    );
     await this.#runnables.start();
   }
 

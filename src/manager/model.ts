@@ -8,8 +8,8 @@ export type ValidatorId = string;
  * How a chain numbers its validator ids, as data (the chain's definition declares it; the control
  * RPC serves it at `GET /v1/chain`, so the debug CLI reads a person's `4` the way the manager
  * does). An id is `prefix` + a number from `min` to `max`, zero-padded to `width` digits (0: not
- * padded): Pocket V1's keys Secret writes "005" (`''`, 3, 1, 999); a chain with ids like "val-5"
- * writes (`'val-'`, 0, …).
+ * padded): a keys Secret naming its keys "005" is (`''`, 3, 1, …); a chain with ids like "val-5"
+ * writes (`'val-'`, 0, …). Every bound on a number of validators is the chain's range.
  */
 export interface IdFormatSpec {
   readonly prefix: string;
@@ -167,14 +167,21 @@ export interface ChainCapabilities {
 /**
  * What a stake carries besides the key and the service URL, as the chain's settings make it
  * (data, `ChainPort.stake`): the amount, a whole number of the chain's smallest unit written as
- * digits (it passes 2^53), that unit's name, and the further fields the chain's stake needs
- * (Pocket V1: its relay chains). The planner puts all of it in a stake's fingerprint; only the
- * chain's own sender reads the fields.
+ * digits (it passes 2^53), that unit's name, and the further fields the chain's stake needs. The
+ * chain also writes it as text, twice: `inputs` for a stake's fingerprint and `shown` for people.
+ * The core reads neither the fields nor the texts; only the chain's own sender reads the fields.
  */
 export interface StakeParams {
   readonly amount: string;
   readonly denomination: string;
   readonly fields: Readonly<Record<string, string | readonly string[]>>;
+  /**
+   * The amount and the fields as the chain writes them for a fingerprint: two stakes with the
+   * same text are the same stake (a terminal failure holds while it is unchanged).
+   */
+  readonly inputs: string;
+  /** The stake as a person reads it, the chain's way: the amount with its denomination, and the fields. */
+  readonly shown: string;
 }
 
 /** How stakes are paced: BFT-safe waves (fewer than a third of the voters per height), or none. */
@@ -262,11 +269,12 @@ export interface ActionRecord {
   readonly address: string;
   readonly kind: ActionKind;
   readonly state: ActionState;
-  readonly mode: 'rpc' | 'cli';
+  /** The name of the transport that sent it (`TransportCapabilities.name`: the chain's label). */
+  readonly mode: string;
   readonly txHash: string | undefined;
   readonly txHex: string | undefined;
   readonly nonce: string | undefined;
-  /** Identifies the inputs (key, amount, chains, service URL); a terminal failure holds while it is unchanged. */
+  /** Identifies the inputs (key, the stake's `inputs`, service URL); a terminal failure holds while it is unchanged. */
   readonly fingerprint: string;
   readonly reason: string;
   readonly preparedHeight: number;

@@ -1,7 +1,7 @@
 // A piece of work whose cost grows with the number of validators, asked for by many events:
 // requests are coalesced into one run, and a run starts no sooner than `spacing` times the last
 // run's cost after that run ended (and no sooner than `minDelayMs` after the request), so that a
-// burst of events at 999 validators spends a bounded share of the CPU on it. A request made while
+// burst of events at a thousand validators spends a bounded share of the CPU on it. A request made while
 // a run is scheduled is served by that run (level-triggered: the run reads the state it needs).
 import type { Clock } from './clock.ts';
 

@@ -43,7 +43,7 @@ export interface Source {
   maximum?: number;
   /** A path that must be absolute (a file given to a program that runs elsewhere). */
   absolute?: boolean;
-  /** An amount's unit (e.g. `upokt`): the text may end with it; it is shown with the amount. */
+  /** An amount's unit (the chain's smallest): the text may end with it; it is shown with the amount. */
   denomination?: string;
   /** The older name it answers to, when the new one is unset. */
   alias?: Alias;

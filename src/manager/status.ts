@@ -31,7 +31,8 @@ export interface ActionSummary {
   validatorId: string;
   kind: 'stake' | 'unstake';
   state: string;
-  mode: 'rpc' | 'cli';
+  /** The transport's name, as the chain labels it (e.g. `rpc`). */
+  mode: string;
   txHash: string | null;
   preparedHeight: number;
   sentHeight: number | null;

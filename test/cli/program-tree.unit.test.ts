@@ -72,6 +72,8 @@ describe('the cluster-manager program', () => {
     }
     expect(table.get('scale|choices:--wait')).toEqual(['none', 'staked', 'active']);
     expect(table.get('devnet|choices:--pacemaker')).toEqual(['auto', 'manual']);
+    // The devnet's --tx-mode parser carries its set (the core's table names no chain's modes).
+    expect(table.get('devnet|choices:--tx-mode')).toEqual(['rpc', 'cli']);
     expect(table.get('completion|subs')).toEqual(['bash', 'fish', 'zsh']);
     expect(table.get('|valued')).toEqual(
       expect.arrayContaining(['--server', '--token', '--devnet']),

@@ -22,7 +22,7 @@ import { pending, waitFor } from '../../src/harness/wait.ts';
 import { startNet, type LocalNet } from '../../src/localnet/net.ts';
 import { PacemakerMode } from '../../src/localnet/pacemaker.ts';
 import { parseChainTime } from '../../src/manager/chain/pocket/chain-time.ts';
-import { renderKeysSecret } from '../../src/manager/cli/keys-actions.ts';
+import { renderKeysSecret } from '../../src/manager/chain/pocket/cli/keys-actions.ts';
 import { startService, type RunningService } from '../../src/manager/run.ts';
 import { generateKeys, PocketRpcClient } from '../../src/pocket/index.ts';
 import { lines, runCli } from '../rpc/support/cli.ts';

@@ -279,6 +279,27 @@ describe('the chain registry and its settings', () => {
     expect(knownChains().map((c) => c.name)).toEqual(['pocket-v1']);
   });
 
+  it("bounds CM_MIN_VALIDATORS by the selected chain's ids, not by a number of its own", () => {
+    expect(loadConfig({ env: { ...base, CM_MIN_VALIDATORS: '999' }, ...noFiles })).toMatchObject({
+      minValidators: 999,
+    });
+    expect(problems({ ...base, CM_MIN_VALIDATORS: '1000' })).toEqual([
+      'CM_MIN_VALIDATORS: at most 999 (chain pocket-v1 has ids 1 to 999), got 1000',
+    ]);
+    const unregister = registerChain(unitChain);
+    try {
+      const unit = { ...base, CM_CHAIN: 'unit-chain' };
+      expect(loadConfig({ env: { ...unit, CM_MIN_VALIDATORS: '20' }, ...noFiles })).toMatchObject({
+        minValidators: 20,
+      });
+      expect(problems({ ...unit, CM_MIN_VALIDATORS: '21' })).toEqual([
+        'CM_MIN_VALIDATORS: at most 20 (chain unit-chain has ids 1 to 20), got 21',
+      ]);
+    } finally {
+      unregister();
+    }
+  });
+
   it('keeps each chain to its own namespace and its own older names', () => {
     const setting = (env: string, flag: string, alias?: { env: string; flag: string }) =>
       text({ env, flag, description: 'x', ...(alias === undefined ? {} : { alias }) });

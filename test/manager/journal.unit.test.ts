@@ -201,3 +201,105 @@ describe('the journal file', () => {
     journal.close();
   });
 });
+
+describe('a journal written by the previous version (schema 2)', () => {
+  // The schema of schema version 2, verbatim (src/manager/journal/journal.ts at dbdb665): an
+  // action's mode was one of 'rpc' and 'cli'.
+  const VERSION_2 = `
+CREATE TABLE IF NOT EXISTS actions (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  validator_id TEXT NOT NULL,
+  address TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('stake', 'unstake')),
+  state TEXT NOT NULL CHECK (state IN ('prepared', 'sent', 'committed', 'failed', 'dropped')),
+  mode TEXT NOT NULL CHECK (mode IN ('rpc', 'cli')),
+  tx_hash TEXT,
+  tx_hex TEXT,
+  nonce TEXT,
+  fingerprint TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  prepared_height INTEGER NOT NULL,
+  sent_height INTEGER,
+  committed_height INTEGER,
+  result_code INTEGER,
+  error_code TEXT,
+  error TEXT,
+  terminal INTEGER NOT NULL DEFAULT 0,
+  attempts INTEGER NOT NULL DEFAULT 0,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL
+);
+CREATE UNIQUE INDEX IF NOT EXISTS actions_one_open ON actions (validator_id) WHERE state IN ('prepared', 'sent');
+CREATE INDEX IF NOT EXISTS actions_by_validator ON actions (validator_id, seq);
+CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS hook_runs (
+  action_key TEXT NOT NULL,
+  hook TEXT NOT NULL,
+  point TEXT NOT NULL,
+  validator_id TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('running', 'succeeded', 'failed', 'interrupted')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  error TEXT,
+  created_at TEXT NOT NULL,
+  updated_at TEXT NOT NULL,
+  PRIMARY KEY (action_key, hook)
+);
+CREATE TABLE IF NOT EXISTS key_observations (
+  validator_id TEXT PRIMARY KEY,
+  address TEXT NOT NULL,
+  observed_at TEXT NOT NULL
+);
+`;
+
+  function versionTwoFile(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'cm-journal-'));
+    dirs.push(dir);
+    const path = join(dir, 'journal.sqlite');
+    const db = new DatabaseSync(path);
+    db.exec(VERSION_2);
+    const insert = db.prepare(
+      `INSERT INTO actions (validator_id, address, kind, state, mode, tx_hash, tx_hex, nonce,
+         fingerprint, reason, prepared_height, sent_height, committed_height, result_code,
+         terminal, attempts, created_at, updated_at)
+       VALUES (?, ?, 'stake', ?, ?, ?, NULL, NULL, 'f', 'wanted', 5, 6, ?, ?, 0, 1, 't', 't')`,
+    );
+    insert.run('001', 'aa'.repeat(20), 'committed', 'cli', null, 7, 0);
+    insert.run('002', 'bb'.repeat(20), 'sent', 'rpc', 'h2', null, null);
+    insert.run('003', 'cc'.repeat(20), 'committed', 'rpc', 'h3', 8, 0);
+    db.exec("DELETE FROM actions WHERE validator_id = '003'"); // seq 3 was handed out
+    db.exec("INSERT INTO settings (name, value) VALUES ('chain.id', 'localnet')");
+    db.exec('PRAGMA user_version = 2');
+    db.close();
+    return path;
+  }
+
+  it('opens with its rows as they were, and then takes a transport name of any chain', () => {
+    const path = versionTwoFile();
+    const journal = Journal.open(path, new ManualClock());
+    expect(journal.get(1)).toMatchObject({ validatorId: '001', mode: 'cli', state: 'committed' });
+    expect(journal.open()).toEqual([
+      expect.objectContaining({ seq: 2, validatorId: '002', mode: 'rpc', txHash: 'h2' }),
+    ]);
+    expect(journal.chain()).toBeUndefined(); // only the id was written: not a binding
+    expect(journal.getSetting('chain.id')).toBe('localnet');
+    // Version 2 refused any mode but 'rpc' and 'cli' (CHECK constraint failed).
+    const toy = journal.prepare({ ...input, validatorId: 'val-4', mode: 'toy-json' });
+    expect(toy).toMatchObject({ mode: 'toy-json' });
+    expect(toy.seq).toBe(4); // a sequence number handed out before is not handed out again
+    // One open action per validator still holds after the rebuild.
+    expect(() => journal.prepare({ ...input, validatorId: 'val-4' })).toThrow(/UNIQUE/);
+    journal.close();
+    const db = new DatabaseSync(path);
+    expect(db.prepare('PRAGMA user_version').get()).toEqual({ user_version: 3 });
+    db.close();
+    const reopened = Journal.open(path, new ManualClock());
+    expect(reopened.get(4)).toMatchObject({ mode: 'toy-json' });
+    reopened.close();
+  });
+
+  it('refuses an empty transport name', () => {
+    const { journal } = openJournal();
+    expect(() => journal.prepare({ ...input, mode: '' })).toThrow(/CHECK/);
+    journal.close();
+  });
+});

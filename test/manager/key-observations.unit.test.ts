@@ -173,7 +173,7 @@ describe('key observations', () => {
       (version.prepare('PRAGMA user_version').get() as { user_version: number }).user_version,
     ).toBe(JOURNAL_SCHEMA_VERSION);
     version.close();
-    expect(JOURNAL_SCHEMA_VERSION).toBe(2);
+    expect(JOURNAL_SCHEMA_VERSION).toBe(3); // 3: transport names are the chain's (journal.unit.test.ts)
     journal.close();
   });
 

@@ -1,5 +1,6 @@
 // The rule of docs/design.md §The rule that decides, row by row, plus its safety clauses.
 import { describe, expect, it } from 'vitest';
+import { pocketStake } from '../../src/manager/chain/pocket/pocket-stake.ts';
 import { ActionKind, ChainStatus } from '../../src/manager/model.ts';
 import {
   NEAR_HEAD_RETRY_MS,
@@ -259,6 +260,23 @@ describe('what blocks an action', () => {
       '005',
     );
     expect(d).toMatchObject({ action: 'unstake', waitingFor: Wait.podIds });
+  });
+
+  it("a stake's fingerprint carries the chain's own text of the stake, Pocket's as before", () => {
+    const key = keyOf('005');
+    // The format of fingerprints written before stakes became data (journals hold them).
+    expect(
+      stakeFingerprint(
+        key,
+        { ...SETTINGS, stake: pocketStake('150000000001', ['0001', '0021']) },
+        'v005:42069',
+      ),
+    ).toBe(`stake|${key.publicKeyHex}|150000000001|0001,0021|v005:42069`);
+    // Another chain's stake: whatever it writes, as it writes it.
+    const toy = { amount: '50', denomination: 'utoy', fields: {}, inputs: '50 utoy', shown: '' };
+    expect(stakeFingerprint(key, { ...SETTINGS, stake: toy }, 'u')).toBe(
+      `stake|${key.publicKeyHex}|50 utoy|u`,
+    );
   });
 
   it('a terminal failure holds until the inputs change', () => {

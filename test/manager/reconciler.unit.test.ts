@@ -519,6 +519,35 @@ describe('a pod whose node started before its key was seen', () => {
     );
   });
 
+  it("a staked row whose pod's node says it signs another key (out of the set): the pod is deleted, nothing sent (soak seed 951301)", async () => {
+    // 005's row is staked under its current key, but its pod's node signs 015's (which is no
+    // member): nobody signs 005's row. Was: `staked`, nothing done, for good.
+    const ledger = (() => {
+      const chain = new FakeChain([...GENESIS, '005'].map(addr)).grow(20);
+      chain.rows = [...GENESIS, '005'].map((id) => actor(addr(id)));
+      return new FakeLedger(chain);
+    })();
+    const pods = deletes();
+    const t = setup({
+      ledger,
+      restartPod: pods.restartPod,
+      desired: [...GENESIS.map((id) => wanted(id)), wanted('005', { startedAt: NOW - 3_000 })],
+      keysSeen: { '005': NOW - 1_000 },
+      formerKeys: new Map([
+        [
+          '005',
+          [{ address: keyOf('015').address, observedAt: NOW - 9_000, replacedAt: NOW - 1_000 }],
+        ],
+      ]),
+      nodeKeys: new Map([['uid-005', { address: keyOf('015').address, startedAt: NOW - 3_000 }]]),
+    });
+    await t.view.tick();
+    await t.reconcile('005');
+    expect(pods.calls).toEqual([{ name: 'validator-4', namespace: 'default', uid: 'uid-005' }]);
+    expect(t.ledger.sends).toHaveLength(0);
+    expect(t.book.open.size).toBe(0);
+  });
+
   it('its replacement (another uid), started in the second the key was seen, is staked', async () => {
     const pods = deletes();
     const t = setup({ ...stale, restartPod: pods.restartPod });

@@ -51,7 +51,7 @@ function isValidScale(body: unknown): boolean {
   const int = (v: unknown, min: number, max: number) =>
     typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max;
   return (
-    int(b.replicas, 0, 999) &&
+    int(b.replicas, 0, control.chain().ids.max) &&
     (b.wait === undefined || ['none', 'staked', 'active'].includes(b.wait as string)) &&
     (b.timeoutSeconds === undefined || int(b.timeoutSeconds, 1, 3600)) &&
     (b.drive === undefined || typeof b.drive === 'boolean') &&

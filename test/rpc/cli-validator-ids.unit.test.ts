@@ -44,7 +44,11 @@ describe('actions --validator, in the chain’s id format', () => {
   });
 
   it('on a chain whose ids are val-N, 4 names val-4 (and val-4 stays val-4)', async () => {
-    control.chainAnswer = { name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } };
+    control.chainAnswer = {
+      name: 'toy',
+      ids: { prefix: 'val-', width: 0, min: 1, max: 64 },
+      stake: '50 utoy',
+    };
     expect(await askedFor('4')).toBe('val-4');
     control.calls.length = 0;
     expect(await askedFor('val-4')).toBe('val-4');

@@ -250,6 +250,35 @@ describe('POST /v1/scale with a bad body', () => {
     },
   );
 
+  it("refuses more replicas than the chain has ids, by the chain's own range", async () => {
+    const scale = (replicas: number) =>
+      app.inject({
+        method: 'POST',
+        url: '/v1/scale',
+        headers: { ...auth, 'content-type': 'application/json' },
+        payload: JSON.stringify({ replicas }),
+      });
+    const tooMany = await scale(1000);
+    expect(tooMany.statusCode).toBe(400);
+    expect(tooMany.json<ErrorBody>().error).toEqual({
+      code: 'BAD_REQUEST',
+      message: 'replicas: at most 999 (the highest id number of chain pocket-v1), got 1000',
+    });
+    expect(control.calls).toEqual([]);
+    // A chain of 64 ids (val-1 … val-64): 64 pods are its most, whatever Pocket's range is.
+    control.chainAnswer = {
+      name: 'toy',
+      ids: { prefix: 'val-', width: 0, min: 1, max: 64 },
+      stake: '50 utoy',
+    };
+    expect((await scale(65)).json<ErrorBody>().error.message).toBe(
+      'replicas: at most 64 (the highest id number of chain toy), got 65',
+    );
+    expect(control.calls).toEqual([]);
+    expect((await scale(64)).statusCode).toBe(200);
+    expect(control.mutations()).toEqual([expect.objectContaining({ method: 'scale' })]);
+  });
+
   it('answers 413 BODY_TOO_LARGE naming the limit when the body is too large, and calls nothing', async () => {
     const response = await app.inject({
       method: 'POST',
@@ -396,10 +425,18 @@ describe('pause, resume and trigger-view', () => {
 
 describe('GET /v1/chain', () => {
   it("answers the selected chain's name and id format, as the control plane reports them", async () => {
-    control.chainAnswer = { name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } };
+    control.chainAnswer = {
+      name: 'toy',
+      ids: { prefix: 'val-', width: 0, min: 1, max: 64 },
+      stake: '50 utoy',
+    };
     const { status, body } = await get<unknown>('/v1/chain');
     expect(status).toBe(200);
-    expect(body).toEqual({ name: 'toy', ids: { prefix: 'val-', width: 0, min: 1, max: 64 } });
+    expect(body).toEqual({
+      name: 'toy',
+      ids: { prefix: 'val-', width: 0, min: 1, max: 64 },
+      stake: '50 utoy',
+    });
   });
 });
 

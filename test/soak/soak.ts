@@ -22,6 +22,7 @@ import {
 import { commandsOf, finalInvariants, type Real } from '../support/control-plane-model.ts';
 import { spareKeysOf } from '../support/key-moves.ts';
 import { keyFaults } from './key-faults.ts';
+import { BY_KUBECTL, LEADER_ENV, OPERATOR_FAULTS, SCALES_ITSELF } from './operator-faults.ts';
 
 const { values: flags } = parseArgs({
   options: {
@@ -99,6 +100,10 @@ interface FaultContext {
   overlapping: boolean;
   /** The fault makes `id` join (`stakes`) and leave (`unstakes`) this many more times. */
   adjust(id: string, stakes: number, unstakes: number): void;
+  /** The step's own scale, for a fault that makes it itself (operator-faults.ts SCALES_ITSELF). */
+  scale(): Promise<void>;
+  /** The run's folder. */
+  dir: string;
 }
 
 /** Waits until the staked set is 001…`target`. */
@@ -235,6 +240,11 @@ for (const [name, fault] of Object.entries(keyFaults(MAX)))
       pick,
     });
 
+// Issue 30's operator moves on leadership and pauses (operator-faults.ts).
+for (const [name, fault] of Object.entries(OPERATOR_FAULTS))
+  FAULTS[name] = (h, _target, context) =>
+    fault(h, { scale: () => context.scale(), dir: context.dir });
+
 const FAULT_NAMES =
   flags.faults === undefined
     ? Object.keys(FAULTS)
@@ -268,6 +278,8 @@ async function main(): Promise<number> {
         CM_READY_DEBOUNCE: '500ms',
         CM_CHAIN_POLL_INTERVAL: '200ms',
         CM_RESYNC_INTERVAL: '5s',
+        // Leader election on, as a deployment with two replicas runs it (the operator faults).
+        ...LEADER_ENV,
       },
     });
     running = h;
@@ -285,7 +297,7 @@ async function main(): Promise<number> {
       const faultName = pick(FAULT_NAMES);
       // Scaling to 0 and back follows a kubectl scale (a control-RPC scale would meet it midway).
       const how =
-        faultName === 'scale to 0 and back' || random() >= 0.5
+        faultName === 'scale to 0 and back' || BY_KUBECTL.has(faultName) || random() >= 0.5
           ? 'kubectl scale'
           : 'control RPC (drain)';
       if (steps % 3 === 0) {
@@ -302,8 +314,12 @@ async function main(): Promise<number> {
         if (index > target && index <= current) tally.unstakes++;
       }
       // The driver retries its own scale call as a person would (a fault may answer it with an
-      // error); the manager has to cope with the fault on its own.
+      // error) for up to a minute: a manager SIGKILLed and restarted takes 8–15 s to answer on a
+      // loaded machine, and a follower answers 503 until it leads (seed 245363 step 4: ten tries
+      // a second apart ran out while the manager restarted, and the step's scale never happened).
+      // The manager has to cope with the fault on its own.
       const scale = async (): Promise<void> => {
+        const giveUp = Date.now() + 60_000;
         for (let attempt = 1; ; attempt++) {
           try {
             if (how === 'kubectl scale') return await harness.kubectlScale(target);
@@ -311,17 +327,23 @@ async function main(): Promise<number> {
             if (answer.status === 200 || answer.status === 504) return;
             throw new Error(`scale answered ${answer.status}: ${JSON.stringify(answer.body)}`);
           } catch (error: unknown) {
-            if (attempt >= 10) throw error;
+            if (Date.now() >= giveUp) throw error;
             log(`  (scale call failed, retrying: ${String(error).split('\n')[0] ?? ''})`);
             await new Promise((resolve) => setTimeout(resolve, 1_000));
           }
         }
       };
       faultCounts.set(faultName, (faultCounts.get(faultName) ?? 0) + 1);
+      let scaled = false;
       const context: FaultContext = {
         snapshots,
         overlapping: how !== 'kubectl scale',
         allowStall: (from, to) => stalls.push([from, to]),
+        scale: () => {
+          scaled = true;
+          return scale();
+        },
+        dir,
         adjust: (id, stakes, unstakes) => {
           // A spare key's id (a key fault) is tallied too, from its first use.
           const tally = asked.get(id) ?? { stakes: 0, unstakes: 0 };
@@ -341,8 +363,16 @@ async function main(): Promise<number> {
       };
       // kubectl scale returns at once: the fault then hits the manager while it reacts. The
       // control RPC's scale waits for the chain: the fault runs while it does.
-      const outcomes =
-        how === 'kubectl scale'
+      // A fault that makes the step's scale itself and fails before it (a second manager that
+      // did not come up in time at load 35: seeds 318210 and 616887) still gets it made.
+      const outcomes = SCALES_ITSELF.has(faultName)
+        ? await Promise.allSettled([
+            fault().catch(async (error: unknown) => {
+              if (!scaled) await scale();
+              throw error;
+            }),
+          ])
+        : how === 'kubectl scale'
           ? await Promise.allSettled([scale().then(fault)])
           : await Promise.allSettled([scale(), fault()]);
       for (const outcome of outcomes)

@@ -79,7 +79,6 @@ const MEMBERS = {
     identity: TESTS.facts,
   },
   sender: {
-    mode: TESTS.transport,
     transport: TESTS.transport,
     prepare: TESTS.stake,
     send: TESTS.stake,
@@ -117,7 +116,7 @@ function recordOf(port: ChainPort, address: string, prepared: ReturnType<ChainAd
     address,
     kind: ActionKind.stake,
     state: ActionState.sent,
-    mode: port.sender.mode,
+    mode: port.sender.transport.name,
     txHash: prepared.txHash,
     txHex: prepared.txHex,
     nonce: prepared.nonce,
@@ -277,6 +276,10 @@ export const contractChecks: Record<
     expect(typeof capabilities.leaderVoteCounts).toBe('boolean');
     expect(stake.amount).toMatch(/^[1-9]\d*$/);
     expect(stake.denomination).toMatch(/^[a-z][a-z0-9/]*$/i);
+    // The chain writes the stake: its fingerprint text, and for people its amount and unit.
+    expect(stake.inputs).toContain(stake.amount);
+    expect(stake.shown).toContain(stake.amount);
+    expect(stake.shown).toContain(stake.denomination);
     for (const value of Object.values(stake.fields))
       expect(typeof value === 'string' || value.every((v) => typeof v === 'string')).toBe(true);
   },
@@ -334,6 +337,7 @@ export const contractChecks: Record<
     expect(transport.name).toMatch(/^[a-z][a-z0-9-]*$/);
     expect(transport.viewTrigger).not.toBe('');
     for (const code of transport.maybeSentCodes) expect(code).toMatch(/^[A-Z][A-Z0-9_]*$/);
+    expect(typeof transport.retryableMaySend).toBe('boolean');
     const prepared = port.sender.prepare({
       kind: ActionKind.unstake,
       key: newcomer,
@@ -369,6 +373,8 @@ export function chainPortContract(
       for (const member of Object.keys(port)) expect(Object.keys(MEMBERS.port)).toContain(member);
       for (const member of Object.keys(port.reads))
         expect(Object.keys(MEMBERS.reads)).toContain(member);
+      for (const member of Object.keys(port.sender))
+        expect(Object.keys(MEMBERS.sender)).toContain(member);
     });
 
     for (const [key, test] of Object.entries(TESTS) as [keyof typeof TESTS, string][])

@@ -91,6 +91,7 @@ export class FakeControlPlane implements ControlPlane {
   chainAnswer: ChainSummary = {
     name: 'pocket-v1',
     ids: { prefix: '', width: 3, min: 1, max: 999 },
+    stake: '150000000001upokt for relay chains 0001',
   };
   metricsBody = '# HELP fake_metric a fake\n# TYPE fake_metric gauge\nfake_metric 1\n';
   paused = false;

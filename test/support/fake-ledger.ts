@@ -16,11 +16,11 @@ import { actor, FakeChain } from './fake-chain.ts';
 const MESSAGE = { stake: 'MessageStake', unstake: 'MessageUnstake' } as const;
 
 export class FakeLedger implements ChainAdapter {
-  readonly mode = 'rpc' as const;
   readonly transport = {
     name: 'rpc',
     resendsSameBytes: true,
     maybeSentCodes: [],
+    retryableMaySend: true,
     viewTrigger: 'a block made by commit()',
   };
   readonly chain: FakeChain;

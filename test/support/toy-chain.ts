@@ -3,8 +3,8 @@
 // `toy1` + 38 hex digits, amounts in `utoy`, its own transaction ids, a fee of 1 and its own error
 // code for "cannot stake twice". It proves the core (planner, reconciler, chain view, journal)
 // names no Pocket fact: test/manager/chain-port-toy.unit.test.ts drives them through a
-// stake/unstake cycle. (Not yet behind HTTP for `cluster-manager run`: issue 32 item 3's end-to-end
-// run is still to be written.)
+// stake/unstake cycle; behind HTTP (toy-chain-http.ts) `cluster-manager run` drives it end to end
+// (test/manager/chain-toy-run.test.ts).
 import { createHash } from 'node:crypto';
 import type {
   ChainAdapter,
@@ -87,7 +87,13 @@ export const TOY_CAPABILITIES: ChainCapabilities = {
 
 /** A stake of `amount` utoy (the toy's stakes carry no other field). */
 export function toyStake(amount: string): StakeParams {
-  return { amount, denomination: UTOY, fields: {} };
+  return {
+    amount,
+    denomination: UTOY,
+    fields: {},
+    inputs: `${amount} ${UTOY}`,
+    shown: `${amount} ${UTOY}`,
+  };
 }
 
 export const toyRules: ChainRules = {
@@ -257,11 +263,11 @@ export function toyTx(request: TxRequest, hash: string): ToyTx {
 
 function toyPort(chain: ToyChain): ChainPort {
   const sender: ChainAdapter = {
-    mode: 'rpc',
     transport: {
-      name: 'rpc',
+      name: 'toy-json',
       resendsSameBytes: true,
       maybeSentCodes: [],
+      retryableMaySend: true,
       viewTrigger: 'commits the mempool at once',
     },
     prepare(request: TxRequest): PreparedTx {

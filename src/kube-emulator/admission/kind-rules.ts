@@ -53,21 +53,24 @@ function defaultPodSpec(spec: JsonObject): void {
       if (isObject(settings)) settings.defaultMode ??= 420;
     }
   }
-  for (const container of [...objects(spec.containers), ...objects(spec.initContainers)]) {
-    const image = typeof container.image === 'string' ? container.image : '';
-    const tag = /:[^/]+$/.exec(image)?.[0];
-    container.imagePullPolicy ??=
-      tag === undefined || tag === ':latest' ? 'Always' : 'IfNotPresent';
-    container.terminationMessagePath ??= '/dev/termination-log';
-    container.terminationMessagePolicy ??= 'File';
-    container.resources ??= {};
-    for (const port of objects(container.ports)) port.protocol ??= 'TCP';
-    for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'])
-      defaultProbe(container[probe]);
-    for (const variable of objects(container.env)) {
-      const from = isObject(variable.valueFrom) ? variable.valueFrom : undefined;
-      if (from !== undefined && isObject(from.fieldRef)) from.fieldRef.apiVersion ??= 'v1';
-    }
+  for (const container of [...objects(spec.containers), ...objects(spec.initContainers)])
+    defaultContainer(container);
+}
+
+/** SetDefaults_Container, _ContainerPort, _Probe and _ObjectFieldSelector for one container. */
+function defaultContainer(container: JsonObject): void {
+  const image = typeof container.image === 'string' ? container.image : '';
+  const tag = /:[^/]+$/.exec(image)?.[0];
+  container.imagePullPolicy ??= tag === undefined || tag === ':latest' ? 'Always' : 'IfNotPresent';
+  container.terminationMessagePath ??= '/dev/termination-log';
+  container.terminationMessagePolicy ??= 'File';
+  container.resources ??= {};
+  for (const port of objects(container.ports)) port.protocol ??= 'TCP';
+  for (const probe of ['readinessProbe', 'livenessProbe', 'startupProbe'])
+    defaultProbe(container[probe]);
+  for (const variable of objects(container.env)) {
+    const from = isObject(variable.valueFrom) ? variable.valueFrom : undefined;
+    if (from !== undefined && isObject(from.fieldRef)) from.fieldRef.apiVersion ??= 'v1';
   }
 }
 

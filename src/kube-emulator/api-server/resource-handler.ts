@@ -381,7 +381,6 @@ export async function handleResource(options: {
   exchange: Exchange;
 }): Promise<Reply | undefined> {
   const { context, route, request, response, identity, exchange } = options;
-  const { api } = context;
   const url = new URL(request.url ?? '/', 'http://localhost');
   const query = url.searchParams;
   const method = request.method ?? 'GET';
@@ -406,78 +405,124 @@ export async function handleResource(options: {
     serveWatch({ context, route, query, response, media });
     return undefined;
   }
+  assertWriteRoute(method, route);
+  return writeReply(context, route, request, query);
+}
+
+/** POST goes to a collection, PUT and PATCH to a named object, DELETE to either; else 405. */
+function assertWriteRoute(method: string, route: ResourceRoute): void {
   if (!['POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) throw methodNotAllowed();
   if (
     method === 'POST' &&
-    (route.name !== undefined || (info.namespaced && route.namespace === undefined))
+    (route.name !== undefined || (route.info.namespaced && route.namespace === undefined))
   )
     throw methodNotAllowed();
   if ((method === 'PUT' || method === 'PATCH') && route.name === undefined)
     throw methodNotAllowed();
+}
+
+/** A write request's body and the parameters every write method reads. */
+interface WriteRequest {
+  context: ResourceContext;
+  route: ResourceRoute;
+  query: URLSearchParams;
+  contentType: string;
+  /** The body's encoding: negotiated for POST and PUT, JSON for PATCH and DELETE. */
+  inputEncoding: ReturnType<typeof negotiateInput>;
+  bodyBytes: Buffer;
+  params: ReturnType<typeof writeParams>;
+  manager: string;
+}
+
+/** The reply to a POST, PUT, PATCH or DELETE (the route already checked by assertWriteRoute). */
+async function writeReply(
+  context: ResourceContext,
+  route: ResourceRoute,
+  request: IncomingMessage,
+  query: URLSearchParams,
+): Promise<Reply> {
+  const method = request.method ?? 'GET';
   const contentType = request.headers['content-type'] ?? '';
   const inputEncoding =
     method === 'POST' || method === 'PUT' ? negotiateInput(contentType) : 'json';
   const bodyBytes = await readBody(request);
   const params = writeParams(query, optionsKindOf(method));
-  const dryRun = params.dryRun;
-  const manager = fieldManagerOf(params.fieldManager, request.headers['user-agent']);
-  const directive = params.fieldValidation;
-  /** Decodes a create or update body, dropping unknown fields as fieldValidation says. */
-  const objectBody = (): { body: unknown; warnings: string[] } => {
-    const body = decodeBody(bodyBytes, inputEncoding);
-    if (!isObject(body) || route.subresource === 'scale') return { body, warnings: [] };
-    if (inputEncoding === 'json') assertFieldTypes(info, body);
-    return { body, warnings: checkBodyFields(directive, pruneUnknownFields(info, body)) };
+  const write: WriteRequest = {
+    context,
+    route,
+    query,
+    contentType,
+    inputEncoding,
+    bodyBytes,
+    params,
+    manager: fieldManagerOf(params.fieldManager, request.headers['user-agent']),
   };
   switch (method) {
     case 'POST': {
-      const { body, warnings } = objectBody();
-      return {
-        status: 201,
-        body: api.create(info, namespace, body, { dryRun, manager }),
-        warnings,
-      };
+      const { body, warnings } = objectBody(write);
+      const { info } = route;
+      const options = { dryRun: params.dryRun, manager: write.manager };
+      const created = context.api.create(info, route.namespace ?? '', body, options);
+      return { status: 201, body: created, warnings };
     }
     case 'PUT': {
-      const { body, warnings } = objectBody();
+      const { body, warnings } = objectBody(write);
       return {
         status: 200,
-        body: api.replace({ info, namespace, name: route.name ?? '' }, body, {
-          subresource: subresourceOf(route),
-          dryRun,
-          manager,
-        }),
+        body: context.api.replace(
+          { info: route.info, namespace: route.namespace ?? '', name: route.name ?? '' },
+          body,
+          { subresource: subresourceOf(route), dryRun: params.dryRun, manager: write.manager },
+        ),
         warnings,
       };
     }
-    case 'PATCH': {
-      const isApply = contentType.startsWith(PatchType.apply);
-      validatePatchParams(params, isApply);
-      const body = isApply ? bodyBytes.toString('utf8') : decodeBody(bodyBytes, 'json');
-      const warnings: string[] = [];
-      const inspect = (object: KubeObject, applied: boolean): void => {
-        const unknown = pruneUnknownFields(info, object);
-        if (unknown.length === 0) return;
-        if (applied) throw applyUnknownFieldError(info, namespace, route.name ?? '', unknown);
-        warnings.push(...checkPatchedFields(directive, unknown, object));
-      };
-      const existed = api.peek(info, namespace, route.name ?? '') !== undefined;
-      const patched = api.patch({ info, namespace, name: route.name ?? '' }, body, {
-        contentType,
-        subresource: subresourceOf(route),
-        dryRun,
-        inspect,
-        manager,
-        force: params.force === true,
-        ...(params.fieldManager === undefined ? {} : { fieldManager: params.fieldManager }),
-      });
-      // A server-side apply that created the object answers 201, as a create does.
-      return { status: existed ? 200 : 201, body: patched, warnings };
-    }
+    case 'PATCH':
+      return patchReply(write);
     default: {
-      const body = decodeBody(bodyBytes, 'json');
+      const body = decodeBody(write.bodyBytes, 'json');
       if (route.name === undefined) return removeCollection(context, route, body, query);
       return remove(context, route, body, query);
     }
   }
+}
+
+/** Decodes a create or update body, dropping unknown fields as fieldValidation says. */
+function objectBody(write: WriteRequest): { body: unknown; warnings: string[] } {
+  const { info } = write.route;
+  const { inputEncoding } = write;
+  const body = decodeBody(write.bodyBytes, inputEncoding);
+  if (!isObject(body) || write.route.subresource === 'scale') return { body, warnings: [] };
+  if (inputEncoding === 'json') assertFieldTypes(info, body);
+  const unknown = pruneUnknownFields(info, body);
+  return { body, warnings: checkBodyFields(write.params.fieldValidation, unknown) };
+}
+
+/** A patch of any type; a server-side apply that created the object answers 201, as a create does. */
+function patchReply(write: WriteRequest): Reply {
+  const { context, route, contentType, params } = write;
+  const { info } = route;
+  const namespace = route.namespace ?? '';
+  const name = route.name ?? '';
+  const isApply = contentType.startsWith(PatchType.apply);
+  validatePatchParams(params, isApply);
+  const body = isApply ? write.bodyBytes.toString('utf8') : decodeBody(write.bodyBytes, 'json');
+  const warnings: string[] = [];
+  const inspect = (object: KubeObject, applied: boolean): void => {
+    const unknown = pruneUnknownFields(info, object);
+    if (unknown.length === 0) return;
+    if (applied) throw applyUnknownFieldError(info, namespace, name, unknown);
+    warnings.push(...checkPatchedFields(params.fieldValidation, unknown, object));
+  };
+  const existed = context.api.peek(info, namespace, name) !== undefined;
+  const patched = context.api.patch({ info, namespace, name }, body, {
+    contentType,
+    subresource: subresourceOf(route),
+    dryRun: params.dryRun,
+    inspect,
+    manager: write.manager,
+    force: params.force === true,
+    ...(params.fieldManager === undefined ? {} : { fieldManager: params.fieldManager }),
+  });
+  return { status: existed ? 200 : 201, body: patched, warnings };
 }

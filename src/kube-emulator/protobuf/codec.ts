@@ -67,27 +67,11 @@ function writeFields(
         } else writeScalar(writer, field.number, field.scalar, item);
         break;
       case 'list':
-        if (!Array.isArray(item)) continue;
-        for (const element of item) {
-          if (field.listKind === 'message')
-            writeNested(writer, field.number, field.message, element);
-          else if (field.listKind === 'scalar' && element !== null)
-            writeScalar(writer, field.number, field.scalar, element);
-        }
+        if (Array.isArray(item)) writeList(writer, field, item);
         break;
-      case 'map': {
-        if (!isObject(item)) continue;
-        for (const key of Object.keys(item).sort()) {
-          const entry = item[key];
-          writer.tag(field.number, WireType.LengthDelimited).fork();
-          writeScalar(writer, 1, field.mapKey, key);
-          if (field.mapKind === 'message') writeNested(writer, 2, field.message, entry);
-          else if (field.mapKind === 'scalar')
-            writeScalar(writer, 2, field.scalar, entry ?? zeroOf(field.scalar));
-          writer.join();
-        }
+      case 'map':
+        if (isObject(item)) writeMap(writer, field, item);
         break;
-      }
       case 'message':
         if (absent && fact.pointer) continue;
         writeNested(writer, field.number, field.message, absent ? undefined : item);
@@ -95,6 +79,36 @@ function writeFields(
       case 'enum':
         break;
     }
+  }
+}
+
+/** A repeated field: one tagged element after another (null scalars left out, as Go has none). */
+function writeList(
+  writer: BinaryWriter,
+  field: DescField & { fieldKind: 'list' },
+  items: readonly Json[],
+): void {
+  for (const element of items) {
+    if (field.listKind === 'message') writeNested(writer, field.number, field.message, element);
+    else if (field.listKind === 'scalar' && element !== null)
+      writeScalar(writer, field.number, field.scalar, element);
+  }
+}
+
+/** A map field: one key/value entry message per key, keys sorted as Go's marshaller sorts them. */
+function writeMap(
+  writer: BinaryWriter,
+  field: DescField & { fieldKind: 'map' },
+  item: JsonObject,
+): void {
+  for (const key of Object.keys(item).sort()) {
+    const entry = item[key];
+    writer.tag(field.number, WireType.LengthDelimited).fork();
+    writeScalar(writer, 1, field.mapKey, key);
+    if (field.mapKind === 'message') writeNested(writer, 2, field.message, entry);
+    else if (field.mapKind === 'scalar')
+      writeScalar(writer, 2, field.scalar, entry ?? zeroOf(field.scalar));
+    writer.join();
   }
 }
 
@@ -245,79 +259,103 @@ export function decodeMessage(message: DescMessage, bytes: Uint8Array): JsonObje
 function readSpecial(reader: BinaryReader, end: number, message: DescMessage): Json {
   switch (message.typeName) {
     case TIME:
-    case MICRO_TIME: {
-      if (reader.pos >= end) {
-        reader.pos = end;
-        return null;
-      }
-      let seconds = 0;
-      let nanos = 0;
-      while (reader.pos < end) {
-        const [number, wireType] = reader.tag();
-        if (number === 1) seconds = Number(reader.int64());
-        else if (number === 2) nanos = reader.int32();
-        else reader.skip(wireType);
-      }
-      return message.typeName === TIME ? rfc3339(seconds) : rfc3339Micro(seconds, nanos);
-    }
-    case DURATION: {
-      let nanos = 0;
-      while (reader.pos < end) {
-        const [number, wireType] = reader.tag();
-        if (number === 1) nanos = Number(reader.int64());
-        else reader.skip(wireType);
-      }
-      return formatDuration(nanos);
-    }
-    case INT_OR_STRING: {
-      let type = 0;
-      let intVal = 0;
-      let strVal = '';
-      while (reader.pos < end) {
-        const [number, wireType] = reader.tag();
-        if (number === 1) type = Number(reader.int64());
-        else if (number === 2) intVal = reader.int32();
-        else if (number === 3) strVal = reader.string();
-        else reader.skip(wireType);
-      }
-      return type === 1 ? strVal : intVal;
-    }
-    case QUANTITY: {
-      let text = '0';
-      while (reader.pos < end) {
-        const [number, wireType] = reader.tag();
-        if (number === 1) text = reader.string();
-        else reader.skip(wireType);
-      }
-      return text;
-    }
+      return readTime(reader, end, false);
+    case MICRO_TIME:
+      return readTime(reader, end, true);
+    case DURATION:
+      return readDuration(reader, end);
+    case INT_OR_STRING:
+      return readIntOrString(reader, end);
+    case QUANTITY:
+      return readQuantity(reader, end);
     case RAW_EXTENSION:
-    case FIELDS_V1: {
-      let raw: Uint8Array | undefined;
-      while (reader.pos < end) {
-        const [number, wireType] = reader.tag();
-        if (number === 1) raw = reader.bytes();
-        else reader.skip(wireType);
-      }
-      if (raw === undefined || raw.length === 0) return null;
-      try {
-        return JSON.parse(Buffer.from(raw).toString('utf8')) as Json;
-      } catch {
-        throw new ProtobufError(`${message.typeName} does not hold JSON`);
-      }
-    }
+    case FIELDS_V1:
+      return readRawJson(reader, end, message);
     default:
-      if (isWrapper(message.typeName)) {
-        const items: string[] = [];
-        while (reader.pos < end) {
-          const [number, wireType] = reader.tag();
-          if (number === 1) items.push(reader.string());
-          else reader.skip(wireType);
-        }
-        return items;
-      }
+      if (isWrapper(message.typeName)) return readWrapper(reader, end);
       return readFields(reader, end, message);
   }
+}
+
+/** Time (seconds) and MicroTime (seconds, nanos) as RFC 3339; an empty one is the zero time. */
+function readTime(reader: BinaryReader, end: number, micro: boolean): Json {
+  if (reader.pos >= end) {
+    reader.pos = end;
+    return null;
+  }
+  let seconds = 0;
+  let nanos = 0;
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) seconds = Number(reader.int64());
+    else if (number === 2) nanos = reader.int32();
+    else reader.skip(wireType);
+  }
+  return micro ? rfc3339Micro(seconds, nanos) : rfc3339(seconds);
+}
+
+/** Duration (nanoseconds) in Go's time.Duration text. */
+function readDuration(reader: BinaryReader, end: number): Json {
+  let nanos = 0;
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) nanos = Number(reader.int64());
+    else reader.skip(wireType);
+  }
+  return formatDuration(nanos);
+}
+
+/** IntOrString: the string when its type is 1, else the number. */
+function readIntOrString(reader: BinaryReader, end: number): Json {
+  let type = 0;
+  let intVal = 0;
+  let strVal = '';
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) type = Number(reader.int64());
+    else if (number === 2) intVal = reader.int32();
+    else if (number === 3) strVal = reader.string();
+    else reader.skip(wireType);
+  }
+  return type === 1 ? strVal : intVal;
+}
+
+/** Quantity: its text, `0` when absent. */
+function readQuantity(reader: BinaryReader, end: number): Json {
+  let text = '0';
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) text = reader.string();
+    else reader.skip(wireType);
+  }
+  return text;
+}
+
+/** RawExtension and FieldsV1: the JSON their bytes hold, null when empty. */
+function readRawJson(reader: BinaryReader, end: number, message: DescMessage): Json {
+  let raw: Uint8Array | undefined;
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) raw = reader.bytes();
+    else reader.skip(wireType);
+  }
+  if (raw === undefined || raw.length === 0) return null;
+  try {
+    return JSON.parse(Buffer.from(raw).toString('utf8')) as Json;
+  } catch {
+    throw new ProtobufError(`${message.typeName} does not hold JSON`);
+  }
+}
+
+/** A named-slice wrapper (`items` strings) as a bare array. */
+function readWrapper(reader: BinaryReader, end: number): Json {
+  const items: string[] = [];
+  while (reader.pos < end) {
+    const [number, wireType] = reader.tag();
+    if (number === 1) items.push(reader.string());
+    else reader.skip(wireType);
+  }
+  return items;
 }
 
 const byNumberCache = new WeakMap<DescMessage, Map<number, DescField>>();

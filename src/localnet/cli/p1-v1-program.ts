@@ -366,8 +366,71 @@ export interface V1ProgramOptions {
 /** Builds p1's command tree. */
 export function createV1Program(options: V1ProgramOptions): CobraCommand {
   const { environment } = options;
-  const { output } = environment;
   const home = environment.env.HOME ?? homedir();
+  const actions = v1Actions(environment);
+  const root = new CobraCommand({
+    use: 'p1',
+    short: 'Pocket Network Command Line Interface (CLI)',
+    long: 'The CLI is meant to be an user but also a machine friendly way for interacting with Pocket Network.',
+    persistentFlags: rootFlags(home),
+    // cmd.go:48-54: `--config`, when given, must be a readable config file.
+    persistentPreRun: (run) => {
+      const config = String(run.flags.get('config'));
+      if (config !== '') loadConfig(config);
+    },
+    children: [
+      accountCommand(actions),
+      unsupported('Application', 'Application actor specific commands', [
+        'application',
+        'ACTOR_TYPE_APP',
+      ]),
+      unsupported('Consensus', 'Consensus specific commands', ['consensus']),
+      v1DebugCommand({ environment, remote: actions.remote }),
+      unsupported('DebugUI', 'Debug utility with an interactive UI for development purposes', [
+        'dui',
+        'debug',
+      ]),
+      unsupported('Fisherman', 'Fisherman actor specific commands', [
+        'fisherman',
+        'ACTOR_TYPE_FISH',
+      ]),
+      unsupported('Governance', 'Governance specific commands', ['gov']),
+      keysCommand(actions),
+      unsupported('Node', 'Commands related to node management and operations', ['node', 'n']),
+      {
+        use: 'Query',
+        short: "Commands related to querying on-chain data via the node's RPC server",
+        aliases: ['query'],
+        args: exactArgs(0),
+        children: QUERIES.map((def) => queryCommand(actions, def)),
+      },
+      unsupported('Servicer', 'Servicer specific commands', ['servicer']),
+      unsupported('System', 'Commands related to health and troubleshooting of the node instance', [
+        'sys',
+      ]),
+      validatorCommand(actions),
+      unsupported('completion', 'Generate the autocompletion script for the specified shell'),
+      helpCommand(),
+    ],
+  });
+  return root;
+}
+
+/** What p1's commands share: where the node is, the keybase, and how a transaction is sent. */
+interface V1Actions {
+  output: P1Environment['output'];
+  remote: (run: RunContext, config?: Record<string, unknown>) => string;
+  dataDir: (run: RunContext) => string;
+  readPassphrase: (run: RunContext, pwd: string) => void;
+  keyFor: (run: RunContext, address: string) => ValidatorKey;
+  broadcast: (run: RunContext, key: ValidatorKey, message: PocketMessage) => Promise<void>;
+  addressBytes: (text: string) => Uint8Array;
+  pwdOf: (run: RunContext) => string;
+  confirm: (amount: string, pwd: string) => Promise<void>;
+}
+
+function v1Actions(environment: P1Environment): V1Actions {
+  const { output } = environment;
   /**
    * viper's order (cmd.go:51-52): `--remote_cli_url` (even empty) > `POCKET_REMOTE_CLI_URL` >
    * the config file's `remote_cli_url` > the default.
@@ -442,6 +505,100 @@ export function createV1Program(options: V1ProgramOptions): CobraCommand {
     }
   };
 
+  return {
+    output,
+    remote,
+    dataDir,
+    readPassphrase,
+    keyFor,
+    broadcast,
+    addressBytes,
+    pwdOf,
+    confirm,
+  };
+}
+
+/** `Account Send`: the one account command. */
+function accountCommand(actions: V1Actions): CommandDef {
+  const { addressBytes, keyFor, broadcast } = actions;
+  return {
+    use: 'Account',
+    short: 'Account specific commands',
+    aliases: ['account'],
+    args: exactArgs(0),
+    children: [
+      {
+        use: 'Send <fromAddr> <to> <amount>',
+        short: 'Send <fromAddr> <to> <amount>',
+        long: 'Sends <amount> to address <to> from address <fromAddr>',
+        aliases: ['send'],
+        args: exactArgs(3),
+        flags: [...KEYBASE_FLAGS, PWD],
+        run: async (run) => {
+          const [from, to, amount] = run.args as [string, string, string];
+          const fromAddress = addressBytes(from);
+          const toAddress = addressBytes(to);
+          const key = keyFor(run, from);
+          await broadcast(run, key, sendMessage({ fromAddress, toAddress, amount }));
+        },
+      },
+    ],
+  };
+}
+
+/** `Keys`: only Import is supported (from a file or stdin, never argv). */
+function keysCommand(actions: V1Actions): CommandDef {
+  return {
+    use: 'Keys',
+    short: 'Key specific commands',
+    aliases: ['keys'],
+    args: exactArgs(0),
+    children: [
+      unsupported('Create', 'Create new key', ['create']),
+      unsupported(
+        'Update <addrHex> [--pwd] [--new_pwd] [--hint]',
+        'Updates the key to have a new passphrase and hint',
+        ['update'],
+      ),
+      unsupported('Delete <addrHex>', 'Deletes the key from the keybase', ['delete']),
+      unsupported('List', 'List all keys', ['list']),
+      unsupported('Get <addrHex>', 'Get the address and public key from the keybase', ['get']),
+      unsupported(
+        'Export <addrHex> [--export_format] [--output_file]',
+        'Exports the private key as a raw string or JSON to either STDOUT or to a file',
+        ['export'],
+      ),
+      importKeyCommand(actions),
+      unsupported('Sign <addrHex> <messageHex>', 'Signs a message using the key provided', [
+        'sign',
+      ]),
+      unsupported(
+        'Verify <addrHex> <messageHex> <signatureHex>',
+        'Verifies the signature is valid from the signer',
+        ['verify'],
+      ),
+      unsupported(
+        'SignTx <addrHex> [--input_file] [--output_file]',
+        'Signs a transaction using the key provided',
+        ['signtx'],
+      ),
+      unsupported(
+        'VerifyTx <addrHex> [--input_file]',
+        "Verifies the transaction's signature is valid from the signer",
+        ['verifytx'],
+      ),
+      unsupported(
+        'DeriveChild <parentAddrHex> <index>',
+        'Derive the child key at the given index from a parent key',
+        ['derivechild'],
+      ),
+    ],
+  };
+}
+
+/** `Validator`: Stake, EditStake, Unstake and Unpause, each a signed transaction. */
+function validatorCommand(actions: V1Actions): CommandDef {
+  const { keyFor, confirm, broadcast, pwdOf, addressBytes } = actions;
   const actorFlags = [PWD, ...KEYBASE_FLAGS];
   const stake: CommandDef = {
     use: 'Stake <fromAddr> <amount> <relayChainIDs> <serviceURI>',
@@ -517,7 +674,27 @@ If no changes are desired for the parameter, just enter the current param value 
     },
   });
 
-  const query = (def: QueryDef): CommandDef => ({
+  return {
+    use: 'Validator',
+    short: 'Validator actor specific commands',
+    aliases: ['validator', 'ACTOR_TYPE_VAL'],
+    args: exactArgs(0),
+    children: [
+      stake,
+      editStake,
+      addressOnly(
+        'Unstake',
+        'Unstakes the previously staked tokens for the Validator actor with address <fromAddr>',
+      ),
+      addressOnly('Unpause', 'Unpauses the Validator actor with address <fromAddr>'),
+    ],
+  };
+}
+
+/** One `Query` command: its request to the node's RPC, printed as p1 prints it. */
+function queryCommand(actions: V1Actions, def: QueryDef): CommandDef {
+  const { remote, output } = actions;
+  return {
     use: def.use,
     short: def.short,
     long: def.long,
@@ -538,9 +715,13 @@ If no changes are desired for the parameter, just enter the current param value 
         printUnreachable(output, url, error);
       }
     },
-  });
+  };
+}
 
-  const importKeyCommand: CommandDef = {
+/** `Keys Import`: a raw private key from `--input_file` (or `-`, stdin) into the keybase. */
+function importKeyCommand(actions: V1Actions): CommandDef {
+  const { readPassphrase, pwdOf, output, dataDir } = actions;
+  return {
     use: 'Import [privateKeyString] [--input_file] [--import_format]',
     short: 'Imports a key from a string or from a file',
     long: 'Imports [privateKeyString] or from [--input_file] into the keybase, provided it is in the form of [--import_format]',
@@ -587,134 +768,6 @@ If no changes are desired for the parameter, just enter the current param value 
       output.out(`Key imported 📥: ${importKey(dataDir(run), key)}\n`);
     },
   };
-
-  const root = new CobraCommand({
-    use: 'p1',
-    short: 'Pocket Network Command Line Interface (CLI)',
-    long: 'The CLI is meant to be an user but also a machine friendly way for interacting with Pocket Network.',
-    persistentFlags: rootFlags(home),
-    // cmd.go:48-54: `--config`, when given, must be a readable config file.
-    persistentPreRun: (run) => {
-      const config = String(run.flags.get('config'));
-      if (config !== '') loadConfig(config);
-    },
-    children: [
-      {
-        use: 'Account',
-        short: 'Account specific commands',
-        aliases: ['account'],
-        args: exactArgs(0),
-        children: [
-          {
-            use: 'Send <fromAddr> <to> <amount>',
-            short: 'Send <fromAddr> <to> <amount>',
-            long: 'Sends <amount> to address <to> from address <fromAddr>',
-            aliases: ['send'],
-            args: exactArgs(3),
-            flags: [...KEYBASE_FLAGS, PWD],
-            run: async (run) => {
-              const [from, to, amount] = run.args as [string, string, string];
-              const fromAddress = addressBytes(from);
-              const toAddress = addressBytes(to);
-              const key = keyFor(run, from);
-              await broadcast(run, key, sendMessage({ fromAddress, toAddress, amount }));
-            },
-          },
-        ],
-      },
-      unsupported('Application', 'Application actor specific commands', [
-        'application',
-        'ACTOR_TYPE_APP',
-      ]),
-      unsupported('Consensus', 'Consensus specific commands', ['consensus']),
-      v1DebugCommand({ environment, remote }),
-      unsupported('DebugUI', 'Debug utility with an interactive UI for development purposes', [
-        'dui',
-        'debug',
-      ]),
-      unsupported('Fisherman', 'Fisherman actor specific commands', [
-        'fisherman',
-        'ACTOR_TYPE_FISH',
-      ]),
-      unsupported('Governance', 'Governance specific commands', ['gov']),
-      {
-        use: 'Keys',
-        short: 'Key specific commands',
-        aliases: ['keys'],
-        args: exactArgs(0),
-        children: [
-          unsupported('Create', 'Create new key', ['create']),
-          unsupported(
-            'Update <addrHex> [--pwd] [--new_pwd] [--hint]',
-            'Updates the key to have a new passphrase and hint',
-            ['update'],
-          ),
-          unsupported('Delete <addrHex>', 'Deletes the key from the keybase', ['delete']),
-          unsupported('List', 'List all keys', ['list']),
-          unsupported('Get <addrHex>', 'Get the address and public key from the keybase', ['get']),
-          unsupported(
-            'Export <addrHex> [--export_format] [--output_file]',
-            'Exports the private key as a raw string or JSON to either STDOUT or to a file',
-            ['export'],
-          ),
-          importKeyCommand,
-          unsupported('Sign <addrHex> <messageHex>', 'Signs a message using the key provided', [
-            'sign',
-          ]),
-          unsupported(
-            'Verify <addrHex> <messageHex> <signatureHex>',
-            'Verifies the signature is valid from the signer',
-            ['verify'],
-          ),
-          unsupported(
-            'SignTx <addrHex> [--input_file] [--output_file]',
-            'Signs a transaction using the key provided',
-            ['signtx'],
-          ),
-          unsupported(
-            'VerifyTx <addrHex> [--input_file]',
-            "Verifies the transaction's signature is valid from the signer",
-            ['verifytx'],
-          ),
-          unsupported(
-            'DeriveChild <parentAddrHex> <index>',
-            'Derive the child key at the given index from a parent key',
-            ['derivechild'],
-          ),
-        ],
-      },
-      unsupported('Node', 'Commands related to node management and operations', ['node', 'n']),
-      {
-        use: 'Query',
-        short: "Commands related to querying on-chain data via the node's RPC server",
-        aliases: ['query'],
-        args: exactArgs(0),
-        children: QUERIES.map(query),
-      },
-      unsupported('Servicer', 'Servicer specific commands', ['servicer']),
-      unsupported('System', 'Commands related to health and troubleshooting of the node instance', [
-        'sys',
-      ]),
-      {
-        use: 'Validator',
-        short: 'Validator actor specific commands',
-        aliases: ['validator', 'ACTOR_TYPE_VAL'],
-        args: exactArgs(0),
-        children: [
-          stake,
-          editStake,
-          addressOnly(
-            'Unstake',
-            'Unstakes the previously staked tokens for the Validator actor with address <fromAddr>',
-          ),
-          addressOnly('Unpause', 'Unpauses the Validator actor with address <fromAddr>'),
-        ],
-      },
-      unsupported('completion', 'Generate the autocompletion script for the specified shell'),
-      helpCommand(),
-    ],
-  });
-  return root;
 }
 
 /** `utils.ReadInput`: a file, or stdin for `-`. */

@@ -58,55 +58,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
  */
 export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunConfig {
   const problems: string[] = [];
-  // A port, or `fd:N`: a listening socket inherited as file descriptor N (`localnet-node net`
-  // passes each node the ports it holds, so none is free for another program in between).
-  const port = (name: string, value: string | undefined, fallback: number): ListenTarget => {
-    if (value === undefined || value === '') return fallback;
-    const fd = /^fd:(\d{1,4})$/.exec(value)?.[1];
-    if (fd !== undefined && Number(fd) > 2) return { fd: Number(fd) };
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0 || n > 65535)
-      problems.push(`${name} must be a port number (or fd:N, an inherited listening socket)`);
-    return n;
-  };
-  const positive = (name: string, value: string | undefined): number | undefined => {
-    if (value === undefined || value === '') return undefined;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) problems.push(`${name} must be a positive whole number`);
-    return n;
-  };
-  const nonNegative = (name: string, value: string | undefined): number | undefined => {
-    if (value === undefined || value === '') return undefined;
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) problems.push(`${name} must be a whole number`);
-    return n;
-  };
-  const genesisPath = flags.genesis ?? env.GENESIS_PATH;
-  let genesis: Genesis | undefined;
-  if (genesisPath === undefined || genesisPath === '') {
-    problems.push('--genesis is required (or GENESIS_PATH)');
-  } else {
-    try {
-      genesis = parseGenesis(JSON.parse(readFileSync(genesisPath, 'utf8')));
-    } catch (error: unknown) {
-      problems.push(
-        `--genesis ${genesisPath}: ${error instanceof Error ? error.message : 'unreadable'}`,
-      );
-    }
-  }
-  let key: ValidatorKey | undefined;
-  const source = keySource(env, flags.keyFile ?? env.LOCALNET_KEY_FILE);
-  if ('problem' in source) problems.push(source.problem);
-  else if (source.text !== undefined) {
-    try {
-      // The manager's rule, V1's too (`hex.DecodeString` in shared/crypto/ed25519.go:46-52
-      // refuses a trailing newline): the value as given, never trimmed.
-      key = parsePrivateKey(source.text);
-    } catch (error: unknown) {
-      const code = isPocketError(error) ? `${error.code}: ` : '';
-      problems.push(`${source.name}: ${code}${error instanceof Error ? error.message : 'invalid'}`);
-    }
-  }
+  const genesis = readGenesis(flags.genesis ?? env.GENESIS_PATH, problems);
+  const key = readKey(env, flags.keyFile ?? env.LOCALNET_KEY_FILE, problems);
   const fidelity = flags.fidelity ?? env.LOCALNET_FIDELITY ?? Fidelity.intended;
   if (!isFidelity(fidelity)) problems.push('--fidelity must be intended or v1');
   const pacemaker = flags.pacemaker ?? env.LOCALNET_PACEMAKER ?? 'manual';
@@ -115,29 +68,7 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
   const logLevel = flags.logLevel ?? env.LOG_LEVEL ?? 'info';
   if (!LOG_LEVELS.includes(logLevel))
     problems.push(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
-  const config = {
-    key,
-    host: flags.host ?? (env.HOST !== undefined && env.HOST !== '' ? env.HOST : '0.0.0.0'),
-    rpcPort: port('--rpc-port', flags.rpcPort ?? env.PORT_RPC, 50832),
-    p2pPort: port('--p2p-port', flags.p2pPort ?? env.PORT_P2P, 42069),
-    blockIntervalMs:
-      positive('--block-interval-ms', flags.blockIntervalMs ?? env.LOCALNET_BLOCK_INTERVAL_MS) ??
-      1000,
-    roundTimeoutMs: positive(
-      '--round-timeout-ms',
-      flags.roundTimeoutMs ?? env.LOCALNET_ROUND_TIMEOUT_MS,
-    ),
-    peers: (flags.peers ?? env.LOCALNET_PEERS ?? '')
-      .split(',')
-      .map((p) => p.trim())
-      .filter((p) => p !== ''),
-    dataDir: flags.dataDir ?? (env.LOCALNET_DATA_DIR === '' ? undefined : env.LOCALNET_DATA_DIR),
-    logLevel,
-    shutdownDrainMs:
-      nonNegative('--shutdown-drain-ms', flags.shutdownDrainMs ?? env.LOCALNET_SHUTDOWN_DRAIN_MS) ??
-      20_000,
-    debugRoutes,
-  };
+  const config = { key, ...nodeSettings(flags, env, problems), logLevel, debugRoutes };
   if (
     problems.length > 0 ||
     genesis === undefined ||
@@ -147,6 +78,125 @@ export function resolveRunConfig(flags: RunFlags, env: NodeJS.ProcessEnv): RunCo
     throw new UsageError(problems.join('; '));
   }
   return { ...config, genesis, pacemaker, fidelity };
+}
+
+/** Where the node listens and how it paces itself: flags over env over defaults. */
+function nodeSettings(
+  flags: RunFlags,
+  env: NodeJS.ProcessEnv,
+  problems: string[],
+): Pick<
+  RunConfig,
+  | 'host'
+  | 'rpcPort'
+  | 'p2pPort'
+  | 'blockIntervalMs'
+  | 'roundTimeoutMs'
+  | 'peers'
+  | 'dataDir'
+  | 'shutdownDrainMs'
+> {
+  return {
+    host: flags.host ?? (env.HOST !== undefined && env.HOST !== '' ? env.HOST : '0.0.0.0'),
+    rpcPort: port('--rpc-port', flags.rpcPort ?? env.PORT_RPC, 50832, problems),
+    p2pPort: port('--p2p-port', flags.p2pPort ?? env.PORT_P2P, 42069, problems),
+    blockIntervalMs:
+      positive(
+        '--block-interval-ms',
+        flags.blockIntervalMs ?? env.LOCALNET_BLOCK_INTERVAL_MS,
+        problems,
+      ) ?? 1000,
+    roundTimeoutMs: positive(
+      '--round-timeout-ms',
+      flags.roundTimeoutMs ?? env.LOCALNET_ROUND_TIMEOUT_MS,
+      problems,
+    ),
+    peers: (flags.peers ?? env.LOCALNET_PEERS ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== ''),
+    dataDir: flags.dataDir ?? (env.LOCALNET_DATA_DIR === '' ? undefined : env.LOCALNET_DATA_DIR),
+    shutdownDrainMs:
+      nonNegative(
+        '--shutdown-drain-ms',
+        flags.shutdownDrainMs ?? env.LOCALNET_SHUTDOWN_DRAIN_MS,
+        problems,
+      ) ?? 20_000,
+  };
+}
+
+/**
+ * A port, or `fd:N`: a listening socket inherited as file descriptor N (`localnet-node net`
+ * passes each node the ports it holds, so none is free for another program in between).
+ */
+function port(
+  name: string,
+  value: string | undefined,
+  fallback: number,
+  problems: string[],
+): ListenTarget {
+  if (value === undefined || value === '') return fallback;
+  const fd = /^fd:(\d{1,4})$/.exec(value)?.[1];
+  if (fd !== undefined && Number(fd) > 2) return { fd: Number(fd) };
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535)
+    problems.push(`${name} must be a port number (or fd:N, an inherited listening socket)`);
+  return n;
+}
+
+function positive(name: string, value: string | undefined, problems: string[]): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) problems.push(`${name} must be a positive whole number`);
+  return n;
+}
+
+function nonNegative(
+  name: string,
+  value: string | undefined,
+  problems: string[],
+): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) problems.push(`${name} must be a whole number`);
+  return n;
+}
+
+/** The genesis file at `path` (`--genesis` or GENESIS_PATH), or a problem. */
+function readGenesis(path: string | undefined, problems: string[]): Genesis | undefined {
+  if (path === undefined || path === '') {
+    problems.push('--genesis is required (or GENESIS_PATH)');
+    return undefined;
+  }
+  try {
+    return parseGenesis(JSON.parse(readFileSync(path, 'utf8')));
+  } catch (error: unknown) {
+    problems.push(`--genesis ${path}: ${error instanceof Error ? error.message : 'unreadable'}`);
+    return undefined;
+  }
+}
+
+/** The node's key from its source (keySource), or none, or a problem naming the source. */
+function readKey(
+  env: NodeJS.ProcessEnv,
+  keyFile: string | undefined,
+  problems: string[],
+): ValidatorKey | undefined {
+  const source = keySource(env, keyFile);
+  if ('problem' in source) {
+    problems.push(source.problem);
+    return undefined;
+  }
+  if (source.text === undefined) return undefined;
+  try {
+    // The manager's rule, V1's too (`hex.DecodeString` in shared/crypto/ed25519.go:46-52
+    // refuses a trailing newline): the value as given, never trimmed.
+    return parsePrivateKey(source.text);
+  } catch (error: unknown) {
+    const code = isPocketError(error) ? `${error.code}: ` : '';
+    problems.push(`${source.name}: ${code}${error instanceof Error ? error.message : 'invalid'}`);
+    return undefined;
+  }
 }
 
 /** LOCALNET_DEBUG_ROUTES: `true`/`on`/`1` or `false`/`off`/`0`/unset; anything else is a problem. */

@@ -13,7 +13,11 @@ export interface TxRequest {
 
 /** What a sender's way of sending can do, as data (the reconciler and the docs read it). */
 export interface TransportCapabilities {
-  /** Its name in logs and the journal (Pocket V1: `rpc` or `cli`). */
+  /**
+   * Its name in logs, the journal and the status answer: an opaque label the chain chooses
+   * (lowercase letters, digits and dashes). The core never branches on it; it branches on the
+   * capabilities below.
+   */
   readonly name: string;
   /**
    * `prepare` gives the transaction's bytes and hash, and `resend` sends the same bytes again
@@ -23,11 +27,18 @@ export interface TransportCapabilities {
   readonly resendsSameBytes: boolean;
   /** Error codes of `send` after which the transaction may still have reached the chain. */
   readonly maybeSentCodes: readonly string[];
+  /**
+   * A retryable failure of `send` (a lost answer, a node that went away) may still have reached
+   * the chain: its record stays open and is followed (and re-sent, when `resendsSameBytes`).
+   * False: a retryable failure is known not to have sent anything (the record fails; the action
+   * is planned again).
+   */
+  readonly retryableMaySend: boolean;
   /** How `triggerView` makes the next block, in words (for status and docs). */
   readonly viewTrigger: string;
 }
 
-/** What is known of a transaction before it is sent (RPC: everything; CLI: nothing). */
+/** What is known of a transaction before it is sent (all of it when `resendsSameBytes`). */
 export interface PreparedTx {
   readonly txHash?: string | undefined;
   readonly txHex?: string | undefined;
@@ -41,8 +52,7 @@ export interface PreparedTx {
 export type SendOutcome = 'admitted' | 'in-mempool' | 'committed';
 
 export interface ChainAdapter {
-  readonly mode: 'rpc' | 'cli';
-  /** What this way of sending can do. */
+  /** What this way of sending can do (its name is what the journal records as the action's mode). */
   readonly transport: TransportCapabilities;
   /** Builds what can be built before sending; synchronous so the journal entry precedes any I/O. */
   prepare(request: TxRequest): PreparedTx;
@@ -53,7 +63,7 @@ export interface ChainAdapter {
   /** Commits the next block on a chain with a manual pacemaker (a debug action). */
   triggerView(signal: AbortSignal): Promise<void>;
   /**
-   * Removes what a manager killed in the middle of an action left behind (CLI mode: keybases
+   * Removes what a manager killed in the middle of an action left behind (e.g. temporary files
    * holding a key), before any new action; answers how many were removed.
    */
   removeLeftovers?(): Promise<number>;

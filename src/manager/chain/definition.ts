@@ -18,7 +18,7 @@ export interface ChainDefinition {
   readonly settings: readonly Setting[];
   /** The schema its settings' values satisfy (checked after reading, as the core's). */
   readonly schema: TObject;
-  /** Problems only seen together (e.g. a CLI path required in CLI mode); `refused` had their own. */
+  /** Problems only seen together (e.g. a path required by one value of another setting); `refused` had their own. */
   problems(values: Readonly<Record<string, unknown>>, refused: ReadonlySet<string>): string[];
   /** How its validator ids are written (data: the debug CLI reads it from `GET /v1/chain`). */
   readonly ids: IdFormatSpec;

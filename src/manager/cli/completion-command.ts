@@ -4,12 +4,22 @@
 import type { Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
 
-/** Values of options whose parser checks a fixed set (commander's own choices are read too). */
+/**
+ * Values of options whose parser checks a fixed set. Commander's own choices are read too, and so
+ * are a parser's `choices` (a parser that carries its set: the devnet's oneOf).
+ */
 const KNOWN_CHOICES: Record<string, readonly string[]> = {
   '--wait': ['none', 'staked', 'active'],
   '--pacemaker': ['auto', 'manual'],
-  '--tx-mode': ['rpc', 'cli'],
 };
+
+/** The fixed set a parser function carries, if any. */
+function parserChoices(parse: unknown): readonly string[] | undefined {
+  const choices = (parse as { choices?: unknown } | undefined)?.choices;
+  return Array.isArray(choices) && choices.every((c) => typeof c === 'string')
+    ? choices
+    : undefined;
+}
 
 export const SHELLS = ['bash', 'zsh', 'fish'] as const;
 export type Shell = (typeof SHELLS)[number];
@@ -33,7 +43,10 @@ export function wordTable(program: Command): WordTable {
       const names = [option.long, option.short].filter((n): n is string => n !== undefined);
       flags.push(...names);
       if (option.required || option.optional) valued.push(...names);
-      const choices = option.argChoices ?? (option.long ? KNOWN_CHOICES[option.long] : undefined);
+      const choices =
+        option.argChoices ??
+        parserChoices(option.parseArg) ??
+        (option.long ? KNOWN_CHOICES[option.long] : undefined);
       if (choices !== undefined)
         for (const name of names) table.set(`${path}|choices:${name}`, [...choices]);
     }

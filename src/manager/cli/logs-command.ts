@@ -9,7 +9,8 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { ValidatorStatus } from '../status.ts';
 import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
-import { pocketIds } from '../chain/pocket/id-format.ts';
+import { idFormatOf } from '../id-format.ts';
+import type { ChainSummary } from '../rpc/control-plane.ts';
 import { PrettyLines, prettyText, type PrettyOptions } from './log-pretty.ts';
 
 interface LogsFlags {
@@ -103,27 +104,23 @@ export function registerLogsCommand(program: Command): void {
 
 /**
  * The pod of a validator id (asked of the manager; by ordinal on a devnet) or a pod name, and why
- * it may be gone: the manager's word that the validator has no pod now.
+ * it may be gone: the manager's word that the validator has no pod now. Whether the text is an id
+ * is the manager's chain's to say (its id format, GET /v1/chain): `5` is `005` on one chain and
+ * `val-5` on another. A manager that cannot be asked leaves a number to a devnet's ordinals.
  */
 export async function podOf(
   validator: string,
   target: ServerTarget,
 ): Promise<{ pod: string; gone?: string }> {
-  // The manager's ids are Pocket V1's (the chain port's id format); a pod name otherwise.
-  const id = pocketIds.fromText(validator) ?? (pocketIds.isId(validator) ? validator : undefined);
-  if (id === undefined) {
-    if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(validator))
-      throw new CliError(
-        `${JSON.stringify(validator)} is neither a validator id (005) nor a pod name`,
-        ExitCode.usage,
-      );
-    return { pod: validator };
-  }
+  const client = clientOf(target, 10_000);
   let reason: string;
   try {
-    const answer = await clientOf(target, 10_000).get<{ validators: ValidatorStatus[] }>(
-      '/v1/validators',
-    );
+    const chain = await client.get<ChainSummary>('/v1/chain');
+    if (chain.status !== 200) throw new Error(`the manager answered HTTP ${chain.status}`);
+    const ids = idFormatOf(chain.body.ids);
+    const id = ids.fromText(validator) ?? (ids.isId(validator) ? validator : undefined);
+    if (id === undefined) return { pod: podName(validator, ids.example) };
+    const answer = await client.get<{ validators: ValidatorStatus[] }>('/v1/validators');
     const row = answer.body.validators.find((v) => v.id === id);
     if (answer.status === 200 && row?.pod != null) return { pod: row.pod };
     reason =
@@ -132,14 +129,40 @@ export async function podOf(
         : row === undefined
           ? `the manager knows no validator ${id}`
           : `validator ${id} has no pod now`;
+    return devnetPod(Number(/(\d+)$/.exec(id)?.[1]), validator, target, reason);
   } catch (error: unknown) {
+    if (error instanceof CliError) throw error;
     reason = error instanceof Error ? error.message : String(error);
   }
-  // On a devnet the pod of id N is <statefulSet>-(N-1), whatever the manager says.
+  // The manager could not be asked: a number is an id only where ordinals say which pod it is.
+  const number = /^\d+$/.test(validator) ? Number(validator) : undefined;
+  if (number === undefined) return { pod: podName(validator, '5') };
+  return devnetPod(number, validator, target, reason);
+}
+
+/** On a devnet the pod of id number N is <statefulSet>-(N-1), whatever the manager says. */
+function devnetPod(
+  number: number,
+  validator: string,
+  target: ServerTarget,
+  reason: string,
+): { pod: string; gone: string } {
   const devnet = target.devnet?.info;
-  if (devnet !== undefined && Number(id) >= 1)
-    return { pod: `${devnet.statefulSet}-${Number(id) - 1}`, gone: reason };
-  throw new CliError(`cannot tell the pod of validator ${id} (${reason}); pass the pod name`);
+  if (devnet !== undefined && Number.isInteger(number) && number >= 1)
+    return { pod: `${devnet.statefulSet}-${number - 1}`, gone: reason };
+  throw new CliError(
+    `cannot tell the pod of validator ${validator} (${reason}); pass the pod name`,
+  );
+}
+
+/** `text` as a pod name, or a usage error naming what an id looks like. */
+function podName(text: string, exampleId: string): string {
+  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/.test(text))
+    throw new CliError(
+      `${JSON.stringify(text)} is neither a validator id (${exampleId}) nor a pod name`,
+      ExitCode.usage,
+    );
+  return text;
 }
 
 /** Colours only on a terminal that did not ask for none (https://no-color.org). */

@@ -11,6 +11,17 @@ import { isSettled } from './render.ts';
 import { ScaleProgress } from './scale-progress.ts';
 import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
 
+/** A count with no bound of its own (the manager knows the chain's, and answers past it). */
+function wholeNumber(what: string) {
+  return (value: string): number => {
+    if (!/^\d{1,15}$/.test(value))
+      throw new InvalidArgumentError(
+        `${what} must be a whole number, got ${JSON.stringify(value)}`,
+      );
+    return Number(value);
+  };
+}
+
 function integer(min: number, max: number, what: string) {
   return (value: string): number => {
     if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
@@ -87,7 +98,11 @@ export function registerScaleCommand(program: Command): void {
     .description(
       'Scale the validators to N (draining first when scaling down) and optionally wait for the chain.',
     )
-    .argument('<replicas>', 'number of validators', integer(0, 999, '<replicas>'))
+    .argument(
+      '<replicas>',
+      "number of validators (the manager refuses more than the chain's ids)",
+      wholeNumber('<replicas>'),
+    )
     .option('--wait <until>', 'none | staked | active (signing blocks)', 'none')
     .option(
       '--timeout <seconds>',

@@ -5,7 +5,7 @@
 // second. The key observations take this bound (keys/key-observations.ts): a key the manager
 // sees for the first time at its start was in the Secret no later than its last write, not
 // "just now" — otherwise every pod started in the manager's first second would look older than
-// its key and be restarted (a 4 → 999 scale right after a start restarted 261 of them).
+// its key and be restarted (a scale from 4 to a thousand validators right after a start restarted 261 of them).
 import type { V1Secret } from '@kubernetes/client-node';
 import { kubeTimeMs } from './kube-time.ts';
 
@@ -25,8 +25,9 @@ export function secretWrittenBy(secret: V1Secret | undefined): number | undefine
     if (ms !== undefined && (latest === undefined || ms > latest)) latest = ms;
   }
   if (latest === undefined) return undefined;
-  const second = Math.floor(latest / 1000) * 1000;
+  const SECOND_MS = 1000;
+  const second = Math.floor(latest / SECOND_MS) * SECOND_MS;
   const created = kubeTimeMs(secret?.metadata?.creationTimestamp);
-  if (created !== undefined && second <= Math.floor(created / 1000) * 1000) return second;
-  return second + 999;
+  if (created !== undefined && second <= Math.floor(created / SECOND_MS) * SECOND_MS) return second;
+  return second + SECOND_MS - 1; // the second's last millisecond
 }

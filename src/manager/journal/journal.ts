@@ -17,14 +17,15 @@ import {
   type ValidatorId,
 } from '../model.ts';
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS actions (
+/** The actions table (a transport's name is the chain's label: no fixed set). */
+const ACTIONS_TABLE = (name: string) => `
+CREATE TABLE IF NOT EXISTS ${name} (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   validator_id TEXT NOT NULL,
   address TEXT NOT NULL,
   kind TEXT NOT NULL CHECK (kind IN ('stake', 'unstake')),
   state TEXT NOT NULL CHECK (state IN ('prepared', 'sent', 'committed', 'failed', 'dropped')),
-  mode TEXT NOT NULL CHECK (mode IN ('rpc', 'cli')),
+  mode TEXT NOT NULL CHECK (mode <> ''),
   tx_hash TEXT,
   tx_hex TEXT,
   nonce TEXT,
@@ -40,7 +41,9 @@ CREATE TABLE IF NOT EXISTS actions (
   attempts INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL
-);
+);`;
+
+const SCHEMA = `${ACTIONS_TABLE('actions')}
 CREATE UNIQUE INDEX IF NOT EXISTS actions_one_open ON actions (validator_id) WHERE state IN ('prepared', 'sent');
 CREATE INDEX IF NOT EXISTS actions_by_validator ON actions (validator_id, seq);
 CREATE TABLE IF NOT EXISTS settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -67,9 +70,10 @@ CREATE TABLE IF NOT EXISTS key_observations (
  * The journal file's schema version (`PRAGMA user_version`). 0: the first files, which did not
  * say which chain they were written for; 1: the chain is recorded in `settings` (`chain.id`,
  * `chain.genesis-hash`); 2: the table `key_observations` (when each id's current key was first
- * seen). Opening migrates an older file in place; a newer one is refused.
+ * seen); 3: an action's `mode` (its transport's name) is any name the chain gives, no longer one of
+ * a fixed pair. Opening migrates an older file in place; a newer one is refused.
  */
-export const JOURNAL_SCHEMA_VERSION = 2;
+export const JOURNAL_SCHEMA_VERSION = 3;
 
 /** The chain a journal was written for. */
 export interface ChainIdentity {
@@ -125,7 +129,7 @@ function toRecord(row: Row): ActionRecord {
     address: row.address,
     kind: row.kind as ActionKind,
     state: row.state as ActionState,
-    mode: row.mode as 'rpc' | 'cli',
+    mode: row.mode,
     txHash: row.tx_hash ?? undefined,
     txHex: row.tx_hex ?? undefined,
     nonce: row.nonce ?? undefined,
@@ -193,7 +197,8 @@ export interface PrepareInput {
   validatorId: ValidatorId;
   address: string;
   kind: ActionKind;
-  mode: 'rpc' | 'cli';
+  /** The transport's name (the chain's label; stored as it is). */
+  mode: string;
   txHash?: string | undefined;
   txHex?: string | undefined;
   nonce?: string | undefined;
@@ -737,8 +742,40 @@ function migrated(db: DatabaseSync, path: string): DatabaseSync {
   // version 0 has none, and is checked against the chain by its committed actions).
   // 1 → 2: SCHEMA adds the empty table `key_observations`: every key is then first seen at the
   // next start (the conservative answer; docs/adr/0022).
+  // 2 → 3: the actions table is rebuilt without the fixed set of modes (rows kept as they are).
+  if (version < 3) widenModes(db);
   if (version < JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
   return db;
+}
+
+/**
+ * Rebuilds a table written before version 3, whose `mode` had to be one of a fixed pair, with the
+ * open check of ACTIONS_TABLE: SQLite cannot change a column's check in place. One transaction:
+ * the rows, their sequence numbers and the table's next sequence number are kept.
+ */
+function widenModes(db: DatabaseSync): void {
+  const table = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'")
+    .get() as { sql: string } | undefined;
+  if (table === undefined || !/CHECK \(mode IN \(/.test(table.sql)) return;
+  const next = db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'actions'").get() as
+    { seq: number } | undefined;
+  db.exec('BEGIN IMMEDIATE');
+  try {
+    db.exec(ACTIONS_TABLE('actions_v3'));
+    db.exec('INSERT INTO actions_v3 SELECT * FROM actions');
+    db.exec('DROP TABLE actions');
+    db.exec('ALTER TABLE actions_v3 RENAME TO actions');
+    if (next !== undefined)
+      db.prepare("UPDATE sqlite_sequence SET seq = MAX(seq, ?) WHERE name = 'actions'").run(
+        next.seq,
+      );
+    db.exec(SCHEMA); // the indexes went with the old table
+    db.exec('COMMIT');
+  } catch (error: unknown) {
+    db.exec('ROLLBACK');
+    throw error;
+  }
 }
 
 /**

@@ -50,7 +50,7 @@ export class DesiredIntake implements Runnable {
   /**
    * Recomputes, coalesced: at the end of this turn of the event loop, or, while a burst of events
    * keeps coming, no sooner than RECOMPUTE_SPACING times the last recompute's cost after it ended
-   * (a recompute is O(validators); a burst of pod events at 999 validators would otherwise
+   * (a recompute is O(validators); a burst of pod events at a thousand validators would otherwise
    * recompute after nearly every watch chunk). A lone event is not delayed; every change is
    * still seen, by the next recompute (level-triggered).
    */

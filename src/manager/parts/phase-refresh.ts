@@ -33,9 +33,9 @@ export class PhaseRefresh {
   readonly #phases = new PhaseTracker();
   /**
    * 50 ms after the first change, and no sooner than ten times the last refresh's cost after it
-   * ended. A refresh plans every validator (5 ms at 999), and every reconcile pass asks for one:
-   * in a burst of 999 the refreshes take at most about a tenth of the CPU, and phase events come
-   * at most a few hundred ms late.
+   * ended. A refresh plans every validator (5 ms at a thousand), and every reconcile pass asks for
+   * one: in a burst of a thousand the refreshes take at most about a tenth of the CPU, and phase
+   * events come at most a few hundred ms late.
    */
   readonly #runs: PacedRun;
   /** Ids whose NO_STATE_SYNC was reported (once per phase, until it changes). */

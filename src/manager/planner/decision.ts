@@ -85,7 +85,7 @@ export interface Decision {
   readonly reason: string;
   /** Re-plan after this long (debounce). */
   readonly requeueAfterMs: number | undefined;
-  /** Identifies the action's inputs (key, amount, chains, URL). */
+  /** Identifies the action's inputs (key, the stake's inputs, URL). */
   readonly fingerprint: string | undefined;
   readonly serviceUrl: string | undefined;
   readonly wanted: boolean;
@@ -220,13 +220,8 @@ export function stakeFingerprint(
   settings: PlanSettings,
   serviceUrl: string,
 ): string {
-  const { amount, fields } = settings.stake;
-  // Each field as text, in the chain's order (Pocket V1's one field, its relay chains, reads
-  // "0001,0021": the same fingerprint as before stakes became data).
-  const extra = Object.values(fields)
-    .map((value) => (typeof value === 'string' ? value : value.join(',')))
-    .join('|');
-  return `stake|${key.publicKeyHex}|${amount}|${extra}|${serviceUrl}`;
+  // The amount and the chain's fields, as the chain writes them (StakeParams.inputs).
+  return `stake|${key.publicKeyHex}|${settings.stake.inputs}|${serviceUrl}`;
 }
 
 export function unstakeFingerprint(key: ChainKey): string {

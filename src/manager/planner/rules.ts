@@ -303,14 +303,18 @@ const stakedNeverVotes: Rule = {
 const stakedSignedElsewhere: Rule = {
   name: 'staked-signed-elsewhere',
   codes: [NO_CODE],
-  decide: ({ wanted, status, elsewhere, proven, pod, key, input, draft }) => {
+  decide: ({ wanted, status, elsewhere, proven, pod, key, input, id, draft }) => {
     if (!wanted || status !== ChainStatus.staked || elsewhere === undefined) return undefined;
     const last = proven ? ` (last at height ${input.signers.get(key?.address ?? '') ?? '?'})` : '';
-    return {
-      ...draft,
-      phase: Phase.staked,
-      reason: `staked, but the node of its pod ${pod?.name ?? '?'} signs with ${elsewhere.address} (${elsewhere.how === 'read' ? 'it says so' : 'it started before this key was seen'}): this row's signatures${last} are another node's`,
-    };
+    const reason = `staked, but the node of its pod ${pod?.name ?? '?'} signs with ${elsewhere.address} (${elsewhere.how === 'read' ? 'it says so' : 'it started before this key was seen'}): this row's signatures${last} are another node's`;
+    // Its pod goes on the stale-key restart (docs/adr/0022) like a pod not staked yet: otherwise
+    // a row staked while its node held another key (soak seed 951301: a key move undone as the
+    // pods restarted) is never signed for, and an id waiting to load that other key waits for
+    // good. The restart's own rule keeps every member with a signer (staleRestartBlocker).
+    const stale = key === undefined ? undefined : staleKeyReason(id, key, pod, input);
+    return stale === undefined
+      ? { ...draft, phase: Phase.staked, reason }
+      : { ...draft, phase: Phase.staked, waitingFor: Wait.staleKey, reason: `${reason}; ${stale}` };
   },
 };
 

@@ -1,7 +1,7 @@
 // reconcile(id): level-triggered. Reads the desired state (caches) and the actual state (chain
 // view, journal, mempool), asks the planner for the one action the id needs, and does it:
 // journal first, then send, then follow the transaction until the chain shows its effect.
-import type { ChainAdapter, TxRequest } from '../chain/adapter.ts';
+import type { ChainAdapter, TransportCapabilities, TxRequest } from '../chain/adapter.ts';
 import type { ChainView } from '../chain/chain-view.ts';
 import type { ChainReads, ChainRules, CommittedTx } from '../chain/port.ts';
 import type { Clock } from '../clock.ts';
@@ -203,10 +203,7 @@ export class Reconciler {
       if (decision === undefined) return undefined;
     }
     this.waiting.delete(id);
-    if (decision.action === 'none')
-      return decision.requeueAfterMs === undefined
-        ? undefined
-        : { requeueAfterMs: decision.requeueAfterMs };
+    if (restsWithoutAction(decision)) return requeueOf(decision);
     switch (decision.waitingFor) {
       case undefined:
         return this.#act(decision, signal, log);
@@ -342,7 +339,7 @@ export class Reconciler {
       validatorId: id,
       address: key.address,
       kind: decision.action,
-      mode: adapter.mode,
+      mode: adapter.transport.name,
       txHash: prepared.txHash,
       txHex: prepared.txHex,
       nonce: prepared.nonce,
@@ -362,6 +359,7 @@ export class Reconciler {
           tx: prepared.txHash,
           outcome,
           serviceUrl: request.kind === ActionKind.stake ? request.serviceUrl : undefined,
+          stake: request.kind === ActionKind.stake ? request.stake.shown : undefined,
         },
         `${decision.action} sent`,
       );
@@ -371,10 +369,11 @@ export class Reconciler {
       const failure = isManagerError(error)
         ? error
         : new ManagerError('INTERNAL', describeError(error), { cause: error });
-      const maybeSent = mayHaveBeenSent(failure, adapter.mode);
+      const maybeSent = mayHaveBeenSent(failure, adapter.transport);
       if (maybeSent) {
-        // The bytes (RPC) or the attempt (CLI) stay open: following it later is idempotent. A
-        // cancel ends here (logged once, here); anything else the queue logs when it retries.
+        // The bytes (or, where they cannot be re-sent, the attempt) stay open: following it later
+        // is idempotent. A cancel ends here (logged once, here); anything else the queue logs when
+        // it retries.
         if (failure.code !== 'CANCELLED') throw failure;
         log.warn(
           { ...about, err: failure },
@@ -422,7 +421,11 @@ export class Reconciler {
     const again = { requeueAfterMs: this.#o.pollIntervalMs * 2 };
     const height = world.chain.height;
 
-    if (open.state === ActionState.prepared && open.txHex !== undefined && adapter.mode === 'rpc') {
+    if (
+      open.state === ActionState.prepared &&
+      open.txHex !== undefined &&
+      adapter.transport.resendsSameBytes
+    ) {
       const outcome = await this.#resend(open, signal, log);
       if (outcome !== undefined) world.book.markSent(open.seq, { height });
       return again;
@@ -446,7 +449,7 @@ export class Reconciler {
         return undefined;
       }
       if (world.chain.mempool.get(open.address)?.hash === open.txHash) return again;
-      if (open.attempts <= MAX_RESENDS && adapter.mode === 'rpc') {
+      if (open.attempts <= MAX_RESENDS && adapter.transport.resendsSameBytes) {
         const outcome = await this.#resend(open, signal, log);
         if (outcome !== undefined) world.book.markResent(open.seq, height);
         return again;
@@ -595,12 +598,27 @@ export class Reconciler {
 }
 
 /** Whether a failed send may still have reached the node: its record then stays open, followed. */
-function mayHaveBeenSent(failure: ManagerError, mode: 'rpc' | 'cli'): boolean {
+function mayHaveBeenSent(failure: ManagerError, transport: TransportCapabilities): boolean {
   // Refused by the send fence (send-fence.ts) before anything left: surely not sent.
   if (failure.code === 'NOT_LEADER') return false;
   return (
     failure.code === 'CANCELLED' ||
-    failure.code === 'CLI_TIMEOUT' ||
-    (mode === 'rpc' && failure.retryable)
+    transport.maybeSentCodes.includes(failure.code) ||
+    (transport.retryableMaySend && failure.retryable)
   );
+}
+
+/**
+ * A decision with nothing to send and nothing to do: not a staked row whose pod's node signs
+ * another key (no action, but its pod may be restarted: the stale-key wait).
+ */
+function restsWithoutAction(decision: Decision): boolean {
+  return decision.action === 'none' && decision.waitingFor !== Wait.staleKey;
+}
+
+/** The pass's outcome when it rests: a requeue when the decision asks for one. */
+function requeueOf(decision: Decision): Outcome {
+  return decision.requeueAfterMs === undefined
+    ? undefined
+    : { requeueAfterMs: decision.requeueAfterMs };
 }

@@ -59,7 +59,6 @@ export class SendFence {
 /** `adapter` with the fence checked at the last moment before each send and re-send. */
 export function fencedSender(adapter: ChainAdapter, fence: SendFence): ChainAdapter {
   return {
-    mode: adapter.mode,
     transport: adapter.transport,
     prepare: (request: TxRequest): PreparedTx => {
       // Before the journal entry too: a refused action leaves no record to follow later.

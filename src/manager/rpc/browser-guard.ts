@@ -4,7 +4,8 @@
 // `Authorization` to a request without a preflight this server never grants; this hook refuses
 // them by their look too, before the token is even read, so a route added later without the
 // token or with a body parser of its own is covered the same way. Our clients (the CLI, the
-// harness, localnet-cli, the departure hook) send no `Origin`, no `Sec-Fetch-Site`, and JSON.
+// harness, the localnet's command line, the departure hook) send no `Origin`, no
+// `Sec-Fetch-Site`, and JSON.
 import type { FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { ManagerError } from '../errors.ts';

@@ -32,6 +32,8 @@ export type { PlanView, Readiness };
 export interface ChainSummary {
   readonly name: string;
   readonly ids: IdFormatSpec;
+  /** What a stake carries, as the chain writes it (`StakeParams.shown`). */
+  readonly stake: string;
 }
 
 export interface ControlPlane {

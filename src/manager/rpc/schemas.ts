@@ -50,7 +50,12 @@ export const ActionSchema = Type.Object(
     kind: opt(stringEnum(['stake', 'unstake'])),
     // Typed as a string (status.ts's ActionSummary), documented with its values.
     state: opt(Type.String({ enum: ['prepared', 'sent', 'committed', 'failed', 'dropped'] })),
-    mode: opt(stringEnum(['rpc', 'cli'])),
+    mode: opt(
+      Type.String({
+        description: "The transport that sent it, by the chain's own name for it.",
+        examples: ['rpc'],
+      }),
+    ),
     txHash: opt(nullable(Type.String())),
     preparedHeight: opt(Type.Integer()),
     sentHeight: opt(nullable(Type.Integer())),

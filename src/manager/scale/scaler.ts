@@ -41,7 +41,7 @@ export interface ScaleRequest {
   replicas: number;
   wait: WaitFor;
   timeoutSeconds: number;
-  /** Trigger views while waiting (chains with a manual pacemaker only move on TriggerView). */
+  /** Trigger views while waiting (a chain with a manual pacemaker only moves when asked to). */
   drive: boolean;
   /**
    * Go ahead over the safety refusals: below the minimum set (lowering it to `replicas`), over a

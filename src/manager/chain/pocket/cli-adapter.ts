@@ -119,13 +119,14 @@ export function failureReason(stdout: string, stderr: string): string {
 }
 
 export class CliChainAdapter implements ChainAdapter {
-  readonly mode = 'cli' as const;
   readonly transport: TransportCapabilities = {
     name: 'cli',
     // p1 signs each call with a nonce of its own: a second call is a second transaction.
     resendsSameBytes: false,
     // Killed at its time limit, p1 may already have broadcast the transaction.
     maybeSentCodes: [PocketErrors.CLI_TIMEOUT.code],
+    // Any other failure of p1 is read from its exit and output: nothing was broadcast.
+    retryableMaySend: false,
     viewTrigger: 'p1 Debug TriggerView',
   };
   readonly #options: CliChainAdapterOptions;

@@ -25,7 +25,6 @@ import { relayChainsOf } from './pocket-stake.ts';
 import { broadcastError } from './tx-errors.ts';
 
 export class RpcChainAdapter implements ChainAdapter {
-  readonly mode = 'rpc' as const;
   readonly transport: TransportCapabilities;
   readonly #rpc: PocketRpcClient;
   readonly #viewTrigger: PocketViewTrigger;
@@ -38,6 +37,8 @@ export class RpcChainAdapter implements ChainAdapter {
       // Signed here: the journal keeps the bytes, and the same bytes are the same transaction.
       resendsSameBytes: true,
       maybeSentCodes: [],
+      // A broadcast whose answer was lost may have reached the node; its bytes are re-sent.
+      retryableMaySend: true,
       viewTrigger:
         this.#viewTrigger === 'p2p-debug-message'
           ? "a DebugMessage to each validator of the address book (V1's p1 Debug TriggerView)"

@@ -17,8 +17,8 @@ const ScaleBodySchema = Type.Object(
   {
     replicas: Type.Integer({
       minimum: 0,
-      maximum: 999,
-      description: 'Validators the StatefulSet should run.',
+      description:
+        "Validators the StatefulSet should run: at most the chain's highest id number (`ids.max` of GET /v1/chain), or 400 BAD_REQUEST.",
     }),
     wait: Type.Optional(
       stringEnum(waits, {
@@ -115,6 +115,13 @@ export const mutationRoutes: RoutePlugin<{ control: MutationControl }> = (app, {
     },
     async (request, reply) => {
       const body = request.body;
+      // Pod ordinal n is id number n + 1: the highest pod of `replicas` needs id number `replicas`.
+      const chain = control.chain();
+      if (body.replicas > chain.ids.max)
+        throw new ManagerError(
+          'BAD_REQUEST',
+          `replicas: at most ${chain.ids.max} (the highest id number of chain ${chain.name}), got ${body.replicas}`,
+        );
       const gone = clientGone(reply.raw);
       let result: ScaleResult;
       try {
@@ -164,7 +171,7 @@ export const mutationRoutes: RoutePlugin<{ control: MutationControl }> = (app, {
     {
       schema: {
         summary:
-          "Commit the next block on a manual-pacemaker chain: the chain's debug TriggerView (RPC mode) or `p1 Debug TriggerView` (CLI mode)",
+          "Commit the next block on a manual-pacemaker chain, the chain's own way (its sender's `viewTrigger`, docs/configuration.md)",
         response: {
           200: TriggerViewSchema,
           ...errors,

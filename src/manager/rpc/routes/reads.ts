@@ -98,6 +98,10 @@ const ChainSchema = Type.Object({
         'How the chain writes validator ids: prefix + number (min…max), padded to width.',
     },
   ),
+  stake: Type.String({
+    description:
+      'What the manager stakes, as the chain writes it: the amount with its denomination, and the fields of its stakes.',
+  }),
 });
 
 export const readRoutes: RoutePlugin<{ control: ReadControl }> = (app, { control }) => {

@@ -1,6 +1,6 @@
 // The work of `cluster-manager tx` (tx-commands.ts declares the commands and checks their
 // arguments): building and signing a V1 stake or unstake, and decoding a transaction.
-import { UsageError } from '../../cli/program.ts';
+import { UsageError } from '../../../../cli/program.ts';
 import {
   describeTransaction,
   hexToBytes,
@@ -9,7 +9,7 @@ import {
   unstakeMessage,
   V1Error,
   type ValidatorKey,
-} from '../../pocket/index.ts';
+} from '../../../../pocket/index.ts';
 
 export { parseKey } from './keys-actions.ts';
 

@@ -1,13 +1,13 @@
 // The work of `cluster-manager keys` (keys-commands.ts declares the commands): parsing and
 // generating Pocket V1 keys and rendering their Secret.
 import { stringify } from 'yaml';
-import { UsageError } from '../../cli/program.ts';
+import { UsageError } from '../../../../cli/program.ts';
 import {
   generateKeys,
   isPocketError,
   parsePrivateKey,
   type ValidatorKey,
-} from '../../pocket/index.ts';
+} from '../../../../pocket/index.ts';
 
 /** `keys inspect`: the public key and address of a private key. */
 export function inspectKey(text: string): { publicKey: string; address: string } {

@@ -5,8 +5,12 @@ import { randomBytes } from 'node:crypto';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import type { Command } from 'commander';
-import { readSecretArgument } from '../../cli/input.ts';
-import { CliError, examples, ExitCode, UsageError } from '../../cli/program.ts';
+import { readSecretArgument } from '../../../../cli/input.ts';
+import { CliError, examples, ExitCode, UsageError } from '../../../../cli/program.ts';
+import { POCKET_ID_SPEC } from '../id-format.ts';
+
+/** The most keys a generated Secret holds: one per id of Pocket V1's (chain/pocket/id-format.ts). */
+const MOST_KEYS = POCKET_ID_SPEC.max - POCKET_ID_SPEC.min + 1;
 
 /** Default name of the keys Secret, as on Pocket's LocalNet. */
 export const DEFAULT_KEYS_SECRET = 'validators-private-keys';
@@ -48,7 +52,7 @@ export function registerKeysCommands(program: Command): void {
     .description(
       "Write a Kubernetes Secret manifest of validator keys in the layout of Pocket's LocalNet.",
     )
-    .requiredOption('--count <n>', 'number of keys, ids "001" onwards (1-999)', parseCount)
+    .requiredOption('--count <n>', `number of keys, ids "001" onwards (1-${MOST_KEYS})`, parseCount)
     .option('--seed <phrase>', 'derive the keys deterministically from this phrase')
     .option('--name <name>', 'Secret name', DEFAULT_KEYS_SECRET)
     .option('--namespace <ns>', 'Secret namespace (omitted when not given)')
@@ -96,7 +100,9 @@ async function writePrivate(path: string, text: string): Promise<void> {
 
 function parseCount(value: string): number {
   const count = Number(value);
-  if (!/^\d+$/.test(value) || count < 1 || count > 999)
-    throw new UsageError(`--count must be an integer from 1 to 999, got ${JSON.stringify(value)}`);
+  if (!/^\d+$/.test(value) || count < 1 || count > MOST_KEYS)
+    throw new UsageError(
+      `--count must be an integer from 1 to ${MOST_KEYS}, got ${JSON.stringify(value)}`,
+    );
   return count;
 }

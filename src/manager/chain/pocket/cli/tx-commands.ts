@@ -1,10 +1,10 @@
 // `cluster-manager tx build|decode`: offline tools to make and read V1 transactions. The commands
 // are declared here; their work (protobuf, signing) is loaded only when one runs (tx-actions.ts).
 import type { Command } from 'commander';
-import { readStdin, readSecretArgument, stripFinalNewline } from '../../cli/input.ts';
-import { examples, UsageError } from '../../cli/program.ts';
-import { isHex } from '../../pocket/bytes.ts';
-import { isValidNonce } from '../../pocket/nonce.ts';
+import { readStdin, readSecretArgument, stripFinalNewline } from '../../../../cli/input.ts';
+import { examples, UsageError } from '../../../../cli/program.ts';
+import { isHex } from '../../../../pocket/bytes.ts';
+import { isValidNonce } from '../../../../pocket/nonce.ts';
 
 /** Stake amount (uPOKT) used when none is given: what Pocket's own cluster-manager stakes. */
 export const DEFAULT_STAKE_AMOUNT = '150000000001';
