@@ -8,8 +8,8 @@ import type { ControlPlane } from '../control-plane.ts';
 import type { RoutePlugin } from '../route-plugin.ts';
 import { errorRef, stringEnum } from '../schemas.ts';
 
-/** What the mutation routes do: scale, pause or resume, move a manual pacemaker's view. */
-export type MutationControl = Pick<ControlPlane, 'scale' | 'setPaused' | 'triggerView'>;
+/** What the mutation routes do: scale, pause or resume, move a manual pacemaker's view (and the chain's id format). */
+export type MutationControl = Pick<ControlPlane, 'scale' | 'setPaused' | 'triggerView' | 'chain'>;
 
 const waits = ['none', 'staked', 'active'] as const;
 
