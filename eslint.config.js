@@ -179,7 +179,6 @@ export default tseslint.config(
       'src/manager/cli/debug-commands.ts',
       'src/manager/config.ts',
       'src/manager/discovery/desired-state.ts',
-      'src/manager/manager.ts',
     ],
     rules: { complexity: 'off', 'max-lines-per-function': 'off' },
   },

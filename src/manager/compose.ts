@@ -14,7 +14,9 @@ import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { ManagerError } from './errors.ts';
 import { loadHooksFile, type HookDefinition } from './hooks/hooks-file.ts';
 import type { KubeClients } from './kube/client.ts';
+import { leaseElection } from './kube/lease-election.ts';
 import { Manager, type ManagerOptions, type ManagerParts } from './manager.ts';
+import type { ElectorFactory } from './parts/leader-election.ts';
 import { participationSource, type ParticipationSource } from './participation/participation.ts';
 import type { ManagerControl, ViewDriver } from './read-model.ts';
 import { ManagerControlPlane, type ControlPlanePorts } from './rpc/control-plane.ts';
@@ -23,7 +25,10 @@ import { noReplicaTarget, type ReplicaTarget } from './scale/replica-target.ts';
 import { Scaler, type ScalerPorts } from './scale/scaler.ts';
 
 /** What `composeManager` takes: a manager's options, each collaborator optional (defaults below). */
-export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks' | 'order'> & {
+export type ComposeOptions = Omit<
+  ManagerOptions,
+  'chain' | 'discovery' | 'election' | 'hooks' | 'order'
+> & {
   /** The chain (default: the one config.chain names, at config.chainRpcUrl, with its settings). */
   chain?: ChainPort;
   /** The cluster, for the default (Kubernetes) discovery; not needed with `discovery`. */
@@ -32,6 +37,8 @@ export type ComposeOptions = Omit<ManagerOptions, 'chain' | 'discovery' | 'hooks
   discovery?: (deps: DiscoveryDeps) => DiscoverySource;
   /** The hooks (default: read from config.hooksFile, which throws HooksFileError when invalid). */
   hooks?: readonly HookDefinition[];
+  /** The elector (default: on the Lease in `kube`, when config.leaderElection; none without kube). */
+  election?: ElectorFactory | undefined;
 };
 
 /** A manager with the default collaborators for whatever `options` leaves out. */
@@ -41,7 +48,7 @@ export function composeManager(options: ComposeOptions): Manager {
 
 /** What `composeManager` builds its manager from (tests wrap the parts' order to watch it). */
 export function composedOptions(options: ComposeOptions): ManagerOptions {
-  const { config, kube, chain, discovery, hooks, ...rest } = options;
+  const { config, kube, chain, discovery, election, hooks, ...rest } = options;
   return {
     ...rest,
     config,
@@ -56,6 +63,7 @@ export function composedOptions(options: ComposeOptions): ManagerOptions {
           );
         return new KubernetesDiscovery({ ...deps, config, kube });
       }),
+    election: election ?? (kube === undefined ? undefined : leaseElection(kube, config)),
     hooks: hooks ?? (config.hooksFile === undefined ? [] : loadHooksFile(config.hooksFile)),
     order: managerStartOrder,
   };

@@ -6,6 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { Type, type Static, type TObject } from 'typebox';
 import { firstSchemaError } from './config-check.ts';
 import type { ChainDefinition } from './chain/definition.ts';
+import { discoveryModes } from './discovery/port.ts';
 import { chainNamed, DEFAULT_CHAIN, knownChains } from './chain/registry.ts';
 import {
   boolean,
@@ -36,10 +37,6 @@ export const IdMapping = {
 } as const;
 export type IdMapping = (typeof IdMapping)[keyof typeof IdMapping];
 
-/** Where the desired validators and their keys come from (discovery/port.ts). */
-export const Discovery = { kubernetes: 'kubernetes', static: 'static' } as const;
-export type Discovery = (typeof Discovery)[keyof typeof Discovery];
-
 export const LogLevel = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LogLevel)[number];
 
@@ -51,7 +48,7 @@ export type LogLevel = (typeof LogLevel)[number];
  * are milliseconds. Key order is the order of the reference.
  */
 export const ConfigSchema = Type.Object({
-  discovery: oneOf(['kubernetes', 'static'] as const, {
+  discovery: oneOf(discoveryModes, {
     env: 'CM_DISCOVERY',
     flag: 'discovery',
     default: 'kubernetes',
@@ -519,7 +516,7 @@ function combinedProblems(values: Record<string, unknown>): string[] {
 /** Static discovery needs both files, and no Lease (there is no cluster to hold one). */
 function discoveryProblems(values: Record<string, unknown>): string[] {
   const problems: string[] = [];
-  if (values.discovery === Discovery.static) {
+  if (values.discovery === 'static') {
     if (values.validatorsFile === undefined)
       problems.push('CM_VALIDATORS_FILE is required when CM_DISCOVERY is "static"');
     if (values.keysFile === undefined)

@@ -3,7 +3,7 @@
 // (Kubernetes, or static files with no cluster at all), the manager and its control RPC; stop()
 // shuts them down gracefully.
 import type { ChainPort } from './chain/port.ts';
-import { ConfigError, Discovery, loadConfig, redactedConfig, type Config } from './config.ts';
+import { ConfigError, loadConfig, redactedConfig, type Config } from './config.ts';
 import type { DiscoveryDeps, DiscoverySource } from './discovery/port.ts';
 import { staticFileProblems } from './discovery/static-check.ts';
 import { StaticDiscovery } from './discovery/static-source.ts';
@@ -119,7 +119,7 @@ function discoveryOf(
   env: NodeJS.ProcessEnv,
   chain: ChainPort,
 ): { kube: KubeClients } | { discovery: (deps: DiscoveryDeps) => DiscoverySource } {
-  if (config.discovery === Discovery.kubernetes)
+  if (config.discovery === 'kubernetes')
     return { kube: loadKubeClients({ namespace: config.namespace, env }) };
   const files = { validatorsFile: config.validatorsFile ?? '', keysFile: config.keysFile ?? '' };
   const problems = staticFileProblems(files, chain.ids);

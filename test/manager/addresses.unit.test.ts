@@ -37,6 +37,7 @@ import {
   type Scenario,
 } from '../support/plan-fixture.ts';
 import { fakeReplicas, scalerOver } from '../support/scaler-fakes.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
 const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
@@ -66,8 +67,8 @@ function changed(s: Scenario, k: Keys, all: ValidatorId[]): PlanInput {
     );
   const store = new KeyStore(pocketIds, pocketKeys);
   if (k.sawBefore !== false)
-    store.update({ metadata: { resourceVersion: '1' }, data: secret('old') });
-  store.update({ metadata: { resourceVersion: '2' }, data: secret('new') });
+    store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: secret('old') }));
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: secret('new') }));
   // A removed key (null) names no key a node could load: its id's last observation stands and no
   // former key is recorded (keys/key-observations.ts `observe`), as in the manager.
   const rotated = Object.entries(k.now ?? {})
@@ -529,10 +530,12 @@ describe('key rotation as a planned sequence', () => {
     // The whole Secret deleted: every key is missing, the held ones too would be acted on with
     // no Secret giving them. Refused, named, before anything moves; forced, it drains.
     const deleted = new KeyStore(pocketIds, pocketKeys);
-    deleted.update({
-      metadata: { resourceVersion: '1' },
-      data: Object.fromEntries(all.map((id) => [id, b64(id)])),
-    });
+    deleted.update(
+      keySetOfSecret({
+        metadata: { resourceVersion: '1' },
+        data: Object.fromEntries(all.map((id) => [id, b64(id)])),
+      }),
+    );
     deleted.update(undefined);
     expect(deleted.absent).toBe(true);
     const refused = await scale(deleted, false);

@@ -3,6 +3,8 @@
 // discovery over in-memory files with a fake node probe; a real journal in a temporary folder.
 // Each part is wrapped only to record when it starts and stops: parts start in order, stop in
 // reverse, a start that fails stops what started and names the part, and stop() is idempotent.
+// Leader election is a part of its own over a fake elector (parts/leader-election.ts's Elector):
+// the loop's workers run only while it leads, and the loop stops before the lease is released.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,6 +16,7 @@ import { StaticDiscovery } from '../../src/manager/discovery/static-source.ts';
 import { ManagerError } from '../../src/manager/errors.ts';
 import { Manager } from '../../src/manager/manager.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
+import type { Elector, ElectorCallbacks } from '../../src/manager/parts/leader-election.ts';
 import type { Runnable } from '../../src/manager/runnable.ts';
 import { ToyChain, toyKey } from '../support/toy-chain.ts';
 
@@ -42,7 +45,12 @@ const START_ORDER = [
 ];
 
 /** A manager composed as `run` composes it, its parts' starts and stops written to `log`. */
-function composed(name: string, log: string[], discoveryStart?: () => Promise<void>): Manager {
+function composed(
+  name: string,
+  log: string[],
+  discoveryStart?: () => Promise<void>,
+  elector?: (callbacks: ElectorCallbacks) => Elector,
+): Manager {
   const config = loadConfig({
     env: {
       CM_CHAIN_RPC_URL: 'http://127.0.0.1:1',
@@ -59,6 +67,7 @@ function composed(name: string, log: string[], discoveryStart?: () => Promise<vo
     hooks: [],
     metrics: new Metrics(),
     chain: new ToyChain([toyKey('alice')]).port(),
+    election: elector,
     discovery: (deps) => {
       const source = new StaticDiscovery({
         ...deps,
@@ -137,5 +146,95 @@ describe('the composed manager', () => {
     await manager.stop();
     expect(log).toEqual([]);
     expect(() => read.actions.page({ limit: 1 })).toThrow();
+  });
+
+  it('elects: the workers run only while leading; the loop stops before the lease goes', async () => {
+    const log: string[] = [];
+    let callbacks: ElectorCallbacks | undefined;
+    let leading = false;
+    const elector = (given: ElectorCallbacks): Elector => {
+      callbacks = given;
+      return {
+        get isLeader() {
+          return leading;
+        },
+        holder: 'another',
+        term: undefined,
+        mayAct: () => leading,
+        start: () => {
+          log.push('elector started');
+          // Its first read of the record: no pause on it (a Lease's read tells followers so).
+          given.onPauseRead(undefined, 0);
+        },
+        stop: () => {
+          log.push('elector stopped');
+          return Promise.resolve();
+        },
+      };
+    };
+    const manager = composed('elected', log, undefined, elector);
+    const read = manager.readModel();
+    await manager.start();
+    expect(log).toEqual([
+      ...START_ORDER.slice(0, 5).map((p) => `start ${p}`),
+      'elector started',
+      'start reconcile loop',
+    ]);
+    // A follower: ready (synced) without workers, and it refuses to pause naming the leader.
+    await vi.waitFor(() => {
+      expect(read.isReady()).toBe(true);
+    }, 5_000);
+    expect(read.isLeader).toBe(false);
+    expect(read.leaderIdentity).toBe('another');
+    // No worker runs: what the sync queued waits for the leadership.
+    expect(read.queueDepth).toBeGreaterThan(0);
+    await expect(manager.setPaused(true)).rejects.toMatchObject({
+      code: 'NOT_LEADER',
+      details: { leader: 'another' },
+    });
+    // Leading: the workers start and the validators are looked at.
+    leading = true;
+    callbacks?.onStartedLeading();
+    expect(read.isLeader).toBe(true);
+    await manager.drained();
+    expect(read.queueDepth).toBe(0);
+    log.length = 0;
+    await manager.stop();
+    expect(log).toEqual([
+      'stop reconcile loop',
+      'stop leader election',
+      'elector stopped',
+      'stop discovery',
+      'stop chain view',
+      'stop leftover keybases',
+      'stop journal binding',
+    ]);
+  });
+
+  it('an elector that cannot start: the error names leader election, the rest stop', async () => {
+    const log: string[] = [];
+    const manager = composed('election-fails', log, undefined, () => ({
+      isLeader: false,
+      holder: undefined,
+      term: undefined,
+      mayAct: () => false,
+      start: () => {
+        throw new ManagerError('KUBE_UNAVAILABLE', 'leases are forbidden');
+      },
+      stop: () => Promise.resolve(),
+    }));
+    await expect(manager.start()).rejects.toMatchObject({
+      name: 'RunnableStartError',
+      part: 'leader election',
+      code: 'KUBE_UNAVAILABLE',
+      message: 'leader election did not start: leases are forbidden',
+    });
+    expect(log).toEqual([
+      ...START_ORDER.slice(0, 5).map((p) => `start ${p}`),
+      ...START_ORDER.slice(0, 4)
+        .toReversed()
+        .map((p) => `stop ${p}`),
+    ]);
+    await manager.stop();
   });
 });

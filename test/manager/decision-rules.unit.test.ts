@@ -36,6 +36,7 @@ import {
   wanted,
   type Scenario,
 } from '../support/plan-fixture.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const DOC = new URL('../../docs/decision-rule.md', import.meta.url);
 
@@ -84,8 +85,8 @@ function changed(s: Scenario, now: Record<ValidatorId, ValidatorId | null>): Pla
         return to === null || to === undefined ? [] : [[id, b64(to)]];
       }),
     );
-  store.update({ metadata: { resourceVersion: '1' }, data: secret(false) });
-  store.update({ metadata: { resourceVersion: '2' }, data: secret(true) });
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: secret(false) }));
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: secret(true) }));
   const seenAt = (id: ValidatorId) => (id in now ? CHANGED : STARTED - 3_600_000);
   return {
     ...base,

@@ -11,6 +11,7 @@ import { plan, type Decision, type PlanInput } from '../../src/manager/planner/p
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 import { input, keyOf, NOW, row, wanted } from '../support/plan-fixture.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
 const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
@@ -25,12 +26,12 @@ const UNDONE = NOW - 1_000;
 function keys(): KeyStore {
   const store = new KeyStore(pocketIds, pocketKeys);
   const own = Object.fromEntries([...ids(7), '013'].map((id) => [id, b64(id)]));
-  store.update({ metadata: { resourceVersion: '1' }, data: own });
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: own }));
   const moved: Record<string, string> = { ...own, '002': b64('003'), '003': b64('013') };
   delete moved['013'];
-  store.update({ metadata: { resourceVersion: '2' }, data: moved });
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: moved }));
   const undone = { ...moved, '002': b64('002'), '003': b64('003') };
-  store.update({ metadata: { resourceVersion: '3' }, data: undone });
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '3' }, data: undone }));
   return store;
 }
 

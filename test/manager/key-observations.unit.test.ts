@@ -15,6 +15,7 @@ import { secretWrittenBy } from '../../src/manager/discovery/secret-written.ts';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { keyOf } from '../support/plan-fixture.ts';
 import { ManualClock } from '../support/manual-clock.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -32,12 +33,14 @@ const hex = (id: string): string => keyOf(id).exportPrivateKeyHex();
 /** The keys Secret with `values` (id → key hex, or raw text for a bad one). */
 function keys(values: Record<string, string>): KeyStore {
   const store = new KeyStore(pocketIds, pocketKeys);
-  store.update({
-    metadata: { resourceVersion: '1' },
-    data: Object.fromEntries(
-      Object.entries(values).map(([id, v]) => [id, Buffer.from(v).toString('base64')]),
-    ),
-  });
+  store.update(
+    keySetOfSecret({
+      metadata: { resourceVersion: '1' },
+      data: Object.fromEntries(
+        Object.entries(values).map(([id, v]) => [id, Buffer.from(v).toString('base64')]),
+      ),
+    }),
+  );
   return store;
 }
 

@@ -17,6 +17,7 @@ import { NodeKeys } from '../../src/manager/keys/node-keys.ts';
 import type { DesiredState } from '../../src/manager/model.ts';
 import { keyOf, wanted } from '../support/plan-fixture.ts';
 import { flush, ManualClock } from '../support/manual-clock.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const desired = (...pods: Parameters<typeof wanted>[]): DesiredState => ({
   validators: new Map(pods.map((args) => [args[0], wanted(...args)])),
@@ -79,13 +80,13 @@ describe('the keys the manager holds and remembers', () => {
 
   it('an old key stays in memory while the Secret does not have it, and is forgotten when it comes back', () => {
     const store = new KeyStore(pocketIds, pocketKeys);
-    store.update(secret({ '005': '005', '006': '006' }));
+    store.update(keySetOfSecret(secret({ '005': '005', '006': '006' })));
     expect(store.heldFor(keyOf('005').address)).toBeUndefined();
-    store.update(secret({ '005': '015', '006': '006' }));
+    store.update(keySetOfSecret(secret({ '005': '015', '006': '006' })));
     expect(store.heldFor(keyOf('005').address)).toBe('005');
     expect(store.signingKey(keyOf('005').address)?.address).toBe(keyOf('005').address);
     // Moved to another id: the Secret has it again, nothing is held.
-    store.update(secret({ '005': '015', '006': '005' }));
+    store.update(keySetOfSecret(secret({ '005': '015', '006': '005' })));
     expect(store.heldFor(keyOf('005').address)).toBeUndefined();
     expect(store.heldFor(keyOf('006').address)).toBe('006');
     expect(store.signingKey(keyOf('005').address)?.address).toBe(keyOf('005').address);
@@ -105,7 +106,7 @@ describe('the keys the manager holds and remembers', () => {
     const clock = new ManualClock(1_000_000);
     const entries = (of: string) => {
       const store = new KeyStore(pocketIds, pocketKeys);
-      store.update(secret({ '005': of }));
+      store.update(keySetOfSecret(secret({ '005': of })));
       return [...store.entries()];
     };
     let journal = Journal.open(path, clock);

@@ -42,6 +42,7 @@ import {
   unwanted,
   wanted,
 } from '../support/plan-fixture.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const GENESIS = ['001', '002', '003', '004'];
 const POLL_MS = 500;
@@ -192,8 +193,8 @@ describe('Reconciler', () => {
       ),
     });
     const keys = new KeyStore(pocketIds, pocketKeys);
-    keys.update(secret('005'));
-    keys.update(secret('015'));
+    keys.update(keySetOfSecret(secret('005')));
+    keys.update(keySetOfSecret(secret('015')));
     const t = setup({
       ledger,
       keys,

@@ -14,13 +14,14 @@ import {
 import { action, keyOf, row } from '../support/plan-fixture.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 const b64 = (text: string) => Buffer.from(text).toString('base64');
 const hex = (id: string) => keyOf(id).exportPrivateKeyHex();
 
 function view(secrets: Record<string, string>[], chain: ReturnType<typeof row>[] = []): LeaveView {
   const keys = new KeyStore(pocketIds, pocketKeys);
-  for (const data of secrets) keys.update({ data });
+  for (const data of secrets) keys.update(keySetOfSecret({ data }));
   return {
     keys,
     chain: new Map(chain.map((r) => [r.address, r])),

@@ -14,6 +14,7 @@ import { generateKeys } from '../../src/pocket/index.ts';
 import { ManualClock, flush } from '../support/manual-clock.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
+import type { KeySet } from '../../src/manager/discovery/port.ts';
 
 const KEYS = generateKeys({ count: 4, seed: 'static-discovery' });
 const hex = (id: string): string => {
@@ -96,10 +97,7 @@ validators:
 });
 
 describe('the keys file', () => {
-  const decoded = (secret: { data?: Record<string, string> }): Record<string, string> =>
-    Object.fromEntries(
-      Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]),
-    );
+  const decoded = (set: KeySet): Record<string, string> => ({ ...set.keys });
 
   it('reads a Secret manifest as `keys generate` writes it (stringData), and base64 data', () => {
     const manifest = `apiVersion: v1
@@ -268,7 +266,6 @@ describe('the static source', () => {
     const keys = new KeyStore(pocketIds, pocketKeys);
     expect(keys.update(t.source.keys()).changed).toEqual(['001', '002']);
     expect(keys.get('001')).toMatchObject({ ok: true });
-    expect(t.source.createElector()).toBeUndefined();
     expect(t.source.forcedMinimumSet()).toBeUndefined();
     await t.source.stop();
   });

@@ -21,6 +21,7 @@ import type {
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
 import { pocketStake } from '../../src/manager/chain/pocket/pocket-stake.ts';
+import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
 export const NOW = Date.parse('2026-11-29T12:00:00Z');
 export const KEYS = generateKeys({ count: 20, seed: 'planner' });
@@ -38,7 +39,7 @@ export function keyStore(
   const store = new KeyStore(pocketIds, pocketKeys);
   const data: Record<string, string> = { ...extra };
   for (const id of ids) data[id] = Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
-  store.update({ metadata: { resourceVersion: '1' }, data });
+  store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data }));
   return store;
 }
 

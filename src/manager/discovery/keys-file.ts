@@ -1,13 +1,13 @@
 // The keys file of static discovery (`--keys-file`): a Secret manifest as `cluster-manager keys
 // generate` writes it (stringData or base64 data, keyed "001"…), or a plain map of id → key.
-// Read into the Secret's layout for the KeyStore, which checks each key on its own. A file that
+// Read into the keys' text by id (port.ts's KeySet) for the KeyStore, which checks each key on its own. A file that
 // users other than its owner may read or write is refused, as ssh refuses a private key file
 // (OpenSSH authfile.c, sshkey_perm_ok: `(st.st_mode & 077) != 0`). No message carries a key.
 import { constants } from 'node:fs';
 import { createHash } from 'node:crypto';
-import type { V1Secret } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { IdFormat } from '../model.ts';
+import type { KeySet } from './port.ts';
 import { DiscoveryFileCode, DiscoveryFileError, isRecord } from './discovery-file-error.ts';
 
 /** Refuses a keys file others may read or write (throws KEYS_FILE_INSECURE). */
@@ -23,8 +23,8 @@ export function checkKeysFileMode(path: string, mode: number): void {
     ]);
 }
 
-/** Parses the file's text into the Secret layout (`data`: id → base64 of the key's text). */
-export function parseKeysFile(path: string, text: string, ids: IdFormat): V1Secret {
+/** Parses the file's text into the keys (id → the key's text), versioned by their digest. */
+export function parseKeysFile(path: string, text: string, ids: IdFormat): KeySet {
   let document: unknown;
   try {
     document = parse(text);
@@ -34,10 +34,10 @@ export function parseKeysFile(path: string, text: string, ids: IdFormat): V1Secr
   }
   if (!isRecord(document))
     throw invalid(path, ['expected a Secret manifest or a map of validator id to key']);
-  const data =
+  const keys =
     document.kind === 'Secret' ? fromSecret(path, document) : fromMap(path, document, ids);
-  const digest = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 16);
-  return { metadata: { name: path, resourceVersion: digest }, data };
+  const digest = createHash('sha256').update(JSON.stringify(keys)).digest('hex').slice(0, 16);
+  return { keys, version: digest, writtenBy: undefined };
 }
 
 /** A Secret: `data` (base64) and `stringData` (text, which wins, as the API server merges them). */
@@ -57,7 +57,7 @@ function fromSecret(path: string, secret: Record<string, unknown>): Record<strin
         continue;
       }
       // Other entries of the Secret are not validator keys (the KeyStore skips them too).
-      data[name] = field === 'data' ? value : Buffer.from(value, 'utf8').toString('base64');
+      data[name] = field === 'data' ? Buffer.from(value, 'base64').toString('utf8') : value;
     }
   }
   if (problems.length > 0) throw invalid(path, problems);
@@ -88,7 +88,7 @@ function fromMap(
       problems.push(`the key of ${id} must be a string (quote it)`);
       continue;
     }
-    data[id] = Buffer.from(value.trim(), 'utf8').toString('base64');
+    data[id] = value.trim();
   }
   if (problems.length > 0) throw invalid(path, problems);
   return data;

@@ -6,7 +6,6 @@ import type { Config } from '../config.ts';
 import { apiStatus, kubeFailure, type KubeClients } from '../kube/client.ts';
 import { EventRecorder, type EventTarget } from '../kube/event-recorder.ts';
 import { compileLabelSelector, type LabelMatcher } from '../kube/label-selector.ts';
-import { LeaderElector } from '../kube/leader-election.ts';
 import { LeasePauseRecord } from '../kube/lease-pause-record.ts';
 import type { PauseRecord } from '../pause/pause-state.ts';
 import { ResilientInformer } from '../kube/resilient-informer.ts';
@@ -19,12 +18,13 @@ import {
 import { computeDesiredState, DiscoveryMemory } from './desired-state.ts';
 import { createIdMapper, ordinalOf, type IdMapper } from './id-mapping.ts';
 import { leanPod } from './lean-pod.ts';
+import { keySetOfSecret } from './secret-keys.ts';
 import {
-  DiscoveryMode,
   type DiscoveryDeps,
   type DiscoveryListener,
+  type DiscoveryMode,
+  type KeySet,
   type DiscoverySource,
-  type ElectorCallbacks,
   type PodRef,
   type SourceStatus,
 } from './port.ts';
@@ -38,7 +38,7 @@ export interface KubernetesDiscoveryOptions extends DiscoveryDeps {
 }
 
 export class KubernetesDiscovery implements DiscoverySource {
-  readonly mode = DiscoveryMode.kubernetes;
+  readonly mode: DiscoveryMode = 'kubernetes';
   readonly kube: KubeClients;
   readonly events: EventRecorder;
   readonly #o: KubernetesDiscoveryOptions;
@@ -57,6 +57,7 @@ export class KubernetesDiscovery implements DiscoverySource {
    */
   readonly #freshSets = new Map<string, { sts: V1StatefulSet | undefined; at: number }>();
   readonly #confirming = new Map<string, Promise<void>>();
+  #keySet: { secret: V1Secret; set: KeySet } | undefined;
 
   constructor(options: KubernetesDiscoveryOptions) {
     this.#o = options;
@@ -147,12 +148,16 @@ export class KubernetesDiscovery implements DiscoverySource {
     );
   }
 
-  keys(): V1Secret | undefined {
-    return this.#secret.list()[0];
+  keys(): KeySet | undefined {
+    const secret = this.#secret.list()[0];
+    if (secret === undefined) return undefined;
+    // Decoded once per version of the Secret (the intake reads it on every change).
+    if (this.#keySet?.secret !== secret) this.#keySet = { secret, set: keySetOfSecret(secret) };
+    return this.#keySet.set;
   }
 
   keysTarget(): EventTarget | undefined {
-    const uid = this.keys()?.metadata?.uid;
+    const uid = this.#secret.list()[0]?.metadata?.uid;
     if (uid === undefined) return undefined;
     return {
       kind: 'Secret',
@@ -258,23 +263,6 @@ export class KubernetesDiscovery implements DiscoverySource {
       if (status === 403) return 'forbidden';
       throw kubeFailure(`could not delete pod ${pod.name}`, error);
     }
-  }
-
-  createElector(callbacks: ElectorCallbacks): LeaderElector | undefined {
-    const { config, clock, logger } = this.#o;
-    if (!config.leaderElection) return undefined;
-    return new LeaderElector({
-      coordination: this.kube.coordination,
-      namespace: this.kube.namespace,
-      name: config.leaseName,
-      identity: config.identity,
-      leaseDurationMs: config.leaseDurationMs,
-      renewDeadlineMs: config.renewDeadlineMs,
-      retryPeriodMs: config.retryPeriodMs,
-      clock,
-      logger: logger.child({ component: 'leader-election' }),
-      ...callbacks,
-    });
   }
 
   /** The pause on the Lease (CM_LEASE_NAME), whether or not leader election is on. */

@@ -1,7 +1,6 @@
 // Events without a cluster: each one is a log line (static discovery has no API to send it to).
-import type { EventTarget, EventType } from '../kube/event-recorder.ts';
 import type { Logger } from '../logger.ts';
-import type { EventSink } from './port.ts';
+import type { EventSink, EventTarget, EventType } from './port.ts';
 
 export class LogEventSink implements EventSink {
   readonly #logger: Logger;

@@ -1,22 +1,49 @@
 // The discovery port: where the manager learns which validators are wanted, whether their nodes
 // are ready, where their nodes answer, and their keys. Two implementations: Kubernetes (informers
-// on pods, StatefulSets and the keys Secret) and static (a validators file and a keys file).
-import type { V1Secret } from '@kubernetes/client-node';
+// on pods, StatefulSets and the keys Secret) and static (a validators file and a keys file). The
+// port speaks the manager's terms: a source keeps its own types (client-node's) behind it.
 import type { Clock } from '../clock.ts';
-import type { EventTarget, EventType } from '../kube/event-recorder.ts';
-import type { LeaderElector, LeaderElectorOptions } from '../kube/leader-election.ts';
 import type { PauseRecord } from '../pause/pause-state.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import type { DesiredState, DesiredValidator, IdFormat, ValidatorId } from '../model.ts';
 
-export const DiscoveryMode = { kubernetes: 'kubernetes', static: 'static' } as const;
-export type DiscoveryMode = (typeof DiscoveryMode)[keyof typeof DiscoveryMode];
+/**
+ * The discovery modes: the one list CM_DISCOVERY's values (config.ts), its help and reference,
+ * and each source's `mode` derive from.
+ */
+export const discoveryModes = ['kubernetes', 'static'] as const;
+export type DiscoveryMode = (typeof discoveryModes)[number];
+
+/**
+ * What an Event is about, as the source names it: a kind and a name. The manager only hands a
+ * target back to the source's `events`; a source's own targets may carry more behind this type
+ * (the Kubernetes source's: the object's API version, namespace and uid).
+ */
+export interface EventTarget {
+  readonly kind: string;
+  readonly name: string;
+}
+
+export type EventType = 'Normal' | 'Warning';
 
 /** Where Events go: the Kubernetes API (EventRecorder), or the log when there is no cluster. */
 export interface EventSink {
   /** Never throws. */
   record(target: EventTarget, type: EventType, reason: string, message: string): Promise<void>;
+}
+
+/** The validators' keys as a source holds them (a Secret, a keys file). */
+export interface KeySet {
+  /** Entry name → the key's text, for the chain's key codec; entries not named like an id are not keys. */
+  readonly keys: Readonly<Record<string, string>>;
+  /** Changes whenever the keys may have (a Secret's resourceVersion, a file's digest). */
+  readonly version: string | undefined;
+  /**
+   * The last moment any key may have changed, as far as the source can tell (a Secret's own
+   * record: secret-written.ts); undefined when it cannot tell (the caller knows only "now").
+   */
+  readonly writtenBy: number | undefined;
 }
 
 /** How the source tells the manager that something it reads changed (the manager re-reads). */
@@ -64,8 +91,8 @@ export interface DiscoverySource {
   readonly synced: boolean;
   /** The desired state now (pure over the source's caches, apart from its ready-since memory). */
   computeDesired(now: number): DesiredState;
-  /** The keys in the Secret's layout (`data`: id → base64 key); undefined when there are none. */
-  keys(): V1Secret | undefined;
+  /** The validators' keys as the source holds them now; undefined when there are none. */
+  keys(): KeySet | undefined;
   /** Names the key source in messages: `Secret validators-private-keys`, `keys file /etc/keys.yaml`. */
   readonly keysLabel: string;
   /** Where Events about key problems go. */
@@ -90,17 +117,9 @@ export interface DiscoverySource {
    * where there are no pods (static discovery).
    */
   restartPod?(pod: PodRef): Promise<'deleted' | 'gone' | 'forbidden'>;
-  /** A leader elector when the source offers one (a Lease in the cluster) and config asks. */
-  createElector(callbacks: ElectorCallbacks): LeaderElector | undefined;
   /**
    * Where the managers' pause is kept so that every manager and every new pod sees it (the Lease);
    * absent where there is no such place (static discovery: the manager keeps it in its journal).
    */
   pauseRecord?(): PauseRecord;
 }
-
-/** What the manager asks of an elector: its role changes, and what it keeps on the Lease. */
-export type ElectorCallbacks = Pick<
-  LeaderElectorOptions,
-  'onStartedLeading' | 'onStoppedLeading' | 'onLeaseRead' | 'annotations'
->;

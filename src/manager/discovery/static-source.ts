@@ -5,17 +5,17 @@
 // `GET /readyz` informers, metric), while everything else keeps working. No Kubernetes at all:
 // Events go to the log and there is no leader election.
 import { stat } from 'node:fs/promises';
-import type { V1Secret } from '@kubernetes/client-node';
 import type { NodeProbe } from '../chain/port.ts';
-import type { EventTarget } from '../kube/event-recorder.ts';
 import type { DesiredState, DesiredValidator, ValidatorId } from '../model.ts';
 import { readBoundedFile } from './bounded-file.ts';
 import { DiscoveryFileError } from './discovery-file-error.ts';
 import { checkKeysFileMode, parseKeysFile } from './keys-file.ts';
 import { LogEventSink } from './log-events.ts';
 import {
-  DiscoveryMode,
   type DiscoveryDeps,
+  type DiscoveryMode,
+  type EventTarget,
+  type KeySet,
   type DiscoveryListener,
   type DiscoverySource,
   type SourceStatus,
@@ -68,12 +68,12 @@ interface Health {
 }
 
 export class StaticDiscovery implements DiscoverySource {
-  readonly mode = DiscoveryMode.static;
+  readonly mode: DiscoveryMode = 'static';
   readonly events: LogEventSink;
   readonly #o: StaticDiscoveryOptions;
   readonly #files: StaticFiles;
   readonly #validators: Watched<StaticValidator[]>;
-  readonly #keys: Watched<V1Secret>;
+  readonly #keys: Watched<KeySet>;
   readonly #health = new Map<ValidatorId, Health>();
   readonly #abort = new AbortController();
   #listener: DiscoveryListener | undefined;
@@ -146,7 +146,7 @@ export class StaticDiscovery implements DiscoverySource {
     return { validators, unresolvedWanted: [], problems: [] };
   }
 
-  keys(): V1Secret | undefined {
+  keys(): KeySet | undefined {
     return this.#keys.good;
   }
 
@@ -186,10 +186,6 @@ export class StaticDiscovery implements DiscoverySource {
       keysFile: this.#o.keysFile,
       validators: this.#validators.good?.length ?? 0,
     };
-  }
-
-  createElector(): undefined {
-    return undefined;
   }
 
   /** Read through a call, so checks after an `await` are not narrowed away. */
@@ -328,13 +324,7 @@ function watched<T>(name: string, path: string): Watched<T> {
 }
 
 function target(kind: string, name: string): EventTarget {
-  return {
-    kind,
-    apiVersion: 'cluster-manager.dev/static',
-    name,
-    namespace: '',
-    uid: `${kind}/${name}`,
-  };
+  return { kind, name };
 }
 
 function asFileError<T>(file: Watched<T>, error: unknown): DiscoveryFileError {

@@ -7,8 +7,8 @@
 // manager unstakes that old address with it before the pod restarts on the new key
 // (docs/adr/0029). A manager started after the change never saw it: that row is orphaned.
 import { createHash } from 'node:crypto';
-import type { V1Secret } from '@kubernetes/client-node';
 import type { KeyCodec } from '../chain/port.ts';
+import type { KeySet } from '../discovery/port.ts';
 import type { ChainKey, IdFormat, KeyEntry as ModelKeyEntry, ValidatorId } from '../model.ts';
 
 /** One id's key as the Secret holds it: a Pocket key, or why not. */
@@ -142,24 +142,24 @@ export class KeyStore {
    * Replaces the keys with the Secret's contents (undefined = Secret absent). Returns the ids whose
    * key changed (to reconcile them) and the problems that are new since the last update.
    */
-  update(secret: V1Secret | undefined): { changed: ValidatorId[]; newProblems: KeyProblem[] } {
+  update(set: KeySet | undefined): { changed: ValidatorId[]; newProblems: KeyProblem[] } {
     this.#secretSeen = true;
-    this.#present = secret !== undefined;
-    this.#version = secret?.metadata?.resourceVersion;
-    const data = secret?.data ?? {};
+    this.#present = set !== undefined;
+    this.#version = set?.version;
+    const data = set?.keys ?? {};
     const parsed = new Map<ValidatorId, KeyEntry>();
     const digests = new Map<ValidatorId, string>();
 
-    for (const [name, encoded] of Object.entries(data)) {
+    for (const [name, text] of Object.entries(data)) {
       if (!this.#ids.isId(name)) continue; // other entries of the Secret are not validator keys
-      const digest = createHash('sha256').update(encoded).digest('hex');
+      const digest = createHash('sha256').update(text).digest('hex');
       digests.set(name, digest);
       const previous = this.#parsed.get(name);
       parsed.set(
         name,
         previous !== undefined && this.#digests.get(name) === digest
           ? previous
-          : parseEntry(this.#codec, name, encoded),
+          : parseEntry(this.#codec, name, text),
       );
     }
 
@@ -237,8 +237,7 @@ function sameStanding(a: KeyEntry, b: KeyEntry): boolean {
   return a.code === b.code && a.message === b.message;
 }
 
-function parseEntry(codec: KeyCodec, id: ValidatorId, encoded: string): KeyEntry {
-  const text = Buffer.from(encoded, 'base64').toString('utf8');
+function parseEntry(codec: KeyCodec, id: ValidatorId, text: string): KeyEntry {
   try {
     return { id, ok: true, key: codec.parse(text) };
   } catch (error: unknown) {

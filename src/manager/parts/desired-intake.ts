@@ -4,7 +4,6 @@
 // records when each key was first seen, and reports each new key problem once (a log line and a
 // Warning Event). Stopping stops the source.
 import type { Clock } from '../clock.ts';
-import { secretWrittenBy } from '../discovery/secret-written.ts';
 import type { DiscoverySource } from '../discovery/port.ts';
 import type { KeyObservations } from '../keys/key-observations.ts';
 import type { KeyStore } from '../keys/key-store.ts';
@@ -24,14 +23,22 @@ export interface DesiredIntakeOptions {
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
+  /** Where the work goes: the reconcile loop. */
+  work: IntakeWork;
+  /** A journal write failed (the journal's health). */
+  journalFailed(error: unknown): void;
+}
+
+/** What the intake tells the reconcile loop (parts/reconcile-loop.ts). */
+export interface IntakeWork {
   /** Queues a validator for a reconcile. */
   enqueue(id: ValidatorId): void;
   /** A new desired state was computed (node keys watch its pods). */
   onDesired(next: DesiredState): void;
-  /** The keys or the desired state were taken in (the manager may now be synced). */
-  onChange(what: 'keys' | 'desired'): void;
-  /** A journal write failed (the journal's health). */
-  journalFailed(error: unknown): void;
+  /** The keys or the desired state were taken in: the manager may now be synced. */
+  checkSynced(): void;
+  /** The desired state changed: the phases are computed again. */
+  refreshPhases(): void;
 }
 
 export class DesiredIntake implements Runnable {
@@ -92,22 +99,23 @@ export class DesiredIntake implements Runnable {
   #recomputeNow(): void {
     const next = this.#o.discovery.computeDesired(this.#o.clock.now());
     this.#desired = next;
-    this.#o.onDesired(next);
+    this.#o.work.onDesired(next);
     const fingerprints = new Map<ValidatorId, string>();
     for (const [id, entry] of next.validators) fingerprints.set(id, JSON.stringify(entry));
     for (const [id, fingerprint] of fingerprints)
-      if (this.#fingerprints.get(id) !== fingerprint) this.#o.enqueue(id);
-    for (const id of this.#fingerprints.keys()) if (!fingerprints.has(id)) this.#o.enqueue(id);
+      if (this.#fingerprints.get(id) !== fingerprint) this.#o.work.enqueue(id);
+    for (const id of this.#fingerprints.keys()) if (!fingerprints.has(id)) this.#o.work.enqueue(id);
     this.#fingerprints = fingerprints;
     const wanted = [...next.validators.values()].filter((v) => v.wanted).length;
     this.#o.metrics.validators.set({ view: 'desired' }, wanted);
-    this.#o.onChange('desired');
+    this.#o.work.checkSynced();
+    this.#o.work.refreshPhases();
   }
 
   #onKeysChange(): void {
     const { discovery, keys, metrics, logger } = this.#o;
     const { changed, newProblems } = keys.update(discovery.keys());
-    for (const id of changed) this.#o.enqueue(id);
+    for (const id of changed) this.#o.work.enqueue(id);
     this.#observeKeys();
     metrics.keyProblems.set([...keys.entries()].filter((e) => !e.ok).length);
     for (const problem of newProblems) {
@@ -129,15 +137,15 @@ export class DesiredIntake implements Runnable {
         );
       }
     }
-    this.#o.onChange('keys');
+    this.#o.work.checkSynced();
   }
 
   /** Records when each key was first seen; a failed write leaves the memory right (logged). */
   #observeKeys(): void {
     try {
-      const writtenBy = secretWrittenBy(this.#o.discovery.keys());
+      const writtenBy = this.#o.discovery.keys()?.writtenBy;
       for (const id of this.#o.keyObservations.observe(this.#o.keys.entries(), writtenBy))
-        this.#o.enqueue(id);
+        this.#o.work.enqueue(id);
     } catch (error: unknown) {
       this.#o.journalFailed(error);
       this.#o.logger.warn({ err: error }, 'could not record when the keys were seen');

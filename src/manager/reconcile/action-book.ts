@@ -1,6 +1,7 @@
 // The journal plus the in-memory indexes the planner reads on every decision: open actions,
 // the newest action and the last applied stake height of each validator. Every write goes
 // through here, so the indexes never drift from the file.
+import type { OwnTransaction } from '../chain/chain-view.ts';
 import type { Journal, PrepareInput } from '../journal/journal.ts';
 import {
   ActionKind,
@@ -51,6 +52,13 @@ export class ActionBook {
   }
   get stakeHeights(): ReadonlyMap<ValidatorId, number> {
     return this.#stakeHeights;
+  }
+
+  /** Open actions whose hash is known: what the chain view asks for when V1 hides its mempool. */
+  *ownTransactions(): Iterable<OwnTransaction> {
+    for (const open of this.#open.values())
+      if (open.txHash !== undefined)
+        yield { hash: open.txHash, signer: open.address, kind: open.kind };
   }
 
   /** Subscribes to every change (status stream, metrics). */

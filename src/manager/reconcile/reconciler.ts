@@ -6,8 +6,7 @@ import type { ChainView } from '../chain/chain-view.ts';
 import type { ChainReads, ChainRules, CommittedTx } from '../chain/port.ts';
 import type { Clock } from '../clock.ts';
 import { describeError, isManagerError, ManagerError } from '../errors.ts';
-import type { EventTarget } from '../kube/event-recorder.ts';
-import type { EventSink, PodRef } from '../discovery/port.ts';
+import type { EventSink, EventTarget, PodRef } from '../discovery/port.ts';
 import type { Logger } from '../logger.ts';
 import type { Metrics } from '../metrics.ts';
 import {
@@ -57,7 +56,7 @@ export interface WorldView {
   trust(): ChainTrust;
   /** The minimum validator set in force (undefined while not known). */
   minimumSet(): MinimumSet | undefined;
-  /** The Kubernetes object an Event about this validator should point at. */
+  /** What an Event about this validator is about (discovery's target; undefined: none). */
   eventTarget(id: ValidatorId): EventTarget | undefined;
   /** When each id's current key was first seen (keys/key-observations.ts); absent: not recorded. */
   readonly keysSeen?: ReadonlyMap<ValidatorId, KeyObservation>;

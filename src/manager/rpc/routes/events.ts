@@ -14,6 +14,9 @@ import { EventFeed } from '../event-feed.ts';
 import type { RoutePlugin } from '../route-plugin.ts';
 import { errorRef } from '../schemas.ts';
 
+/** What the event stream follows: the readiness it starts with and the events after. */
+export type EventControl = Pick<ControlPlane, 'readiness' | 'events'>;
+
 /** Clients following the stream at once. */
 export const MAX_EVENT_STREAMS = 32;
 /** Unsent bytes a client may fall behind by before it is dropped. */
@@ -22,7 +25,7 @@ const HEARTBEAT_MS = 15_000;
 const RETRY_MS = 2_000;
 
 export interface EventRouteOptions {
-  control: ControlPlane;
+  control: EventControl;
   maxStreams?: number | undefined;
   maxUnsentBytes?: number | undefined;
   /** Subscribes to the participation record's new heights (`block` events). */

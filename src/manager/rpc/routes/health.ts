@@ -5,6 +5,9 @@ import type { ControlPlane } from '../control-plane.ts';
 import type { RoutePlugin } from '../route-plugin.ts';
 import { ReadinessSchema } from '../schemas.ts';
 
+/** The probes' and the scraper's answers: readiness and the metrics, nothing else. */
+export type HealthControl = Pick<ControlPlane, 'readiness' | 'metrics'>;
+
 const HealthSchema = Type.Object({
   status: Type.Optional(Type.Unsafe<'ok'>({ type: 'string', enum: ['ok'] })),
   version: Type.Optional(Type.String()),
@@ -26,7 +29,7 @@ const openApiResponse = {
   },
 };
 
-export const healthRoutes: RoutePlugin<{ control: ControlPlane; version: string }> = (
+export const healthRoutes: RoutePlugin<{ control: HealthControl; version: string }> = (
   app,
   { control, version },
 ) => {

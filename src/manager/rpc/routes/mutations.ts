@@ -8,6 +8,9 @@ import type { ControlPlane } from '../control-plane.ts';
 import type { RoutePlugin } from '../route-plugin.ts';
 import { errorRef, stringEnum } from '../schemas.ts';
 
+/** What the mutation routes do: scale, pause or resume, move a manual pacemaker's view (and the chain's id format). */
+export type MutationControl = Pick<ControlPlane, 'scale' | 'setPaused' | 'triggerView' | 'chain'>;
+
 const waits = ['none', 'staked', 'active'] as const;
 
 const ScaleBodySchema = Type.Object(
@@ -89,7 +92,7 @@ const TriggerViewSchema = Type.Object({
 /** Error answers every mutation may give: a bad body, an unexpected failure (401: bearerAuth). */
 const errors = { 400: errorRef, 500: errorRef };
 
-export const mutationRoutes: RoutePlugin<{ control: ControlPlane }> = (app, { control }) => {
+export const mutationRoutes: RoutePlugin<{ control: MutationControl }> = (app, { control }) => {
   app.post(
     '/v1/scale',
     {

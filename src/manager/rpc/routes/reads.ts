@@ -8,6 +8,12 @@ import { clientGone } from '../client-gone.ts';
 import type { RoutePlugin } from '../route-plugin.ts';
 import { ActionSchema, PlanSchema, ValidatorSchema, errorRef, nullable, ref } from '../schemas.ts';
 
+/** What the read routes answer from: the chain's summary, the validators, the plan, the actions, a pod's departure. */
+export type ReadControl = Pick<
+  ControlPlane,
+  'chain' | 'validators' | 'plan' | 'actions' | 'departure'
+>;
+
 export const DEFAULT_DEPARTURE_TIMEOUT_S = 30;
 const DEFAULT_ACTIONS_LIMIT = 50;
 
@@ -98,7 +104,7 @@ const ChainSchema = Type.Object({
   }),
 });
 
-export const readRoutes: RoutePlugin<{ control: ControlPlane }> = (app, { control }) => {
+export const readRoutes: RoutePlugin<{ control: ReadControl }> = (app, { control }) => {
   app.get(
     '/v1/chain',
     {
