@@ -303,10 +303,13 @@ export const ConfigSchema = Type.Object({
     env: 'CM_RPC_MAX_CONNECTIONS',
     flag: 'rpc-max-connections',
     default: '1024',
-    minimum: 1,
+    // At least 64: up to 32 event streams and a long-polled departure per leaving pod hold their
+    // connections with a request sent, and past the cap the newest is closed — a cap below that
+    // cut the kubelet's /healthz probes (found in review: cap 1 and one stream).
+    minimum: 64,
     maximum: 16384,
     description:
-      "Connections the control RPC keeps at most; past it the oldest one that has sent no request is closed (a warning says so). Keep it well below the pod's file-descriptor limit: 19,990 idle connections once stalled the control RPC ~50 s.",
+      "Connections the control RPC keeps at most (64 or more: event streams and waiting departures hold theirs, and a lower cap would refuse the kubelet's probes); past it the oldest one that has sent no request is closed (a warning says so). Keep it well below the pod's file-descriptor limit: 19,990 idle connections once stalled the control RPC ~50 s.",
   }),
   rpcHeadersTimeoutMs: duration({
     env: 'CM_RPC_HEADERS_TIMEOUT',

@@ -17,6 +17,7 @@ import { ManagerError } from '../../src/manager/errors.ts';
 import { Manager } from '../../src/manager/manager.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
 import type { Elector, ElectorCallbacks } from '../../src/manager/parts/leader-election.ts';
+import type { PauseRecord } from '../../src/manager/pause/pause-state.ts';
 import type { Runnable } from '../../src/manager/runnable.ts';
 import { ToyChain, toyKey } from '../support/toy-chain.ts';
 
@@ -50,6 +51,7 @@ function composed(
   log: string[],
   discoveryStart?: () => Promise<void>,
   elector?: (callbacks: ElectorCallbacks) => Elector,
+  pauseRecord?: PauseRecord,
 ): Manager {
   const config = loadConfig({
     env: {
@@ -77,6 +79,7 @@ function composed(
         probe: () => Promise.resolve(),
       });
       if (discoveryStart !== undefined) source.start = discoveryStart;
+      if (pauseRecord !== undefined) Object.assign(source, { pauseRecord: () => pauseRecord });
       return source;
     },
   });
@@ -137,6 +140,32 @@ describe('the composed manager', () => {
     log.length = 0;
     await manager.stop();
     expect(log).toEqual([]);
+  });
+
+  it('a stop while the loop still reads an unreadable pause record ends its start: no worker starts', async () => {
+    // Found in review: the loop's start retried the record's read without the group's signal, so
+    // a SIGTERM waited for a read that never answers (a Role without `get leases`, the API down).
+    const log: string[] = [];
+    let reads = 0;
+    const unreadable: PauseRecord = {
+      where: 'an unreadable record',
+      read: () => {
+        reads++;
+        return Promise.reject(new ManagerError('KUBE_UNAVAILABLE', 'the API server refused'));
+      },
+      write: () => Promise.resolve(),
+    };
+    const manager = composed('unreadable-pause', log, undefined, undefined, unreadable);
+    const read = manager.readModel();
+    const started = manager.start();
+    await vi.waitFor(() => {
+      expect(reads).toBeGreaterThan(0);
+    }, 5_000);
+    expect(log.at(-1)).toBe('start reconcile loop');
+    await manager.stop();
+    await expect(started).resolves.toBeUndefined();
+    expect(log.slice(START_ORDER.length)).toEqual(START_ORDER.toReversed().map((p) => `stop ${p}`));
+    expect(read.isReady()).toBe(false);
   });
 
   it('a manager never started still closes its journal when stopped', async () => {

@@ -94,13 +94,14 @@ describe('loadConfig', () => {
     expect(set).toMatchObject({ rpcMaxConnections: 64, rpcHeadersTimeoutMs: 3_000 });
     const flagged = loadConfig({
       env: base,
-      flags: { 'rpc-max-connections': '2', 'rpc-headers-timeout': '1s' },
+      flags: { 'rpc-max-connections': '80', 'rpc-headers-timeout': '1s' },
       ...noFiles,
     });
-    expect(flagged).toMatchObject({ rpcMaxConnections: 2, rpcHeadersTimeoutMs: 1_000 });
+    expect(flagged).toMatchObject({ rpcMaxConnections: 80, rpcHeadersTimeoutMs: 1_000 });
     for (const [value, why] of [
-      ['0', 'CM_RPC_MAX_CONNECTIONS: must be at least 1, got "0"'],
-      ['-5', 'CM_RPC_MAX_CONNECTIONS: must be at least 1, got "-5"'],
+      ['0', 'CM_RPC_MAX_CONNECTIONS: must be at least 64, got "0"'],
+      ['-5', 'CM_RPC_MAX_CONNECTIONS: must be at least 64, got "-5"'],
+      ['63', 'CM_RPC_MAX_CONNECTIONS: must be at least 64, got "63"'],
       ['16385', 'CM_RPC_MAX_CONNECTIONS: must be at most 16384, got "16385"'],
       ['1e9', 'CM_RPC_MAX_CONNECTIONS: expected an integer, got "1e9"'],
       ['lots', 'CM_RPC_MAX_CONNECTIONS: expected an integer, got "lots"'],

@@ -75,6 +75,26 @@ describe('when a validator counts as gone', () => {
   });
 });
 
+describe('a key removed from the Secret (S11)', () => {
+  it('its own key held in memory: drained on it, no key problem', () => {
+    const v = view(
+      [{ '001': b64(hex('001')), '005': b64(hex('005')) }, { '001': b64(hex('001')) }],
+      [row('001'), row('005')],
+    );
+    const state = leaveState(v, '005');
+    expect(state).toMatchObject({ left: false, keyProblem: undefined });
+    expect(state.left || state.reason).toMatch(/held in memory/);
+  });
+
+  it("a key it had that another id still holds is not held for it: KEY_MISSING, the row is the other's", () => {
+    // devnet-cli: 007 given 002's key (refused), then none; 002 keeps its key and stays staked.
+    // Judged "held", the scale past 007 was not refused and waited on 002's row for good.
+    const key002 = b64(hex('002'));
+    const v = view([{ '002': key002, '007': key002 }, { '002': key002 }], [row('002')]);
+    expect(leaveState(v, '007')).toMatchObject({ left: false, keyProblem: 'KEY_MISSING' });
+  });
+});
+
 describe('which scales are refused', () => {
   const base: ScaleCheck = {
     replicas: 4,

@@ -77,14 +77,20 @@ export class ReconcileLoop implements Runnable {
     this.#phases = this.#phaseRefresh();
   }
 
-  /** Resyncs on a timer and, without election, starts the workers (the leader's start them). */
-  async start(): Promise<void> {
+  /**
+   * Resyncs on a timer and, without election, starts the workers (the leader's start them).
+   * `signal` ends a start still reading the pause record (it retries while the record cannot be
+   * read: a Role without `get leases`, the API down): the start settles and no worker starts, so
+   * a stop meanwhile is not held by it (runnable.ts's contract).
+   */
+  async start(signal?: AbortSignal): Promise<void> {
     const { discovery, keys, election, pause, logger } = this.#o;
     logger.info({ ...discovery.describe(), keys: keys.size }, 'caches synced');
     this.#scheduleResync();
     if (!election.elects) {
       // Nobody reads the record for this manager: it is read once before any action.
-      await pause.load();
+      await pause.load(signal);
+      if (signal?.aborted === true) return;
       this.startWorkers();
     }
     this.checkSynced();

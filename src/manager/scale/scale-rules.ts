@@ -16,6 +16,8 @@ export interface LeaveView {
     addressOf(id: ValidatorId): string | undefined;
     /** A key with this address the manager can sign with (the Secret's, or one held in memory). */
     signingKey?(address: string): unknown;
+    /** The id whose old key, held in memory since the Secret dropped it, has this address. */
+    heldFor?(address: string): ValidatorId | undefined;
   };
   /**
    * The addresses `id`'s pod's node may sign with (planner/signers.ts `addressesOf`): the one it
@@ -75,9 +77,11 @@ export function leaveState(view: LeaveView, id: ValidatorId): LeaveState {
     // A key removed from the Secret whose key the manager still holds (in memory since the
     // Secret dropped it): no key problem, its row is unstaked with that key as a rotation's old
     // address is (decision-rule.md S11), and its pod waits for it like any staked row's. Truly
-    // missing (nobody holds it: the manager started after the change), it stays KEY_MISSING.
-    const removedHeld =
-      keyProblem === 'KEY_MISSING' && view.keys.signingKey?.(address) !== undefined;
+    // missing (nobody holds it: the manager started after the change), it stays KEY_MISSING —
+    // and so does a key that moved to another id: the Secret still gives it (to that id), so it
+    // is not held for this one, and its row is that id's (unstaking it would take a kept
+    // validator out: devnet-cli's 007, given 002's key and then none, did so).
+    const removedHeld = keyProblem === 'KEY_MISSING' && view.keys.heldFor?.(address) === id;
     if (status === ChainStatus.staked || status === ChainStatus.paused) {
       if (address === current && !removedHeld)
         return keyProblem === undefined
