@@ -313,6 +313,18 @@ export interface FormerKey {
   readonly replacedAt: number;
 }
 
+/**
+ * Who staked an address last, as the journal knows it: the validator id whose committed, applied
+ * stake of it is the newest, and when that commit was recorded (manager-clock ms; `seq` orders
+ * two of one millisecond). A key's row staked by another id after the key left an id is that
+ * id's row, not a rotation's (planner/rotation.ts).
+ */
+export interface LastStake {
+  readonly id: ValidatorId;
+  readonly at: number;
+  readonly seq: number;
+}
+
 /** The address a pod's node told it signs with, for the node's run that started at `startedAt`. */
 export interface NodeKey {
   readonly address: string;

@@ -134,6 +134,25 @@ describe('ActionBook', () => {
     expect(new ActionBook(book.journal).stakeHeights.get('008')).toBe(60);
   });
 
+  it('knows who staked each address last, and when; a restarted book finds the same', async () => {
+    const clock = new ManualClock();
+    const book = new ActionBook(Journal.open(':memory:', clock));
+    // K3 staked by 004 (a moved key), then by 003 (the move undone); a failed stake by 005 of it
+    // and a stake of it still open change nothing.
+    const byFour = book.prepare(action('004', { address: 'K3', txHash: 'a' }));
+    book.markCommitted(byFour.seq, { height: 10, resultCode: 0 });
+    await clock.advance(5_000);
+    const byThree = book.prepare(action('003', { address: 'K3', txHash: 'b' }));
+    book.markCommitted(byThree.seq, { height: 12, resultCode: 0 });
+    const at = clock.now();
+    await clock.advance(1_000);
+    const failed = book.prepare(action('005', { address: 'K3', txHash: 'c' }));
+    book.markFailed(failed.seq, { code: 'TX_REJECTED', message: 'x', terminal: true, resultCode: 3 });
+    book.prepare(action('006', { address: 'K3', txHash: 'd' }));
+    expect(book.lastStakes.get('K3')).toEqual({ id: '003', at, seq: byThree.seq });
+    expect(new ActionBook(book.journal).lastStakes.get('K3')).toEqual(book.lastStakes.get('K3'));
+  });
+
   it('tells every listener about every change, in order', () => {
     const book = new ActionBook(Journal.open(':memory:', new ManualClock()));
     const a: string[] = [];

@@ -548,6 +548,17 @@ export class Journal {
     return new Map(rows.map((row) => [row.validator_id, toRecord(row)]));
   }
 
+  /**
+   * Per address, its newest committed, applied stake (by whichever validator id sent it): who
+   * staked that row last, read by the key-rotation rule (planner/rotation.ts).
+   */
+  lastStakePerAddress(): Map<string, ActionRecord> {
+    const rows = this.#sql(
+      "SELECT a.* FROM actions a JOIN (SELECT address, MAX(seq) AS seq FROM actions WHERE kind = 'stake' AND state = 'committed' AND result_code = 0 GROUP BY address) m ON a.seq = m.seq",
+    ).all() as unknown as Row[];
+    return new Map(rows.map((row) => [row.address, toRecord(row)]));
+  }
+
   /** The newest committed, applied action of a kind for a validator. */
   lastApplied(validatorId: ValidatorId, kind: ActionKind): ActionRecord | undefined {
     const row = this.#sql(

@@ -115,8 +115,12 @@ export class DesiredIntake implements Runnable {
   #onKeysChange(): void {
     const { discovery, keys, metrics, logger } = this.#o;
     const { changed, newProblems } = keys.update(discovery.keys());
-    for (const id of changed) this.#o.work.enqueue(id);
+    // Observed before anything is enqueued: the work queue starts a pass at once, and a pass that
+    // saw the new keys with the old observations judged a key just rotated back as no rotation
+    // and its pod as holding it, and staked it while the pod's node signed another member (soak
+    // seed 324200, actions 123 and 285).
     this.#observeKeys();
+    for (const id of changed) this.#o.work.enqueue(id);
     metrics.keyProblems.set([...keys.entries()].filter((e) => !e.ok).length);
     for (const problem of newProblems) {
       const duplicate = problem.code === 'KEY_DUPLICATE';

@@ -13,6 +13,7 @@ import {
   type FormerKey,
   type KeyEntry,
   type KeyObservation,
+  type LastStake,
   type NodeKey,
   type Pacing,
   type StakeParams,
@@ -212,6 +213,8 @@ export interface PlanInput {
   readonly nodeKeys?: ReadonlyMap<string, NodeKey> | undefined;
   /** Each id's former keys (addresses), oldest first (keys/key-observations.ts). */
   readonly formerKeys?: ReadonlyMap<ValidatorId, readonly FormerKey[]> | undefined;
+  /** Per address, who staked it last as the journal knows (the action book's index). */
+  readonly lastStakes?: ReadonlyMap<string, LastStake> | undefined;
 }
 
 /** The inputs of a stake: a terminal failure holds while these are unchanged. */

@@ -27,7 +27,7 @@ import {
 } from './minimum-set.ts';
 import { pacingBudget, type PacingBudget } from './pacing.ts';
 import { commits, quorumArithmetic } from './quorum.ts';
-import { rotationOf } from './rotation.ts';
+import { formerAddresses, rotationOf } from './rotation.ts';
 import { orphanReason } from './rotation-decision.ts';
 import { decideOne } from './rules.ts';
 import { formerOwnerOf } from './signers.ts';
@@ -146,9 +146,9 @@ function refuseIfNeverFits(draft: Draft, input: PlanInput, id: ValidatorId): voi
 
 /** A row whose old key is held for `id`'s rotation is on chain (plan() lists `id` for it). */
 function holdsRotatingRow(input: PlanInput, id: ValidatorId): boolean {
-  const candidates = (input.formerKeys?.get(id) ?? []).map((f) => f.address);
+  const candidates = formerAddresses(input, id);
   const seen = input.keysSeen?.get(id)?.address;
-  if (seen !== undefined) candidates.push(seen);
+  if (seen !== undefined && !candidates.includes(seen)) candidates.push(seen);
   return candidates.some((a) => input.chain.has(a) && input.keys.heldFor?.(a) === id);
 }
 

@@ -13,7 +13,13 @@
 // row is reported ORPHANED — with the quorum's arithmetic and the way out — and never counted as a
 // voter. On a chain whose unstaked rows stay in the quorum or whose late joiners never vote (V1)
 // a rotation would leave the old row counted and the new one silent for good: it is refused.
-import type { ChainCapabilities, ChainStatus, KeyEntry, ValidatorId } from '../model.ts';
+import type {
+  ChainCapabilities,
+  ChainStatus,
+  KeyEntry,
+  LastStake,
+  ValidatorId,
+} from '../model.ts';
 import { isMemberRow, signersByAddress, type SignerInput, type SigningPod } from './signers.ts';
 
 export interface RotationInput extends SignerInput {
@@ -25,6 +31,8 @@ export interface RotationInput extends SignerInput {
   };
   readonly chain: ReadonlyMap<string, { readonly address: string; readonly status: ChainStatus }>;
   readonly settings: { readonly capabilities?: ChainCapabilities | undefined };
+  /** Per address, who staked it last (the journal): a row another id staked since is not ours. */
+  readonly lastStakes?: ReadonlyMap<string, LastStake> | undefined;
 }
 
 /** Who holds the key of a rotation's old address. */
@@ -44,9 +52,36 @@ export interface Rotation {
 }
 
 /**
+ * The addresses `id` held before its current key, newest first, each with the moment it let go of
+ * it — except those another id has staked since: that row is the other id's now. Soak seed 324200:
+ * 004 had held 003's key for five seconds (a move undone) and, a minute later, when 003 staked its
+ * own key again, 004 "rotated off" it and unstaked 003's row (twice in one run). What the journal
+ * says decides (its committed stakes, by id), so a restarted manager judges the same; a row
+ * nobody staked since (a moved key, a genesis row) stays the former holder's rotation.
+ */
+export function formerAddresses(
+  input: Pick<RotationInput, 'keys' | 'formerKeys' | 'keysSeen' | 'lastStakes'>,
+  id: ValidatorId,
+): string[] {
+  const out: { address: string; since: number }[] = [...(input.formerKeys?.get(id) ?? [])]
+    .reverse()
+    .map((f) => ({ address: f.address, since: f.replacedAt }));
+  // A key removed from the Secret: its last address is the observation's, not a former one.
+  const seen = input.keysSeen?.get(id);
+  if (input.keys.get(id) === undefined && seen !== undefined)
+    out.unshift({ address: seen.address, since: seen.observedAt });
+  return out
+    .filter(({ address, since }) => {
+      const staker = input.lastStakes?.get(address);
+      return staker === undefined || staker.id === id || staker.at <= since;
+    })
+    .map((f) => f.address);
+}
+
+/**
  * The rotation `id` is in, or undefined: one of its former keys whose row is still a member of the
- * set, and that no other id's node signs (a moved key whose new owner's node signs it is the new
- * owner's). The newest such key wins.
+ * set, that no other id has staked since (`formerAddresses`) and that no other id's node signs (a
+ * moved key whose new owner's node signs it is the new owner's). The newest such key wins.
  */
 export function rotationOf(
   input: RotationInput,
@@ -55,11 +90,7 @@ export function rotationOf(
 ): Rotation | undefined {
   const entry = input.keys.get(id);
   const to = entry?.ok === true ? entry.key.address : undefined;
-  const former = [...(input.formerKeys?.get(id) ?? [])].reverse().map((f) => f.address);
-  // A key removed from the Secret: its last address is the observation's, not a former one.
-  const seen = input.keysSeen?.get(id)?.address;
-  if (entry === undefined && seen !== undefined) former.unshift(seen);
-  for (const from of former) {
+  for (const from of formerAddresses(input, id)) {
     if (from === to || !isMemberRow(input.chain.get(from))) continue;
     const pods = signers().get(from) ?? [];
     if (pods.some((p) => p.id !== id)) continue;

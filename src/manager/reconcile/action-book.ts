@@ -1,5 +1,6 @@
 // The journal plus the in-memory indexes the planner reads on every decision: open actions,
-// the newest action and the last applied stake height of each validator. Every write goes
+// the newest action and the last applied stake height of each validator, and who staked each
+// address last. Every write goes
 // through here, so the indexes never drift from the file.
 import type { OwnTransaction } from '../chain/chain-view.ts';
 import type { Journal, PrepareInput } from '../journal/journal.ts';
@@ -8,6 +9,7 @@ import {
   ActionState,
   isOpenState,
   type ActionRecord,
+  type LastStake,
   type ValidatorId,
 } from '../model.ts';
 
@@ -16,6 +18,7 @@ export class ActionBook {
   readonly #open = new Map<ValidatorId, ActionRecord>();
   readonly #latest = new Map<ValidatorId, ActionRecord>();
   readonly #stakeHeights = new Map<ValidatorId, number>();
+  readonly #lastStakes = new Map<string, LastStake>();
   readonly #listeners: ((record: ActionRecord) => void)[] = [];
 
   constructor(journal: Journal) {
@@ -29,7 +32,9 @@ export class ActionBook {
     this.#open.clear();
     this.#latest.clear();
     this.#stakeHeights.clear();
+    this.#lastStakes.clear();
     const { journal } = this;
+    for (const record of journal.lastStakePerAddress().values()) this.#index(record);
     for (const record of journal.latestPerValidator().values()) this.#index(record);
     for (const record of journal.open()) this.#open.set(record.validatorId, record);
     for (const id of this.#latest.keys()) {
@@ -52,6 +57,10 @@ export class ActionBook {
   }
   get stakeHeights(): ReadonlyMap<ValidatorId, number> {
     return this.#stakeHeights;
+  }
+  /** Per address, the validator id whose stake of it committed last, and when (manager clock). */
+  get lastStakes(): ReadonlyMap<string, LastStake> {
+    return this.#lastStakes;
   }
 
   /** Open actions whose hash is known: what the chain view asks for when V1 hides its mempool. */
@@ -136,6 +145,13 @@ export class ActionBook {
       record.committedHeight !== undefined
     ) {
       this.#stakeHeights.set(record.validatorId, record.committedHeight);
+      const before = this.#lastStakes.get(record.address);
+      if (record.resultCode === 0 && (before === undefined || before.seq <= record.seq))
+        this.#lastStakes.set(record.address, {
+          id: record.validatorId,
+          at: Date.parse(record.updatedAt),
+          seq: record.seq,
+        });
     }
   }
 }

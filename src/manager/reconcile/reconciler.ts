@@ -129,6 +129,7 @@ export class Reconciler {
       open: world.book.open,
       latest: world.book.latest,
       stakeHeights: world.book.stakeHeights,
+      lastStakes: world.book.lastStakes,
       nodeHeights: world.nodeHeights,
       settings,
       ...(this.#o.hooks === undefined ? {} : { hookHolds: this.#o.hooks.holds }),
