@@ -65,10 +65,7 @@ const FORMER_004 = [
   { address: address('003'), observedAt: MOVED, replacedAt: MOVE_UNDONE },
 ];
 
-function world(
-  at: 'rotated back' | '003 staked again',
-  nodesTell: boolean,
-): PlanInput {
+function world(at: 'rotated back' | '003 staked again', nodesTell: boolean): PlanInput {
   const back = true;
   const base = input({
     desired: ids(6).map((id) =>
@@ -150,7 +147,7 @@ describe('a key rotated back while its pod signs the temporary key (soak seed 32
     });
 });
 
-describe("a former key another id staked since (soak seed 324200, action 124)", () => {
+describe('a former key another id staked since (soak seed 324200, action 124)', () => {
   for (const nodesTell of [true, false])
     it(`004 leaves 003's row alone (${nodesTell ? 'the node told' : 'inferred from the starts'})`, () => {
       const d = byId(world('003 staked again', nodesTell));

@@ -13,13 +13,7 @@
 // row is reported ORPHANED — with the quorum's arithmetic and the way out — and never counted as a
 // voter. On a chain whose unstaked rows stay in the quorum or whose late joiners never vote (V1)
 // a rotation would leave the old row counted and the new one silent for good: it is refused.
-import type {
-  ChainCapabilities,
-  ChainStatus,
-  KeyEntry,
-  LastStake,
-  ValidatorId,
-} from '../model.ts';
+import type { ChainCapabilities, ChainStatus, KeyEntry, LastStake, ValidatorId } from '../model.ts';
 import { isMemberRow, signersByAddress, type SignerInput, type SigningPod } from './signers.ts';
 
 export interface RotationInput extends SignerInput {
