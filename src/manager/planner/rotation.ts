@@ -70,7 +70,9 @@ export function formerAddresses(
   return out
     .filter(({ address, got, since }) => {
       const staker = input.lastStakes?.get(address);
-      if (staker !== undefined && staker.id !== id && staker.at > since) return false;
+      // At `since` or later: a stake prepared in the millisecond the key left (the pass the
+      // change enqueued runs at once, after the observation) was decided without it.
+      if (staker !== undefined && staker.id !== id && staker.at >= since) return false;
       // Borrowed: the id that holds this key now had it since before this id got it (a
       // duplicate, soak seed 324200 action 286: 004 had 002's key for three seconds and later
       // unstaked 002's row while 002's pod restarted). The row is the lender's; if this id's
