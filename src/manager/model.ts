@@ -315,8 +315,8 @@ export interface FormerKey {
 
 /**
  * Who staked an address last, as the journal knows it: the validator id whose committed, applied
- * stake of it is the newest, and when that commit was recorded (manager-clock ms; `seq` orders
- * two of one millisecond). A key's row staked by another id after the key left an id is that
+ * stake of it is the newest, and when that stake was prepared (manager-clock ms: the id held the
+ * key then; `seq` orders two of one millisecond). A key's row staked by another id after the key left an id is that
  * id's row, not a rotation's (planner/rotation.ts).
  */
 export interface LastStake {

@@ -71,3 +71,22 @@ describe('stopOnSignals', () => {
     await expect(ended).resolves.toMatchObject({ message: 'the API server refused' });
   });
 });
+
+describe('stopOnSignals: a stop that fails', () => {
+  it('ends with the stop’s error (it neither hangs nor leaves the rejection unhandled)', async () => {
+    const signals = new EventEmitter();
+    const service: Stoppable = {
+      stop: () => Promise.reject(new Error('journal close failed')),
+      failed: new Promise<never>(() => undefined),
+      logger: { info: () => undefined },
+    };
+    const ended = stopOnSignals(service, signals);
+    signals.emit('SIGTERM', 'SIGTERM');
+    const outcome = await Promise.race([
+      ended.then((e) => e?.message ?? 'clean'),
+      new Promise<string>((resolve) => setTimeout(() => resolve('still waiting'), 1_000)),
+    ]);
+    expect(outcome).toBe('journal close failed');
+    expect(signals.listenerCount('SIGTERM')).toBe(0);
+  });
+});

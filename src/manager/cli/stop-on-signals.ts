@@ -32,11 +32,17 @@ export function stopOnSignals(
     let stopping = false;
     const stop = (failure: Error | undefined): void => {
       stopping = true;
-      void service.stop().then(() => {
+      const over = (error: Error | undefined): void => {
         signals.off('SIGTERM', onSignal);
         signals.off('SIGINT', onSignal);
-        resolve(failure);
-      });
+        resolve(error);
+      };
+      // A stop that fails ends `run` with its error (was: never resolved, the rejection unhandled).
+      service.stop().then(
+        () => over(failure),
+        (error: unknown) =>
+          over(failure ?? (error instanceof Error ? error : new Error(String(error)))),
+      );
     };
     const onSignal = (signal: NodeJS.Signals): void => {
       if (stopping) {

@@ -70,7 +70,9 @@ export function formerAddresses(
   return out
     .filter(({ address, got, since }) => {
       const staker = input.lastStakes?.get(address);
-      if (staker !== undefined && staker.id !== id && staker.at > since) return false;
+      // At `since` or later: a stake prepared in the millisecond the key left (the pass the
+      // change enqueued runs at once, after the observation) was decided without it.
+      if (staker !== undefined && staker.id !== id && staker.at >= since) return false;
       // Borrowed: the id that holds this key now had it since before this id got it (a
       // duplicate, soak seed 324200 action 286: 004 had 002's key for three seconds and later
       // unstaked 002's row while 002's pod restarted). The row is the lender's; if this id's
@@ -98,6 +100,7 @@ export function rotationOf(
     if (from === to || !isMemberRow(input.chain.get(from))) continue;
     const pods = signers().get(from) ?? [];
     if (pods.some((p) => p.id !== id)) continue;
+    if (!pods.some((p) => p.id === id) && lentBack(input, id, from)) continue;
     const holder: KeyHolder =
       input.keys.idOfAddress(from) !== undefined
         ? 'secret'
@@ -109,4 +112,28 @@ export function rotationOf(
     return { id, from, to, holder, signer: pods.find((p) => p.id === id), refused };
   }
   return undefined;
+}
+
+/**
+ * Whether `from`, a former key of `id`, went back to an id that had it before `id` got it (a swap
+ * or a move undone before `id` staked it: test/manager/key-swap-undone.unit.test.ts). The row is
+ * the lender's, as with a duplicate (`formerAddresses`), whose own observation of the key is the
+ * undo's: its former keys tell that it had the key first. Asked only when no node of `id` is
+ * known to sign `from`: a node of `id` that signs it holds the row, and only `id`'s rotation off
+ * it lets go (seed 951301: else that pod is never restarted and the lender's waits for it).
+ */
+function lentBack(
+  input: Pick<RotationInput, 'keys' | 'formerKeys' | 'lastStakes'>,
+  id: ValidatorId,
+  from: string,
+): boolean {
+  const holder = input.keys.idOfAddress(from);
+  if (holder === undefined || holder === id) return false;
+  const got = input.formerKeys?.get(id)?.find((f) => f.address === from)?.observedAt;
+  if (got === undefined) return false;
+  const staker = input.lastStakes?.get(from);
+  if (staker?.id === id && staker.at > got) return false; // staked while `id` had it: its row
+  return (input.formerKeys?.get(holder) ?? []).some(
+    (f) => f.address === from && f.observedAt <= got,
+  );
 }

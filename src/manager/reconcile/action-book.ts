@@ -155,7 +155,10 @@ export class ActionBook {
     if (record.resultCode === 0 && (before === undefined || before.seq <= record.seq))
       this.#lastStakes.set(record.address, {
         id: record.validatorId,
-        at: Date.parse(record.updatedAt),
+        // When the stake was prepared: the id held the key then. Not when its commit was
+        // recorded, which an RPC outage can put after the key moved on (a row staked before the
+        // move would then pass for one staked after it: test/manager/key-stake-recorded-late).
+        at: Date.parse(record.createdAt),
         seq: record.seq,
       });
   }
