@@ -314,11 +314,24 @@ function parseAmount(setting: Setting, raw: string, shown: string): Parsed {
 }
 
 function checkRange(setting: Setting, value: number, shown: string): Parsed {
+  // A duration's bounds are kept in ms: shown as the setting is written ("1s", not "1000").
+  const bound = (n: number): string => (setting.kind === 'duration' ? formatBound(n) : String(n));
   if (setting.min !== undefined && value < setting.min)
-    return { problem: `must be at least ${setting.min}, got ${shown}` };
+    return { problem: `must be at least ${bound(setting.min)}, got ${shown}` };
   if (setting.max !== undefined && value > setting.max)
-    return { problem: `must be at most ${setting.max}, got ${shown}` };
+    return { problem: `must be at most ${bound(setting.max)}, got ${shown}` };
   return value;
+}
+
+/** A bound in ms as a duration is written: the largest unit that divides it ("2m", "1500ms"). */
+function formatBound(ms: number): string {
+  for (const [unit, size] of [
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1_000],
+  ] as const)
+    if (ms !== 0 && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };

@@ -147,7 +147,12 @@ describe('ActionBook', () => {
     const at = clock.now();
     await clock.advance(1_000);
     const failed = book.prepare(action('005', { address: 'K3', txHash: 'c' }));
-    book.markFailed(failed.seq, { code: 'TX_REJECTED', message: 'x', terminal: true, resultCode: 3 });
+    book.markFailed(failed.seq, {
+      code: 'TX_REJECTED',
+      message: 'x',
+      terminal: true,
+      resultCode: 3,
+    });
     book.prepare(action('006', { address: 'K3', txHash: 'd' }));
     expect(book.lastStakes.get('K3')).toEqual({ id: '003', at, seq: byThree.seq });
     expect(new ActionBook(book.journal).lastStakes.get('K3')).toEqual(book.lastStakes.get('K3'));

@@ -421,7 +421,12 @@ describe('key rotation as a planned sequence', () => {
     expect(decisions(wantedStill).get('005')).toMatchObject({
       action: 'none',
       code: 'KEY_MISSING',
+      // Its row, not "absent": `status` shows the staked row its node still signs for.
+      subject: keyOf('005').address,
     });
+    expect(decisions(wantedStill).get('005')?.reason).toBe(
+      `KEY_MISSING: no key "005" in the keys Secret; its row ${keyOf('005').address} is staked on chain (the manager holds its old key in memory: a scale-down past it unstakes it)`,
+    );
     const leaving = changed(
       { ...base(), desired: [...four.map(early), earlyGone('005')] },
       { now: { '005': null }, nodes: { '005': '005' } },

@@ -109,11 +109,11 @@ describe('loadConfig', () => {
       expect(problems({ ...base, CM_RPC_MAX_CONNECTIONS: value }), value).toEqual([why]);
     // 0 would turn Node's headers timeout off altogether.
     for (const [value, why] of [
-      ['0', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1000, got "0"'],
-      ['0s', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1000, got "0s"'],
+      ['0', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1s, got "0"'],
+      ['0s', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1s, got "0s"'],
       ['-1s', 'CM_RPC_HEADERS_TIMEOUT: expected a duration such as 500ms, 30s or 2m, got "-1s"'],
-      ['999ms', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1000, got "999ms"'],
-      ['121s', 'CM_RPC_HEADERS_TIMEOUT: must be at most 120000, got "121s"'],
+      ['999ms', 'CM_RPC_HEADERS_TIMEOUT: must be at least 1s, got "999ms"'],
+      ['121s', 'CM_RPC_HEADERS_TIMEOUT: must be at most 2m, got "121s"'],
       ['soon', 'CM_RPC_HEADERS_TIMEOUT: expected a duration such as 500ms, 30s or 2m, got "soon"'],
     ] as const)
       expect(problems({ ...base, CM_RPC_HEADERS_TIMEOUT: value }), value).toEqual([why]);

@@ -297,6 +297,39 @@ CREATE TABLE IF NOT EXISTS key_observations (
     reopened.close();
   });
 
+  it('too big for its size limit to be upgraded: JOURNAL_FULL naming the upgrade, the file as it was', () => {
+    const path = versionTwoFile();
+    const db = new DatabaseSync(path);
+    const fill = db.prepare(
+      `INSERT INTO actions (validator_id, address, kind, state, mode, fingerprint, reason,
+         prepared_height, terminal, attempts, created_at, updated_at)
+       VALUES (?, ?, 'stake', 'failed', 'rpc', ?, 'wanted', 5, 1, 1, 't', 't')`,
+    );
+    db.exec('BEGIN');
+    for (let i = 0; i < 400; i++) fill.run(`v${i}`, 'dd'.repeat(20), 'x'.repeat(1_000));
+    db.exec('COMMIT');
+    db.close();
+    const size = statSync(path).size;
+    // Room for the file, not for a second copy of its actions table.
+    const attempt = () => Journal.open(path, new ManualClock(), { maxBytes: size + 64 * 1024 });
+    expect(attempt).toThrow(
+      expect.objectContaining({
+        code: 'JOURNAL_FULL',
+        message: expect.stringMatching(
+          /^could not upgrade \(from version 2, which copies its actions table once: it needs room for it twice\) the journal .*journal\.sqlite: .*raise the limit$/,
+        ),
+      }),
+    );
+    // Nothing was changed: still version 2, with its rows; with room, it upgrades.
+    const after = new DatabaseSync(path);
+    expect(after.prepare('PRAGMA user_version').get()).toEqual({ user_version: 2 });
+    expect(after.prepare('SELECT COUNT(*) AS n FROM actions').get()).toEqual({ n: 402 });
+    after.close();
+    const journal = Journal.open(path, new ManualClock(), { maxBytes: size * 3 });
+    expect(journal.get(1)).toMatchObject({ validatorId: '001', mode: 'cli' });
+    journal.close();
+  });
+
   it('refuses an empty transport name', () => {
     const { journal } = openJournal();
     expect(() => journal.prepare({ ...input, mode: '' })).toThrow(/CHECK/);

@@ -65,10 +65,7 @@ const FORMER_004 = [
   { address: address('003'), observedAt: MOVED, replacedAt: MOVE_UNDONE },
 ];
 
-function world(
-  at: 'rotated back' | '003 staked again',
-  nodesTell: boolean,
-): PlanInput {
+function world(at: 'rotated back' | '003 staked again', nodesTell: boolean): PlanInput {
   const back = true;
   const base = input({
     desired: ids(6).map((id) =>
@@ -150,7 +147,7 @@ describe('a key rotated back while its pod signs the temporary key (soak seed 32
     });
 });
 
-describe("a former key another id staked since (soak seed 324200, action 124)", () => {
+describe('a former key another id staked since (soak seed 324200, action 124)', () => {
   for (const nodesTell of [true, false])
     it(`004 leaves 003's row alone (${nodesTell ? 'the node told' : 'inferred from the starts'})`, () => {
       const d = byId(world('003 staked again', nodesTell));
@@ -222,5 +219,62 @@ describe('the intake records a changed key before it enqueues its id (soak seed 
       expect(e.former).toEqual([address('003')]);
     }
     await intake.stop();
+  });
+});
+
+// The same run, action 286: 004 unstaked 002's row. In step 71 (`duplicate key`) 004 had been
+// given 002's key (K2) for three seconds: both KEY_DUPLICATE, nothing done, but 004's former keys
+// kept K2. Whenever no node was known to sign K2 (002's pod restarting, or 002's node on another
+// key), 004 "rotated off" it. 002 had K2 first: 004 only borrowed it.
+describe('a key an id borrowed from another (a duplicate) is never its rotation (soak seed 324200, action 286)', () => {
+  const DUPLICATED = NOW - 30_000;
+  const UNDONE = NOW - 27_000;
+  function borrowed(): PlanInput {
+    const store = new KeyStore(pocketIds, pocketKeys);
+    const own = Object.fromEntries(ids(6).map((id) => [id, b64(id)]));
+    store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: own }));
+    const dup = { ...own, '004': b64('002') };
+    store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: dup }));
+    store.update(keySetOfSecret({ metadata: { resourceVersion: '3' }, data: own }));
+    const base = input({
+      // 002's pod deleted and not back yet: no node is known to sign K2.
+      desired: ids(6).map((id) => (id === '002' ? wanted(id, null) : wanted(id))),
+      keys: ids(6),
+      chain: ids(6).map((id) => row(id)),
+      signers: ids(6),
+      minimumSet: { size: 3, source: 'a quorum of the 4 genesis validator(s)' },
+    });
+    return {
+      ...base,
+      keys: store,
+      keysSeen: new Map([
+        ...ids(6).map((id) => [id, seen(id, GENESIS_AT)] as const),
+        ['004', seen('004', UNDONE)],
+      ]),
+      formerKeys: new Map([
+        [
+          '004',
+          [
+            { address: address('004'), observedAt: GENESIS_AT, replacedAt: DUPLICATED },
+            { address: address('002'), observedAt: DUPLICATED, replacedAt: UNDONE },
+          ],
+        ],
+      ]),
+    };
+  }
+
+  it("004 leaves 002's row alone while 002's pod is away", () => {
+    const four = byId(borrowed()).get('004');
+    expect(four?.action, four?.reason).toBe('none');
+    expect(four?.reason).not.toMatch(/key rotation/);
+  });
+
+  it('a key moved the other way (004 had it first, 002 got it later) is still a rotation', () => {
+    const i = borrowed();
+    // 002 was given K2 after 004 held it: 004's node is the one that signed it.
+    const later = new Map(i.keysSeen);
+    later.set('002', seen('002', UNDONE - 1_000));
+    const four = byId({ ...i, keysSeen: later }).get('004');
+    expect(four?.reason).toMatch(/key rotation/);
   });
 });

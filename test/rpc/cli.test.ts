@@ -233,6 +233,8 @@ describe('failing', () => {
     [['scale', '2.5']],
     [['scale', 'two']],
     [['scale', '1000']],
+    [['scale', '12345678901234567']], // too large (past 15 digits), not "not a whole number"
+    [['scale', '1e3']],
     [['scale', '2', '--wait', 'forever']],
     [['scale', '2', '--timeout', '0']],
     [['actions', '--validator', 'a b']],

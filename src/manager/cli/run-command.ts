@@ -3,6 +3,7 @@
 import { Option, type Command } from 'commander';
 import { CliError, examples, ExitCode } from '../../cli/program.ts';
 import type { Setting } from '../config.ts';
+import { stopOnSignals } from './stop-on-signals.ts';
 
 /**
  * Declares `run`. `settings` gives its flags: config.ts's SETTINGS, or none when the call cannot
@@ -59,24 +60,7 @@ export function registerRunCommand(program: Command, settings: readonly Setting[
         );
       throw error;
     }
-    const startFailure = await new Promise<Error | undefined>((resolve) => {
-      const onSignal = (signal: NodeJS.Signals): void => {
-        service.logger.info({ signal }, 'shutting down');
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        void service.stop().then(() => resolve(undefined));
-      };
-      process.on('SIGTERM', onSignal);
-      process.on('SIGINT', onSignal);
-      // A manager that cannot start stops and exits non-zero with the reason, instead of staying
-      // up and never ready.
-      service.failed.catch((error: unknown) => {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
-        const failure = error instanceof Error ? error : new Error(String(error));
-        void service.stop().then(() => resolve(failure));
-      });
-    });
+    const startFailure = await stopOnSignals(service, process);
     if (startFailure !== undefined)
       throw new CliError(
         `the manager could not start: ${isManagerError(startFailure) ? `${startFailure.code}: ` : ''}${startFailure.message}`,

@@ -14,10 +14,14 @@ import { clientOf, targetOf, type ServerTarget } from './server-target.ts';
 /** A count with no bound of its own (the manager knows the chain's, and answers past it). */
 function wholeNumber(what: string) {
   return (value: string): number => {
-    if (!/^\d{1,15}$/.test(value))
+    // Up to 15 digits: past that a number loses its units in a double. The manager answers
+    // any count above the chain's own bound with that bound.
+    if (!/^\d+$/.test(value))
       throw new InvalidArgumentError(
         `${what} must be a whole number, got ${JSON.stringify(value)}`,
       );
+    if (value.replace(/^0+(?=\d)/, '').length > 15)
+      throw new InvalidArgumentError(`${what} is too large (at most 15 digits), got ${value}`);
     return Number(value);
   };
 }

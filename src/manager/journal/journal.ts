@@ -754,7 +754,7 @@ function migrated(db: DatabaseSync, path: string): DatabaseSync {
   // 1 → 2: SCHEMA adds the empty table `key_observations`: every key is then first seen at the
   // next start (the conservative answer; docs/adr/0022).
   // 2 → 3: the actions table is rebuilt without the fixed set of modes (rows kept as they are).
-  if (version < 3) widenModes(db);
+  if (version < 3) widenModes(db, path);
   if (version < JOURNAL_SCHEMA_VERSION) db.exec(`PRAGMA user_version = ${JOURNAL_SCHEMA_VERSION}`);
   return db;
 }
@@ -764,7 +764,7 @@ function migrated(db: DatabaseSync, path: string): DatabaseSync {
  * open check of ACTIONS_TABLE: SQLite cannot change a column's check in place. One transaction:
  * the rows, their sequence numbers and the table's next sequence number are kept.
  */
-function widenModes(db: DatabaseSync): void {
+function widenModes(db: DatabaseSync, path: string): void {
   const table = db
     .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'actions'")
     .get() as { sql: string } | undefined;
@@ -785,7 +785,13 @@ function widenModes(db: DatabaseSync): void {
     db.exec('COMMIT');
   } catch (error: unknown) {
     db.exec('ROLLBACK');
-    throw error;
+    // The copy needs room for the table twice: a file past half its size limit (or its volume)
+    // cannot be upgraded in place, and the message says what the step was.
+    throw journalError(
+      error,
+      path,
+      `upgrade (from version 2, which copies its actions table once: it needs room for it twice)`,
+    );
   }
 }
 

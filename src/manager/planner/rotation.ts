@@ -13,13 +13,7 @@
 // row is reported ORPHANED — with the quorum's arithmetic and the way out — and never counted as a
 // voter. On a chain whose unstaked rows stay in the quorum or whose late joiners never vote (V1)
 // a rotation would leave the old row counted and the new one silent for good: it is refused.
-import type {
-  ChainCapabilities,
-  ChainStatus,
-  KeyEntry,
-  LastStake,
-  ValidatorId,
-} from '../model.ts';
+import type { ChainCapabilities, ChainStatus, KeyEntry, LastStake, ValidatorId } from '../model.ts';
 import { isMemberRow, signersByAddress, type SignerInput, type SigningPod } from './signers.ts';
 
 export interface RotationInput extends SignerInput {
@@ -52,8 +46,9 @@ export interface Rotation {
 }
 
 /**
- * The addresses `id` held before its current key, newest first, each with the moment it let go of
- * it — except those another id has staked since: that row is the other id's now. Soak seed 324200:
+ * The addresses `id` held before its current key, newest first — except those another id has
+ * staked since, and those another id held first and holds again (borrowed): those rows are the
+ * other id's. Soak seed 324200:
  * 004 had held 003's key for five seconds (a move undone) and, a minute later, when 003 staked its
  * own key again, 004 "rotated off" it and unstaked 003's row (twice in one run). What the journal
  * says decides (its committed stakes, by id), so a restarted manager judges the same; a row
@@ -63,17 +58,26 @@ export function formerAddresses(
   input: Pick<RotationInput, 'keys' | 'formerKeys' | 'keysSeen' | 'lastStakes'>,
   id: ValidatorId,
 ): string[] {
-  const out: { address: string; since: number }[] = [...(input.formerKeys?.get(id) ?? [])]
+  const out: { address: string; got: number; since: number }[] = [
+    ...(input.formerKeys?.get(id) ?? []),
+  ]
     .reverse()
-    .map((f) => ({ address: f.address, since: f.replacedAt }));
+    .map((f) => ({ address: f.address, got: f.observedAt, since: f.replacedAt }));
   // A key removed from the Secret: its last address is the observation's, not a former one.
   const seen = input.keysSeen?.get(id);
   if (input.keys.get(id) === undefined && seen !== undefined)
-    out.unshift({ address: seen.address, since: seen.observedAt });
+    out.unshift({ address: seen.address, got: seen.observedAt, since: seen.observedAt });
   return out
-    .filter(({ address, since }) => {
+    .filter(({ address, got, since }) => {
       const staker = input.lastStakes?.get(address);
-      return staker === undefined || staker.id === id || staker.at <= since;
+      if (staker !== undefined && staker.id !== id && staker.at > since) return false;
+      // Borrowed: the id that holds this key now had it since before this id got it (a
+      // duplicate, soak seed 324200 action 286: 004 had 002's key for three seconds and later
+      // unstaked 002's row while 002's pod restarted). The row is the lender's; if this id's
+      // node loaded the key meanwhile, the stale-key restart takes it back to its own.
+      const holder = input.keys.idOfAddress(address);
+      const held = holder === undefined ? undefined : input.keysSeen?.get(holder);
+      return !(holder !== id && held?.address === address && held.observedAt <= got);
     })
     .map((f) => f.address);
 }

@@ -152,15 +152,25 @@ const removedKeyRotation: Rule = {
 const keyMissing: Rule = {
   name: 'key-missing',
   codes: [DecisionCode.keyMissing],
-  decide: ({ entry, wanted, id, draft }) =>
-    entry === undefined && wanted
-      ? {
-          ...draft,
-          phase: Phase.failed,
-          code: DecisionCode.keyMissing,
-          reason: `KEY_MISSING: no key "${id}" in the keys Secret`,
-        }
-      : undefined,
+  decide: ({ entry, wanted, id, input, draft }) => {
+    if (entry !== undefined || !wanted) return undefined;
+    const reason = `KEY_MISSING: no key "${id}" in the keys Secret`;
+    // The row of the key it had (its node still signs with it) is what the decision is about:
+    // `status` shows that row, not "absent" (the subject, as for a rotation's old address) —
+    // unless another id has that key now (a key it shared or borrowed: that row is the other's).
+    const last = input.keysSeen?.get(id)?.address;
+    const row = last === undefined ? undefined : input.chain.get(last);
+    if (last === undefined || row === undefined || input.keys.idOfAddress(last) !== undefined)
+      return { ...draft, phase: Phase.failed, code: DecisionCode.keyMissing, reason };
+    const held = input.keys.heldFor?.(last) === id;
+    return {
+      ...draft,
+      phase: Phase.failed,
+      code: DecisionCode.keyMissing,
+      subject: last,
+      reason: `${reason}; its row ${last} is ${row.status} on chain${held ? ' (the manager holds its old key in memory: a scale-down past it unstakes it)' : ''}`,
+    };
+  },
 };
 
 const noKeyNotWanted: Rule = {

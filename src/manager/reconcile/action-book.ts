@@ -34,7 +34,7 @@ export class ActionBook {
     this.#stakeHeights.clear();
     this.#lastStakes.clear();
     const { journal } = this;
-    for (const record of journal.lastStakePerAddress().values()) this.#index(record);
+    for (const record of journal.lastStakePerAddress().values()) this.#indexLastStake(record);
     for (const record of journal.latestPerValidator().values()) this.#index(record);
     for (const record of journal.open()) this.#open.set(record.validatorId, record);
     for (const id of this.#latest.keys()) {
@@ -145,13 +145,18 @@ export class ActionBook {
       record.committedHeight !== undefined
     ) {
       this.#stakeHeights.set(record.validatorId, record.committedHeight);
-      const before = this.#lastStakes.get(record.address);
-      if (record.resultCode === 0 && (before === undefined || before.seq <= record.seq))
-        this.#lastStakes.set(record.address, {
-          id: record.validatorId,
-          at: Date.parse(record.updatedAt),
-          seq: record.seq,
-        });
+      this.#indexLastStake(record);
     }
+  }
+
+  /** A committed, applied stake: who staked its address last (the newest by seq). */
+  #indexLastStake(record: ActionRecord): void {
+    const before = this.#lastStakes.get(record.address);
+    if (record.resultCode === 0 && (before === undefined || before.seq <= record.seq))
+      this.#lastStakes.set(record.address, {
+        id: record.validatorId,
+        at: Date.parse(record.updatedAt),
+        seq: record.seq,
+      });
   }
 }
