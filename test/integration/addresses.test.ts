@@ -20,10 +20,17 @@ import { pending, waitFor, type Harness } from '../../src/harness/index.ts';
 import { parsePrivateKey } from '../../src/pocket/index.ts';
 import { useDevnet } from './support.ts';
 
+// The departure hook's timeout is a knob here, not a subject (the hook: test/deploy/
+// v1-departure-hook.test.ts, test/manager/departure.unit.test.ts): case 2's `kubectl scale 0`
+// leaves the one pod signing for the orphaned row held until its hook gives up (the manager
+// cannot release it: that row stays in the minimum set), and with the devnet's 60 s the file
+// waited that long for nothing. 30 s still leaves the holds the manager ends itself (an unstake
+// committing, 1–3 s here, the removed key's manual-pacemaker window included) ten times that.
 const devnet = useDevnet('addresses', {
   pacemaker: 'auto',
   blockIntervalMs: 400,
   nodeShutdownDrainMs: 2_000,
+  departureTimeoutSeconds: 30,
 });
 const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
 /** A live chain here commits every 400 ms; a block that takes this long is a stall. */
