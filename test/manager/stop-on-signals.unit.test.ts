@@ -89,4 +89,15 @@ describe('stopOnSignals: a stop that fails', () => {
     expect(outcome).toBe('journal close failed');
     expect(signals.listenerCount('SIGTERM')).toBe(0);
   });
+  it('SIGHUP (the terminal closed) stops it like SIGTERM; no handler is left after', async () => {
+    const r = rig();
+    const ended = stopOnSignals(r.service, r.signals);
+    expect(r.signals.listenerCount('SIGHUP')).toBe(1);
+    r.signals.emit('SIGHUP', 'SIGHUP');
+    expect(r.stops).toBe(1);
+    expect(r.logged).toEqual(['{"signal":"SIGHUP"} shutting down']);
+    r.finishStop();
+    await expect(ended).resolves.toBeUndefined();
+    expect(r.signals.listenerCount('SIGHUP')).toBe(0);
+  });
 });

@@ -1,5 +1,6 @@
-// How `cluster-manager run` ends: one stop, on the first SIGTERM or SIGINT, or when the service
-// fails to start. Whatever signal arrives after the first changes nothing: a Ctrl-C in `npm start`
+// How `cluster-manager run` ends: one stop, on the first SIGTERM, SIGINT or SIGHUP (the terminal
+// of a manager started by hand was closed: Node's default for it kills the process mid-write), or
+// when the service fails to start. Whatever signal arrives after the first changes nothing: a Ctrl-C in `npm start`
 // reaches the manager (SIGINT, the terminal's whole process group) and, a moment later, its
 // supervisor's SIGTERM. When the handlers were removed at the first signal, the second met Node's
 // default action and killed the manager halfway through its stop, the journal's -wal file left
@@ -16,9 +17,13 @@ export interface Stoppable {
 
 /** Where the signals come from (the process). */
 export interface SignalSource {
-  on(signal: 'SIGTERM' | 'SIGINT', listener: (signal: NodeJS.Signals) => void): unknown;
-  off(signal: 'SIGTERM' | 'SIGINT', listener: (signal: NodeJS.Signals) => void): unknown;
+  on(signal: StopSignal, listener: (signal: NodeJS.Signals) => void): unknown;
+  off(signal: StopSignal, listener: (signal: NodeJS.Signals) => void): unknown;
 }
+
+/** The signals that stop the manager. */
+type StopSignal = 'SIGTERM' | 'SIGINT' | 'SIGHUP';
+const STOP_SIGNALS: readonly StopSignal[] = ['SIGTERM', 'SIGINT', 'SIGHUP'];
 
 /**
  * Resolves once the service has stopped: with undefined after a signal, with the error when it
@@ -33,8 +38,7 @@ export function stopOnSignals(
     const stop = (failure: Error | undefined): void => {
       stopping = true;
       const over = (error: Error | undefined): void => {
-        signals.off('SIGTERM', onSignal);
-        signals.off('SIGINT', onSignal);
+        for (const signal of STOP_SIGNALS) signals.off(signal, onSignal);
         resolve(error);
       };
       // A stop that fails ends `run` with its error (was: never resolved, the rejection unhandled).
@@ -52,8 +56,7 @@ export function stopOnSignals(
       service.logger.info({ signal }, 'shutting down');
       stop(undefined);
     };
-    signals.on('SIGTERM', onSignal);
-    signals.on('SIGINT', onSignal);
+    for (const signal of STOP_SIGNALS) signals.on(signal, onSignal);
     // A manager that cannot start stops and exits non-zero with the reason, instead of staying
     // up and never ready.
     service.failed.catch((error: unknown) => {
