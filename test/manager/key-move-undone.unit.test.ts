@@ -6,16 +6,11 @@
 // its pod; 003's pod waited for that pod to let go of K3: the step never converged.
 import { describe, expect, it } from 'vitest';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
-import { ChainStatus, type ValidatorId } from '../../src/manager/model.ts';
-import { plan, type Decision, type PlanInput } from '../../src/manager/planner/plan.ts';
-import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
-import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
-import { input, keyOf, NOW, row, wanted } from '../support/plan-fixture.ts';
-import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
+import { ChainStatus } from '../../src/manager/model.ts';
+import { type PlanInput } from '../../src/manager/planner/plan.ts';
+import { input, NOW, row, wanted } from '../support/plan-fixture.ts';
+import { address, b64, byId, ids, secretHistory, seen, without } from '../support/key-history.ts';
 
-const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
-const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
-const address = (id: ValidatorId) => keyOf(id).address;
 /** The genesis and the moved pods' starts, the move, the undo. */
 const GENESIS_AT = NOW - 600_000;
 const MOVED = NOW - 12_000;
@@ -24,15 +19,10 @@ const UNDONE = NOW - 1_000;
 
 /** The Secret's three versions: own keys (013 a spare), the move, the undo (013 taken out). */
 function keys(): KeyStore {
-  const store = new KeyStore(pocketIds, pocketKeys);
   const own = Object.fromEntries([...ids(7), '013'].map((id) => [id, b64(id)]));
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: own }));
-  const moved: Record<string, string> = { ...own, '002': b64('003'), '003': b64('013') };
-  delete moved['013'];
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: moved }));
+  const moved = without({ ...own, '002': b64('003'), '003': b64('013') }, '013');
   const undone = { ...moved, '002': b64('002'), '003': b64('003') };
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '3' }, data: undone }));
-  return store;
+  return secretHistory([own, moved, undone]);
 }
 
 function afterUndo(nodesTell: boolean, stalled = false): PlanInput {
@@ -63,7 +53,6 @@ function afterUndo(nodesTell: boolean, stalled = false): PlanInput {
       : ['001', '004', '005', '006', '007', '003', '013'],
     minimumSet: { size: 3, source: 'a quorum of the 4 genesis validator(s)' },
   });
-  const seen = (id: ValidatorId, at: number) => ({ address: address(id), observedAt: at });
   return {
     ...base,
     keys: keys(),
@@ -100,9 +89,6 @@ function afterUndo(nodesTell: boolean, stalled = false): PlanInput {
       : new Map(),
   };
 }
-
-const byId = (i: PlanInput): Map<string, Decision> =>
-  new Map(plan(i).flatMap((d) => (d.id === undefined ? [] : [[d.id, d]])));
 
 describe('a key move undone while the pods run on the moved keys (soak seed 951301)', () => {
   for (const nodesTell of [true, false])

@@ -20,16 +20,14 @@ import { KeyObservations } from '../../src/manager/keys/key-observations.ts';
 import { Metrics } from '../../src/manager/metrics.ts';
 import { DesiredIntake } from '../../src/manager/parts/desired-intake.ts';
 import { KeyStore } from '../../src/manager/keys/key-store.ts';
-import { ActionKind, ActionState, ChainStatus, type ValidatorId } from '../../src/manager/model.ts';
-import { plan, type Decision, type PlanInput } from '../../src/manager/planner/plan.ts';
+import { ActionKind, ActionState, ChainStatus } from '../../src/manager/model.ts';
+import { type PlanInput } from '../../src/manager/planner/plan.ts';
 import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
 import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
-import { action, input, keyOf, NOW, row, wanted } from '../support/plan-fixture.ts';
+import { action, input, NOW, row, wanted } from '../support/plan-fixture.ts';
+import { address, b64, byId, ids, secretHistory, seen, without } from '../support/key-history.ts';
 import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
 
-const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
-const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
-const address = (id: ValidatorId) => keyOf(id).address;
 const GENESIS_AT = NOW - 600_000;
 /** Step 48: 003's key moved to 004 (003 given 009's), then undone. */
 const MOVED = NOW - 60_000;
@@ -41,23 +39,16 @@ const BACK = NOW - 100;
 
 /** The Secret's versions: own keys (009, 010 spares), the move, the undo, the rotation, back. */
 function keys(back: boolean): KeyStore {
-  const store = new KeyStore(pocketIds, pocketKeys);
-  let version = 0;
-  const put = (data: Record<string, string>): Record<string, string> => {
-    store.update(keySetOfSecret({ metadata: { resourceVersion: String(++version) }, data }));
-    return data;
-  };
-  const without = (data: Record<string, string>, id: string): Record<string, string> =>
-    Object.fromEntries(Object.entries(data).filter(([k]) => k !== id));
-  const own = put(Object.fromEntries([...ids(6), '009', '010'].map((id) => [id, b64(id)])));
-  const moved = put(without({ ...own, '004': b64('003'), '003': b64('009') }, '009'));
-  const undone = put({ ...moved, '003': b64('003'), '004': b64('004') });
-  const rotated = put(without({ ...undone, '003': b64('010') }, '010'));
-  if (back) put({ ...rotated, '003': b64('003') });
-  return store;
+  const own = Object.fromEntries([...ids(6), '009', '010'].map((id) => [id, b64(id)]));
+  const moved = without({ ...own, '004': b64('003'), '003': b64('009') }, '009');
+  const undone = { ...moved, '003': b64('003'), '004': b64('004') };
+  const rotated = without({ ...undone, '003': b64('010') }, '010');
+  return secretHistory(
+    back
+      ? [own, moved, undone, rotated, { ...rotated, '003': b64('003') }]
+      : [own, moved, undone, rotated],
+  );
 }
-
-const seen = (id: ValidatorId, at: number) => ({ address: address(id), observedAt: at });
 
 /** 004's former keys after step 48: its own (K4), then K3 for five seconds. */
 const FORMER_004 = [
@@ -134,9 +125,6 @@ function world(at: 'rotated back' | '003 staked again', nodesTell: boolean): Pla
       : new Map(),
   };
 }
-
-const byId = (i: PlanInput): Map<string, Decision> =>
-  new Map(plan(i).flatMap((d) => (d.id === undefined ? [] : [[d.id, d]])));
 
 describe('a key rotated back while its pod signs the temporary key (soak seed 324200, step 54)', () => {
   for (const nodesTell of [true, false])
@@ -230,12 +218,8 @@ describe('a key an id borrowed from another (a duplicate) is never its rotation 
   const DUPLICATED = NOW - 30_000;
   const UNDONE = NOW - 27_000;
   function borrowed(): PlanInput {
-    const store = new KeyStore(pocketIds, pocketKeys);
     const own = Object.fromEntries(ids(6).map((id) => [id, b64(id)]));
-    store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: own }));
-    const dup = { ...own, '004': b64('002') };
-    store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: dup }));
-    store.update(keySetOfSecret({ metadata: { resourceVersion: '3' }, data: own }));
+    const store = secretHistory([own, { ...own, '004': b64('002') }, own]);
     const base = input({
       // 002's pod deleted and not back yet: no node is known to sign K2.
       desired: ids(6).map((id) => (id === '002' ? wanted(id, null) : wanted(id))),

@@ -14,19 +14,13 @@
 // would take it out and 004's pod, its only signer, would never be restarted.
 import { describe, expect, it } from 'vitest';
 import { Journal } from '../../src/manager/journal/journal.ts';
-import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { ActionBook } from '../../src/manager/reconcile/action-book.ts';
 import { ManualClock } from '../support/manual-clock.ts';
-import { ChainStatus, type ValidatorId } from '../../src/manager/model.ts';
-import { plan, type Decision, type PlanInput } from '../../src/manager/planner/plan.ts';
-import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
-import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
-import { input, keyOf, NOW, row, wanted } from '../support/plan-fixture.ts';
-import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
+import { ChainStatus } from '../../src/manager/model.ts';
+import { type PlanInput } from '../../src/manager/planner/plan.ts';
+import { input, NOW, row, wanted } from '../support/plan-fixture.ts';
+import { address, b64, byId, ids, secretHistory, seen, without } from '../support/key-history.ts';
 
-const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
-const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
-const address = (id: ValidatorId) => keyOf(id).address;
 const GENESIS_AT = NOW - 600_000;
 const SCALED = NOW - 60_000;
 const SENT = NOW - 40_000;
@@ -34,7 +28,6 @@ const MOVED = NOW - 30_000;
 const RESTARTED = NOW - 20_000;
 const ROTATED = NOW - 10_000;
 const RECORDED = NOW - 5_000;
-const seen = (id: ValidatorId, at: number) => ({ address: address(id), observedAt: at });
 
 /** The journal: 003's stake of K3 prepared and sent at SENT, its commit recorded at RECORDED. */
 function stakeRecordedLate(): ActionBook['lastStakes'] {
@@ -59,15 +52,10 @@ function stakeRecordedLate(): ActionBook['lastStakes'] {
 }
 
 function world(): PlanInput {
-  const store = new KeyStore(pocketIds, pocketKeys);
   const own = Object.fromEntries([...ids(6), '009', '010'].map((id) => [id, b64(id)]));
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: own }));
-  const moved: Record<string, string> = { ...own, '003': b64('009'), '004': b64('003') };
-  delete moved['009'];
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: moved }));
-  const rotated: Record<string, string> = { ...moved, '004': b64('010') };
-  delete rotated['010'];
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '3' }, data: rotated }));
+  const moved = without({ ...own, '003': b64('009'), '004': b64('003') }, '009');
+  const rotated = without({ ...moved, '004': b64('010') }, '010');
+  const store = secretHistory([own, moved, rotated]);
   const base = input({
     desired: ids(6).map((id) =>
       wanted(id, {
@@ -109,9 +97,6 @@ function world(): PlanInput {
     ]),
   };
 }
-
-const byId = (i: PlanInput): Map<string, Decision> =>
-  new Map(plan(i).flatMap((d) => (d.id === undefined ? [] : [[d.id, d]])));
 
 describe('a stake whose commit was recorded after the key moved on (the journal’s time is the record’s)', () => {
   it('004 rotates off K3, the row only its node signs', () => {

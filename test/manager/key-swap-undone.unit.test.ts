@@ -8,29 +8,18 @@
 // (planner/rotation.ts formerAddresses) covers only while the lender's own observation of the key
 // predates the borrow — a swap back renews it.
 import { describe, expect, it } from 'vitest';
-import { KeyStore } from '../../src/manager/keys/key-store.ts';
 import { type ValidatorId } from '../../src/manager/model.ts';
-import { plan, type Decision, type PlanInput } from '../../src/manager/planner/plan.ts';
-import { pocketIds } from '../../src/manager/chain/pocket/id-format.ts';
-import { pocketKeys } from '../../src/manager/chain/pocket/pocket-key.ts';
-import { input, keyOf, NOW, row, wanted } from '../support/plan-fixture.ts';
-import { keySetOfSecret } from '../../src/manager/discovery/secret-keys.ts';
+import { type PlanInput } from '../../src/manager/planner/plan.ts';
+import { input, NOW, row, wanted } from '../support/plan-fixture.ts';
+import { address, b64, byId, ids, secretHistory, seen } from '../support/key-history.ts';
 
-const ids = (n: number) => Array.from({ length: n }, (_, i) => String(i + 1).padStart(3, '0'));
-const b64 = (id: string) => Buffer.from(keyOf(id).exportPrivateKeyHex()).toString('base64');
-const address = (id: ValidatorId) => keyOf(id).address;
 const GENESIS_AT = NOW - 600_000;
 const SWAPPED = NOW - 30_000;
 const SWAPPED_BACK = NOW - 27_000;
-const seen = (id: ValidatorId, at: number) => ({ address: address(id), observedAt: at });
 
 function swappedBack(opts: { staked003By?: ValidatorId; podAway?: boolean } = {}): PlanInput {
-  const store = new KeyStore(pocketIds, pocketKeys);
   const own = Object.fromEntries(ids(6).map((id) => [id, b64(id)]));
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '1' }, data: own }));
-  const swapped = { ...own, '003': b64('004'), '004': b64('003') };
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '2' }, data: swapped }));
-  store.update(keySetOfSecret({ metadata: { resourceVersion: '3' }, data: own }));
+  const store = secretHistory([own, { ...own, '003': b64('004'), '004': b64('003') }, own]);
   const base = input({
     // 004's pod deleted and not back yet: no node is known to sign K4. The others run since
     // genesis (on their own keys: nothing restarted them during the swap).
@@ -79,9 +68,6 @@ function swappedBack(opts: { staked003By?: ValidatorId; podAway?: boolean } = {}
     ]),
   };
 }
-
-const byId = (i: PlanInput): Map<string, Decision> =>
-  new Map(plan(i).flatMap((d) => (d.id === undefined ? [] : [[d.id, d]])));
 
 describe('two ids’ keys swapped and swapped back, the lender’s pod restarting', () => {
   for (const journal of ['genesis rows', 'rows staked by their ids'] as const)
