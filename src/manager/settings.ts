@@ -325,13 +325,10 @@ function checkRange(setting: Setting, value: number, shown: string): Parsed {
 
 /** A bound in ms as a duration is written: the largest unit that divides it ("2m", "1500ms"). */
 function formatBound(ms: number): string {
-  for (const [unit, size] of [
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1_000],
-  ] as const)
-    if (ms !== 0 && ms % size === 0) return `${ms / size}${unit}`;
-  return `${ms}ms`;
+  const [unit, size] = Object.entries(UNITS)
+    .sort(([, a], [, b]) => b - a)
+    .find(([, size]) => ms !== 0 && ms % size === 0) ?? ['ms', 1];
+  return `${ms / size}${unit}`;
 }
 
 const UNITS: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 };
